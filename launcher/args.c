@@ -1,0 +1,434 @@
+/* Command-line parsing for collbench (args.h). Hand-written rather than getopt so it keeps no
+ * global state (the tests parse many command lines in one process) and so every error names
+ * the option, the bad value and what is accepted. */
+#include "args.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct parser {
+  char *err;
+  size_t errlen;
+} parser_t;
+
+static int fail(parser_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(parser_t *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(p->err, p->errlen, fmt, ap);
+  va_end(ap);
+  return CB_ARGS_ERROR;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (!s[0] || end == s || *end || errno || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+  if (!s[0] || s[0] == '-' || s[0] == '+') return -1;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (end == s || *end || errno) return -1;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+static int parse_real(const char *s, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!s[0] || end == s || *end || errno || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+/* Splits a comma list in place-safe copies; calls fn for each item. */
+typedef int (*item_fn)(parser_t *p, cb_args_t *a, const char *item);
+
+static int for_each_item(parser_t *p, cb_args_t *a, const char *opt, const char *list, item_fn fn) {
+  char buf[1024];
+  if (strlen(list) >= sizeof buf) return fail(p, "%s: list too long", opt);
+  snprintf(buf, sizeof buf, "%s", list);
+  int any = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    int rc = fn(p, a, tok);
+    if (rc) return rc;
+    any = 1;
+  }
+  if (!any) return fail(p, "%s: empty list", opt);
+  return 0;
+}
+
+static int add_dtype(parser_t *p, cb_args_t *a, const char *s) {
+  cb_dtype_t t;
+  if (cb_dtype_parse(s, &t))
+    return fail(p, "-d/--datatype: unknown data type '%s' (accepted: %s)", s, cb_dtype_accepted());
+  for (int i = 0; i < a->ndtypes; i++)
+    if (a->dtypes[i] == t) return fail(p, "-d/--datatype: '%s' given twice", s);
+  a->dtypes[a->ndtypes++] = t;
+  return 0;
+}
+
+static int add_op(parser_t *p, cb_args_t *a, const char *s) {
+  cb_redop_t op;
+  if (cb_redop_parse(s, &op))
+    return fail(p, "-o/--op: unknown reduction '%s' (accepted: %s)", s, cb_redop_accepted());
+  for (int i = 0; i < a->nops; i++)
+    if (a->ops[i] == op) return fail(p, "-o/--op: '%s' given twice", s);
+  a->ops[a->nops++] = op;
+  return 0;
+}
+
+static int add_algo(parser_t *p, cb_args_t *a, const char *s) {
+  if (a->nalgos == CB_MAX_ALGOS) return fail(p, "--algo: more than %d names", CB_MAX_ALGOS);
+  if (strlen(s) >= CB_NAME_MAX) return fail(p, "--algo: name '%s' is too long", s);
+  for (int i = 0; i < a->nalgos; i++)
+    if (strcmp(a->algos[i], s) == 0) return fail(p, "--algo: '%s' given twice", s);
+  snprintf(a->algos[a->nalgos++], CB_NAME_MAX, "%s", s);
+  return 0;
+}
+
+/* --tokens: "128,512,4096" or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F). */
+static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
+  char why[256];
+  if (strchr(s, ':')) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    char *c1 = strchr(buf, ':');
+    *c1 = 0;
+    char *c2 = strchr(c1 + 1, ':');
+    if (c2) *c2 = 0;
+    long lo, hi;
+    double f = 2.0;
+    if (parse_int(buf, 0, 1L << 24, &lo) || parse_int(c1 + 1, 0, 1L << 24, &hi) ||
+        (c2 && (parse_real(c2 + 1, &f) || f <= 1.0)))
+      return fail(p, "--tokens: '%s' is not A:B or A:B:F (integers 0..16777216, factor > 1)", s);
+    if (lo == 0)
+      return fail(p, "--tokens: a geometric range cannot start at 0 ('%s'); list 0 explicitly", s);
+    int n = cb_sweep((uint64_t)lo, (uint64_t)hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+    if (n < 0) return fail(p, "--tokens: %s", why);
+    a->npoints = n;
+    return 0;
+  }
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", s);
+  a->npoints = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    long v;
+    if (parse_int(tok, 0, 1L << 24, &v))
+      return fail(p, "--tokens: '%s' is not a token count (0..16777216)", tok);
+    if (a->npoints == CB_MAX_SWEEP_POINTS) return fail(p, "--tokens: too many values");
+    a->points[a->npoints++] = (uint64_t)v;
+  }
+  if (!a->npoints) return fail(p, "--tokens: empty list");
+  return 0;
+}
+
+static void defaults(cb_args_t *a) {
+  memset(a, 0, sizeof *a);
+  a->iters = 20;
+  a->warmup = 5;
+  a->check_iters = 1;
+  a->modes = CB_MODE_EAGER;
+  a->places = CB_PLACE_OUT | CB_PLACE_IN;
+  a->timeout_s = 120.0;
+  a->seed = 1;
+  cb_moe_preset("deepseek-v3", &a->moe);
+  a->moe.routing.kind = CB_ROUTE_UNIFORM;
+}
+
+enum opt_id {
+  O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
+  O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
+  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS
+};
+
+static const struct opt {
+  char shortname;
+  const char *longname;
+  int takes_value;
+  enum opt_id id;
+} opts[] = {
+    {'b', "minbytes", 1, O_MINB},     {'e', "maxbytes", 1, O_MAXB},    {'f', "stepfactor", 1, O_FACTOR},
+    {'i', "stepbytes", 1, O_STEP},    {'n', "iters", 1, O_ITERS},      {'w', "warmup", 1, O_WARMUP},
+    {'c', "check", 1, O_CHECK},       {'d', "datatype", 1, O_DTYPE},   {'o', "op", 1, O_OP},
+    {'G', "graph", 0, O_GRAPH},       {0, "mode", 1, O_MODE},          {0, "inplace", 1, O_INPLACE},
+    {'T', "timeout", 1, O_TIMEOUT},   {0, "algo", 1, O_ALGO},          {0, "csv", 1, O_CSV},
+    {0, "json", 1, O_JSON},           {0, "seed", 1, O_SEED},          {0, "no-bind", 0, O_NOBIND},
+    {0, "tokens", 1, O_TOKENS},       {0, "hidden", 1, O_HIDDEN},      {0, "topk", 1, O_TOPK},
+    {0, "experts", 1, O_EXPERTS},     {0, "routing", 1, O_ROUTING},    {0, "model", 1, O_MODEL},
+    {0, "uneven", 0, O_UNEVEN},       {0, "validate", 0, O_VALIDATE},  {0, "drop", 1, O_DROP},
+    {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},
+};
+
+static const struct opt *find_opt(const char *arg, const char **inline_value) {
+  *inline_value = NULL;
+  if (arg[0] != '-' || !arg[1]) return NULL;
+  if (arg[1] == '-') {
+    const char *name = arg + 2;
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+      if (strlen(opts[i].longname) == len && strncmp(opts[i].longname, name, len) == 0) {
+        if (eq) *inline_value = eq + 1;
+        return &opts[i];
+      }
+    return NULL;
+  }
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    if (opts[i].shortname && opts[i].shortname == arg[1]) {
+      if (arg[2]) *inline_value = arg + 2;
+      return &opts[i];
+    }
+  return NULL;
+}
+
+int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen) {
+  parser_t P = {err, errlen}, *p = &P;
+  defaults(a);
+  err[0] = 0;
+  size_t off = 0;
+  for (int i = 0; i < argc && off < sizeof a->cmdline - 1; i++)
+    off += (size_t)snprintf(a->cmdline + off, sizeof a->cmdline - off, "%s%s", i ? " " : "", argv[i]);
+
+  if (argc < 2) return fail(p, "missing FAMILY (accepted: %s); see --help", cb_family_accepted());
+  if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) return CB_ARGS_HELP;
+  if (cb_family_parse(argv[1], &a->family))
+    return fail(p, "unknown family '%s' (accepted: %s)", argv[1], cb_family_accepted());
+  const cb_family_info_t *fi = cb_family_info(a->family);
+  int is_moe = a->family == CB_MOE;
+
+  uint64_t minb = 8, maxb = 256ull << 20, step = 0;
+  double factor = 0.0;
+  int seen_size = 0, seen_factor = 0, seen_step = 0, seen_tokens = 0, seen_moe_opt = 0;
+  int seen_model = 0, seen_shape = 0;
+
+  for (int i = 2; i < argc; i++) {
+    const char *arg = argv[i], *val = NULL;
+    const struct opt *o = find_opt(arg, &val);
+    if (!o) {
+      if (arg[0] == '-') return fail(p, "unknown option '%s'; see --help", arg);
+      return fail(p, "unexpected argument '%s' (the family comes first, once); see --help", arg);
+    }
+    if (o->takes_value && !val) {
+      if (i + 1 >= argc) return fail(p, "option '%s' needs a value", arg);
+      val = argv[++i];
+    } else if (!o->takes_value && val) {
+      return fail(p, "option '%s' takes no value", arg);
+    }
+    long v;
+    uint64_t u;
+    double d;
+    char why[256];
+    int rc = 0;
+    switch (o->id) {
+    case O_MINB:
+    case O_MAXB:
+      if (cb_parse_size(val, &u))
+        return fail(p, "%s: '%s' is not a size (digits with an optional K, M, G or T suffix)", arg, val);
+      if (o->id == O_MINB) minb = u;
+      else maxb = u;
+      seen_size = 1;
+      break;
+    case O_FACTOR:
+      if (parse_real(val, &d) || d <= 1.0) return fail(p, "%s: '%s' is not a step factor > 1", arg, val);
+      factor = d;
+      seen_factor = seen_size = 1;
+      break;
+    case O_STEP:
+      if (cb_parse_size(val, &u) || u == 0) return fail(p, "%s: '%s' is not a step size > 0", arg, val);
+      step = u;
+      seen_step = seen_size = 1;
+      break;
+    case O_ITERS:
+      if (parse_int(val, 1, 1000000, &v)) return fail(p, "%s: '%s' is not an iteration count 1..1000000", arg, val);
+      a->iters = (int)v;
+      break;
+    case O_WARMUP:
+      if (parse_int(val, 0, 1000000, &v)) return fail(p, "%s: '%s' is not a count 0..1000000", arg, val);
+      a->warmup = (int)v;
+      break;
+    case O_CHECK:
+      if (parse_int(val, 0, 1000, &v)) return fail(p, "%s: '%s' is not a check count 0..1000", arg, val);
+      a->check_iters = (int)v;
+      break;
+    case O_DTYPE:
+      a->ndtypes = 0;
+      rc = for_each_item(p, a, arg, val, add_dtype);
+      break;
+    case O_OP:
+      if (!fi->reduces)
+        return fail(p, "%s: %s does not reduce; -o applies to allreduce and reducescatter", arg, fi->name);
+      a->nops = 0;
+      rc = for_each_item(p, a, arg, val, add_op);
+      break;
+    case O_GRAPH: a->modes = CB_MODE_GRAPH; break;
+    case O_MODE:
+      if (strcmp(val, "eager") == 0) a->modes = CB_MODE_EAGER;
+      else if (strcmp(val, "graph") == 0) a->modes = CB_MODE_GRAPH;
+      else if (strcmp(val, "both") == 0) a->modes = CB_MODE_EAGER | CB_MODE_GRAPH;
+      else return fail(p, "--mode: '%s' (accepted: eager, graph, both)", val);
+      break;
+    case O_INPLACE:
+      if (strcmp(val, "0") == 0) a->places = CB_PLACE_OUT;
+      else if (strcmp(val, "1") == 0) a->places = CB_PLACE_IN;
+      else if (strcmp(val, "both") == 0) a->places = CB_PLACE_OUT | CB_PLACE_IN;
+      else return fail(p, "--inplace: '%s' (accepted: 0, 1, both)", val);
+      break;
+    case O_TIMEOUT:
+      if (parse_real(val, &d) || d <= 0.0 || d > 86400.0)
+        return fail(p, "%s: '%s' is not a timeout in seconds (0 < T <= 86400)", arg, val);
+      a->timeout_s = d;
+      break;
+    case O_ALGO:
+      a->nalgos = 0;
+      rc = for_each_item(p, a, arg, val, add_algo);
+      break;
+    case O_CSV:
+    case O_JSON:
+      if (!val[0] || strlen(val) >= CB_PATH_MAX) return fail(p, "%s: bad file name '%s'", arg, val);
+      snprintf(o->id == O_CSV ? a->csv : a->json, CB_PATH_MAX, "%s", val);
+      break;
+    case O_SEED:
+      if (parse_u64(val, &u)) return fail(p, "--seed: '%s' is not a non-negative integer", val);
+      a->seed = u;
+      break;
+    case O_NOBIND: a->no_bind = 1; break;
+    case O_TOKENS:
+      rc = parse_tokens(p, a, val);
+      seen_tokens = seen_moe_opt = 1;
+      break;
+    case O_HIDDEN:
+    case O_TOPK:
+    case O_EXPERTS:
+      if (parse_int(val, 1, 1 << 20, &v)) return fail(p, "%s: '%s' is not a positive integer", arg, val);
+      if (o->id == O_HIDDEN) a->moe.hidden = (int)v;
+      else if (o->id == O_TOPK) a->moe.topk = (int)v;
+      else a->moe.experts = (int)v;
+      seen_moe_opt = seen_shape = 1;
+      break;
+    case O_ROUTING:
+      if (cb_routing_parse(val, &a->moe.routing, why, sizeof why)) return fail(p, "--routing: %s", why);
+      seen_moe_opt = 1;
+      break;
+    case O_MODEL:
+      if (cb_moe_preset(val, &a->moe))
+        return fail(p, "--model: unknown model '%s' (accepted: %s)", val, cb_moe_presets_accepted());
+      seen_moe_opt = seen_model = 1;
+      break;
+    case O_UNEVEN: a->moe.uneven = 1; seen_moe_opt = 1; break;
+    case O_VALIDATE: a->moe.validate = 1; seen_moe_opt = 1; break;
+    case O_DROP:
+      if (parse_real(val, &d) || d < 0.0 || d >= 1.0) return fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
+      a->moe.drop = d;
+      seen_moe_opt = 1;
+      break;
+    case O_HELP: return CB_ARGS_HELP;
+    case O_NGPUS:
+      return fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
+    }
+    if (rc) return rc;
+  }
+
+  if (seen_model && seen_shape) {
+    /* --model then --hidden: the explicit value wins, and the model name says so. */
+    snprintf(a->moe.model, sizeof a->moe.model, "custom");
+  } else if (seen_shape && !seen_model) {
+    snprintf(a->moe.model, sizeof a->moe.model, "custom");
+  }
+
+  if (is_moe) {
+    if (seen_size)
+      return fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
+    if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
+    for (int t = 0; t < a->ndtypes; t++)
+      if (a->dtypes[t] != CB_BF16 && a->dtypes[t] != CB_FP8E4M3)
+        return fail(p, "-d: moe dispatch supports bfloat16 and fp8e4m3, not '%s'", cb_dtype_name(a->dtypes[t]));
+    if (!seen_tokens) {
+      int n = cb_sweep(128, 4096, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, err, errlen);
+      if (n < 0) return CB_ARGS_ERROR;
+      a->npoints = n;
+    }
+    a->nops = 1;
+    a->ops[0] = CB_OP_NONE;
+    a->places = CB_PLACE_OUT;
+    char why[256];
+    for (int t = 0; t < a->ndtypes; t++)
+      if (cb_moe_config_check(&a->moe, 0, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
+    return CB_ARGS_OK;
+  }
+
+  if (seen_moe_opt)
+    return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
+  if (seen_factor && seen_step) return fail(p, "give either -f (step factor) or -i (step size), not both");
+  if (!seen_factor && !seen_step) factor = 2.0;
+  char why[256];
+  int n = cb_sweep(minb, maxb, seen_step ? 0.0 : factor, seen_step ? step : 0, a->points,
+                   CB_MAX_SWEEP_POINTS, why, sizeof why);
+  if (n < 0) return fail(p, "size sweep: %s", why);
+  a->npoints = n;
+  if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_FLOAT;
+  if (!fi->reduces) {
+    a->nops = 1;
+    a->ops[0] = CB_OP_NONE;
+  } else if (!a->nops) {
+    a->nops = 1;
+    a->ops[0] = CB_SUM;
+  }
+  if (!fi->has_inplace) {
+    if (a->places == CB_PLACE_IN) return fail(p, "--inplace 1: %s has no in-place form", fi->name);
+    a->places = CB_PLACE_OUT;
+  }
+  return CB_ARGS_OK;
+}
+
+void cb_args_usage(FILE *f) {
+  fprintf(f,
+    "usage: collbench FAMILY [options]      (one MPI rank per GPU: mpirun -np N collbench ...)\n"
+    "\n"
+    "FAMILY: allreduce | allgather | reducescatter | alltoall | sendrecv | moe\n"
+    "\n"
+    "sizes (classic families; K/M/G/T = 2^10/2^20/2^30/2^40, as nccl-tests):\n"
+    "  -b, --minbytes SIZE     first size (default 8)\n"
+    "  -e, --maxbytes SIZE     last size (default 256M)\n"
+    "  -f, --stepfactor F      multiply by F each step (default 2)\n"
+    "  -i, --stepbytes SIZE    add SIZE each step (instead of -f)\n"
+    "timing and checking:\n"
+    "  -n, --iters N           timed iterations per row (default 20)\n"
+    "  -w, --warmup N          warm-up iterations (default 5)\n"
+    "  -c, --check N           correctness iterations on fresh random data (default 1; 0 = off)\n"
+    "  -G, --graph             capture the timed loop in a CUDA graph (same as --mode graph)\n"
+    "      --mode M            eager | graph | both (default eager)\n"
+    "  -T, --timeout SEC       watchdog: abort the job if a batch of iterations takes longer (default 120)\n"
+    "      --seed N            seed for the random inputs (default 1)\n"
+    "what to run:\n"
+    "  -d, --datatype LIST     float, half, bfloat16, fp8e4m3, fp8e5m2 (default float; moe: bfloat16)\n"
+    "  -o, --op LIST           sum, max, min, avg (reducing families; default sum)\n"
+    "      --inplace 0|1|both  out-of-place, in-place or both (default both where the family has it)\n"
+    "      --algo LIST         algorithms to compare (default: all of the family; 'collbench FAMILY --algo help' lists them)\n"
+    "output:\n"
+    "      --csv FILE          stream result rows to FILE (CSV; schema in results/README.md)\n"
+    "      --json FILE         results and run metadata as JSON (rows stream to FILE.partial.jsonl)\n"
+    "placement:\n"
+    "      --no-bind           keep the CPU binding the process started with\n"
+    "moe (family moe only):\n"
+    "      --model NAME        deepseek-v3 (default), mixtral-8x7b, qwen3-30b-a3b\n"
+    "      --tokens LIST|A:B[:F]  tokens per rank (default 128:4096, factor 2)\n"
+    "      --hidden N --topk N --experts N   override the model's shape\n"
+    "      --routing R         uniform (default) | zipf:S | hot:K:F\n"
+    "      --drop P            fraction of expert selections dropped (-1), default 0\n"
+    "      --uneven            different token counts per rank (one rank gets none)\n"
+    "      --validate          print one PASS/FAIL verdict per configuration\n"
+    "\n"
+    "exit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
+}

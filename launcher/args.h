@@ -1,0 +1,56 @@
+/* The collbench command line: `collbench FAMILY [options]`, nccl-tests-compatible where that
+ * makes sense (-b -e -f -i -n -w -c -d -o -G -T). Everything a run needs travels in one
+ * cb_args_t; parsing is pure (no MPI, no CUDA) so the CPU tests cover every bad input. */
+#ifndef CB_ARGS_H
+#define CB_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../collectives/dtype.h"
+#include "../collectives/family.h"
+#include "../collectives/moe_config.h"
+#include "sizes.h"
+
+#define CB_MAX_ALGOS 16
+#define CB_NAME_MAX 32
+#define CB_PATH_MAX 1024
+
+enum cb_mode_bits { CB_MODE_EAGER = 1, CB_MODE_GRAPH = 2 };
+enum cb_place_bits { CB_PLACE_OUT = 1, CB_PLACE_IN = 2 };
+
+typedef struct cb_args {
+  cb_family_t family;
+  /* Sweep: bytes per point for the classic families, tokens per rank for moe. */
+  int npoints;
+  uint64_t points[CB_MAX_SWEEP_POINTS];
+  int iters;       /* -n: timed iterations per row */
+  int warmup;      /* -w: untimed iterations before timing */
+  int check_iters; /* -c: correctness iterations on fresh data (0 = no check) */
+  int ndtypes;
+  cb_dtype_t dtypes[CB_NDTYPES];
+  int nops; /* 1 with CB_OP_NONE for families that do not reduce */
+  cb_redop_t ops[CB_NREDOPS];
+  int modes;        /* CB_MODE_* bits */
+  int places;       /* CB_PLACE_* bits; in-place only where the family has it */
+  double timeout_s; /* -T: watchdog limit for one batch of iterations */
+  int nalgos;       /* 0 = every algorithm of the family */
+  char algos[CB_MAX_ALGOS][CB_NAME_MAX];
+  char csv[CB_PATH_MAX];  /* empty = no CSV */
+  char json[CB_PATH_MAX]; /* empty = no JSON */
+  uint64_t seed;
+  int no_bind; /* --no-bind: keep whatever CPU binding the process has */
+  cb_moe_config_t moe;
+  char cmdline[8192]; /* argv joined, for the results metadata */
+} cb_args_t;
+
+enum cb_args_result { CB_ARGS_OK = 0, CB_ARGS_HELP = 1, CB_ARGS_ERROR = 2 };
+
+/* Parses argv (argv[0] is the program). On CB_ARGS_ERROR, err holds one line naming the bad
+ * value and what is accepted. */
+int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen);
+
+void cb_args_usage(FILE *f);
+
+#endif

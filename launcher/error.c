@@ -1,0 +1,91 @@
+/* Implementation of error.h: message prefixes, MPI/hwloc result checks and job abort. */
+#define _GNU_SOURCE
+#include "error.h"
+
+#include <errno.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void (*abort_hook)(void *);
+static void *abort_hook_arg;
+static atomic_int aborting;
+
+void cb_set_abort_hook(void (*fn)(void *), void *arg) {
+  abort_hook = fn;
+  abort_hook_arg = arg;
+}
+
+static int mpi_is_up(void) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+
+void cb_ident(char *buf, size_t n) {
+  char host[256] = "?";
+  gethostname(host, sizeof host - 1);
+  host[sizeof host - 1] = 0;
+  if (mpi_is_up()) {
+    int rank = -1, size = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    snprintf(buf, n, "rank %d/%d host %s", rank, size, host);
+  } else {
+    snprintf(buf, n, "host %s pid %d", host, (int)getpid());
+  }
+}
+
+static void vreport(const char *kind, const char *file, int line, const char *fmt, va_list ap) {
+  char id[320], msg[2048];
+  cb_ident(id, sizeof id);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  /* One fprintf so lines from different ranks do not interleave mid-line. */
+  fprintf(stderr, "collbench: %s[%s] %s:%d: %s\n", kind, id, file, line, msg);
+  fflush(stderr);
+}
+
+void cb_warn(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("warning ", file, line, fmt, ap);
+  va_end(ap);
+}
+
+void cb_abort_job(int code) {
+  if (atomic_exchange(&aborting, 1)) {
+    /* A second thread is already aborting: let it finish; this one just stops here. */
+    for (;;) pause();
+  }
+  fflush(stdout);
+  if (abort_hook) abort_hook(abort_hook_arg);
+  if (mpi_is_up()) MPI_Abort(MPI_COMM_WORLD, code);
+  exit(code);
+}
+
+void cb_fatal(int code, const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("error ", file, line, fmt, ap);
+  va_end(ap);
+  cb_abort_job(code);
+}
+
+void cb_check_mpi(int rc, const char *call, const char *file, int line) {
+  if (rc == MPI_SUCCESS) return;
+  char s[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  MPI_Error_string(rc, s, &len);
+  cb_fatal(CB_EXIT_RUNTIME, file, line, "%s failed: MPI error %d: %s", call, rc, s);
+}
+
+void cb_check_hwloc(int rc, const char *call, const char *file, int line) {
+  if (rc >= 0) return;
+  int e = errno;
+  cb_fatal(CB_EXIT_RUNTIME, file, line, "%s failed: hwloc: %s (errno %d)", call, strerror(e), e);
+}

@@ -1,0 +1,51 @@
+/* Loud, specific failure handling shared by every part of collbench.
+ *
+ * Every MPI / hwloc call goes through CB_MPI / CB_HWLOC (CUDA and NCCL: error_gpu.h). A failure
+ * prints one line to stderr naming rank, host, file:line, the call's text and the library's
+ * error string, runs the abort hook (ncclCommAbort) and ends the whole job with a documented
+ * exit code (MPI_Abort when MPI is up, exit() otherwise). Runtime conditions are never checked
+ * with assert(): NDEBUG would remove them. */
+#ifndef CB_ERROR_H
+#define CB_ERROR_H
+
+#include <stddef.h>
+
+/* Exit codes of collbench and its tools (README "Exit codes"). */
+enum cb_exit_code {
+  CB_EXIT_OK = 0,      /* every row correct (skipped rows do not count as failures) */
+  CB_EXIT_WRONG = 1,   /* at least one wrong element in a correctness check */
+  CB_EXIT_USAGE = 2,   /* bad command line or bad input file */
+  CB_EXIT_RUNTIME = 3, /* a CUDA / NCCL / MPI / hwloc call failed */
+  CB_EXIT_TIMEOUT = 4, /* the watchdog saw an iteration exceed --timeout */
+  CB_EXIT_ENV = 5,     /* the machine cannot run this: no GPU, more ranks than GPUs, ... */
+};
+
+/* Prints "collbench: [rank R/N host H] file:line: message" to stderr and ends the job. */
+void cb_fatal(int code, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), noreturn));
+#define CB_DIE(code, ...) cb_fatal((code), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Same prefix, no exit: for warnings and for the watchdog's report. */
+void cb_warn(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define CB_WARN(...) cb_warn(__FILE__, __LINE__, __VA_ARGS__)
+
+void cb_check_mpi(int rc, const char *call, const char *file, int line);
+#define CB_MPI(call) cb_check_mpi((call), #call, __FILE__, __LINE__)
+
+/* hwloc returns -1 (errno set) or NULL on failure; pass `rc < 0` style results as int. */
+void cb_check_hwloc(int rc, const char *call, const char *file, int line);
+#define CB_HWLOC(call) cb_check_hwloc((call), #call, __FILE__, __LINE__)
+
+/* Ends the job: runs the abort hook once, then MPI_Abort (if MPI is initialized and not
+ * finalized) or exit(). Safe to call from the watchdog thread. */
+void cb_abort_job(int code) __attribute__((noreturn));
+
+/* One hook run before the job is aborted (collbench registers ncclCommAbort here). This is
+ * the only process-wide mutable state in collbench: an abort must reach the communicator from
+ * any frame or thread, without threading it through every call. */
+void cb_set_abort_hook(void (*fn)(void *), void *arg);
+
+/* "R/N host" of this process, for message prefixes (MPI rank if MPI is up, else "-"). */
+void cb_ident(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,23 @@
+/* Implementation of error_gpu.h. */
+#include "error_gpu.h"
+
+#include <stdio.h>
+
+void cb_check_cuda(cudaError_t e, const char *call, const char *file, int line) {
+  if (e == cudaSuccess) return;
+  cb_fatal(CB_EXIT_RUNTIME, file, line, "%s failed: %s: %s", call, cudaGetErrorName(e),
+           cudaGetErrorString(e));
+}
+
+void cb_check_nccl(ncclResult_t r, const char *call, const char *file, int line) {
+  if (r == ncclSuccess || r == ncclInProgress) return;
+  cb_fatal(CB_EXIT_RUNTIME, file, line, "%s failed: NCCL error %d: %s (%s)", call, (int)r,
+           ncclGetErrorString(r), ncclGetLastError(NULL));
+}
+
+int cb_try_cuda(cudaError_t e, const char *call, char *why, size_t n) {
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError();
+  snprintf(why, n, "%s: %s", call, cudaGetErrorString(e));
+  return -1;
+}
