@@ -10,6 +10,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Exit codes of collbench and its tools (README "Exit codes"). */
 enum cb_exit_code {
   CB_EXIT_OK = 0,      /* every row correct (skipped rows do not count as failures) */
@@ -47,5 +51,9 @@ void cb_set_abort_hook(void (*fn)(void *), void *arg);
 
 /* "R/N host" of this process, for message prefixes (MPI rank if MPI is up, else "-"). */
 void cb_ident(char *buf, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,33 @@
+/* The registry: every algorithm collbench can run, NULL-terminated. Adding an algorithm means
+ * one `const cb_algo_t` in its own file and one line here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "collective.h"
+
+extern const cb_algo_t cb_algo_nccl_allreduce, cb_algo_nccl_allgather, cb_algo_nccl_reducescatter,
+    cb_algo_nccl_alltoall, cb_algo_nccl_alltoall_p2p, cb_algo_nccl_sendrecv;
+
+const cb_algo_t *const cb_registry[] = {
+    &cb_algo_nccl_allreduce,
+    &cb_algo_nccl_allgather,
+    &cb_algo_nccl_reducescatter,
+    &cb_algo_nccl_alltoall,
+    &cb_algo_nccl_alltoall_p2p,
+    &cb_algo_nccl_sendrecv,
+    NULL,
+};
+
+const cb_algo_t *cb_algo_find(cb_family_t f, const char *name) {
+  for (int i = 0; cb_registry[i]; i++)
+    if (cb_registry[i]->family == f && strcmp(cb_registry[i]->name, name) == 0) return cb_registry[i];
+  return NULL;
+}
+
+void cb_algo_names(cb_family_t f, char *buf, size_t n) {
+  size_t off = 0;
+  buf[0] = 0;
+  for (int i = 0; cb_registry[i] && off < n; i++)
+    if (cb_registry[i]->family == f)
+      off += (size_t)snprintf(buf + off, n - off, "%s%s", off ? ", " : "", cb_registry[i]->name);
+}

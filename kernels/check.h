@@ -1,0 +1,52 @@
+/* Host-callable launchers for the correctness kernels (kernels/check.cu): fill inputs with the
+ * seeded pattern (pattern.cuh) and verify outputs against the values each layout expects. */
+#ifndef CB_CHECK_H
+#define CB_CHECK_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What output element i of rank `rank` must hold, with `count` the per-rank chunk:
+ *   ALLREDUCE      op over r of in_r[i]                    (count elements)
+ *   ALLGATHER      in_{i/count}[i%count]                   (count * nranks)
+ *   REDUCESCATTER  op over r of in_r[rank*count + i]       (count)
+ *   ALLTOALL       in_{i/count}[rank*count + i%count]      (count * nranks)
+ *   SENDRECV       in_{(rank-1) mod n}[i]                  (count)  — a ring shift */
+typedef enum cb_layout {
+  CB_LAYOUT_ALLREDUCE = 0,
+  CB_LAYOUT_ALLGATHER,
+  CB_LAYOUT_REDUCESCATTER,
+  CB_LAYOUT_ALLTOALL,
+  CB_LAYOUT_SENDRECV
+} cb_layout_t;
+
+typedef struct cb_verify_result {
+  unsigned long long wrong;
+  unsigned long long first_bad; /* index of the first wrong element, ~0 if none */
+  unsigned long long digest;    /* order-independent hash of the output bits, for cross-rank equality */
+} cb_verify_result_t;
+
+/* buf[i] = pattern(seed, rank, iter, offset + i) for i < n, in dtype (cb_dtype_t). */
+void cb_fill_pattern(int dtype, void *buf, size_t n, uint64_t seed, int rank, int nranks, int iter,
+                     uint64_t offset, cudaStream_t s);
+
+/* Verifies n output elements; *res (device memory) is overwritten. */
+void cb_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count,
+               int rank, int nranks, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s);
+
+/* The expected value of output element i, computed on the host (same code as the kernel), for
+ * error messages. */
+double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank,
+                        int nranks, uint64_t seed, int iter);
+/* Element i of a device buffer of dtype, converted to double (a synchronous copy). */
+double cb_read_element(int dtype, const void *buf, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

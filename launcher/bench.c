@@ -1,0 +1,361 @@
+/* Implementation of bench.h. */
+#include "bench.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_gpu.h"
+#include "stats.h"
+
+typedef struct slot {
+  const cb_algo_t *algo;
+  cb_inst_t in;
+  int active;     /* supported and set up on every rank */
+  char note[512]; /* why not, when inactive */
+  cudaEvent_t *ev;
+  int nev;
+  cudaGraphExec_t graph;
+  double *t[CB_MAX_PHASES + 1]; /* per-iteration times (us) per phase; [nphases] = round trip */
+  long long wrong;
+  int digest_mismatch;
+} slot_t;
+
+typedef struct group {
+  cb_params_t p;
+  int mode; /* CB_MODE_EAGER or CB_MODE_GRAPH */
+  char what[256];
+  char routing[64]; /* moe: the routing law's text for the rows */
+} group_t;
+
+int cb_bench_rounds(int iters) {
+  for (int r = 4; r > 1; r--)
+    if (iters % r == 0) return r;
+  return 1;
+}
+
+/* Every rank learns whether all are ok; if not, all get the reason of the lowest failing rank. */
+static int agree(const cb_world_t *w, int ok, char *why, size_t n) {
+  int mine = ok ? INT_MAX : w->mpi.rank, first = INT_MAX;
+  CB_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->mpi.comm));
+  if (first == INT_MAX) return 1;
+  CB_MPI(MPI_Bcast(why, (int)n, MPI_CHAR, first, w->mpi.comm));
+  return 0;
+}
+
+static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
+  const cb_params_t *p = &g->p;
+  const cb_algo_t *al = s->algo;
+  char why[512] = "";
+  int ok = 1;
+  if (cb_family_info(p->family)->reduces && !(al->ops & CB_OPB(p->op))) {
+    snprintf(why, sizeof why, "skipped: %s has no %s", al->name, cb_redop_name(p->op));
+    ok = 0;
+  } else if (!(al->dtypes & CB_DT(p->dtype))) {
+    snprintf(why, sizeof why, "skipped: %s does not support %s", al->name, cb_dtype_name(p->dtype));
+    ok = 0;
+  } else if (g->mode == CB_MODE_GRAPH && !al->graph_ok) {
+    snprintf(why, sizeof why, "skipped: %s cannot be captured in a CUDA graph (host synchronization)", al->name);
+    ok = 0;
+  } else if (al->supported && !al->supported(b->w, p, why, sizeof why)) {
+    ok = 0;
+  }
+  if (!agree(b->w, ok, why, sizeof why)) {
+    snprintf(s->note, sizeof s->note, "%s", why);
+    return;
+  }
+  memset(&s->in, 0, sizeof s->in);
+  s->in.algo = al;
+  s->in.world = b->w;
+  s->in.p = *p;
+  cb_watchdog_arm(b->wd, "%s %s: setup", al->name, g->what);
+  int rc = al->setup(&s->in, why, sizeof why);
+  CB_CUDA(cudaDeviceSynchronize());
+  cb_watchdog_disarm(b->wd);
+  if (!agree(b->w, rc == 0, why, sizeof why)) {
+    if (rc == 0 && al->teardown) al->teardown(&s->in);
+    snprintf(s->note, sizeof s->note, "not run: %s", why);
+    return;
+  }
+  s->active = 1;
+  int np = al->nphases;
+  for (int ph = 0; ph <= np; ph++) {
+    s->t[ph] = calloc((size_t)b->a->iters, sizeof(double));
+    if (!s->t[ph]) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  }
+}
+
+static void run_iteration_recorded(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record_external) {
+  int np = s->algo->nphases;
+  for (int ph = 0; ph < np; ph++) {
+    s->algo->run(&s->in, ph, st);
+    if (record_external) CB_CUDA(cudaEventRecordWithFlags(ev[ph + 1], st, cudaEventRecordExternal));
+    else CB_CUDA(cudaEventRecord(ev[ph + 1], st));
+  }
+}
+
+static void make_events(slot_t *s, int chunk) {
+  s->nev = chunk * s->algo->nphases + 1;
+  s->ev = calloc((size_t)s->nev, sizeof(cudaEvent_t));
+  if (!s->ev) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  for (int i = 0; i < s->nev; i++) CB_CUDA(cudaEventCreate(&s->ev[i]));
+}
+
+/* Captures `chunk` iterations, with an event record node after every phase, into one graph. */
+static void capture(slot_t *s, cudaStream_t st, int chunk) {
+  cudaGraph_t graph;
+  CB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+  CB_CUDA(cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal));
+  for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * s->algo->nphases, 1);
+  CB_CUDA(cudaStreamEndCapture(st, &graph));
+  CB_CUDA(cudaGraphInstantiate(&s->graph, graph, 0));
+  CB_CUDA(cudaGraphDestroy(graph));
+}
+
+static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nrounds, int chunk) {
+  cudaStream_t st = b->w->stream;
+  int np = s->algo->nphases;
+  CB_MPI(MPI_Barrier(b->w->mpi.comm));
+  cb_watchdog_arm(b->wd, "%s %s: timed round %d/%d", s->algo->name, g->what, round + 1, nrounds);
+  if (s->graph) {
+    CB_CUDA(cudaGraphLaunch(s->graph, st));
+  } else {
+    CB_CUDA(cudaEventRecord(s->ev[0], st));
+    for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * np, 0);
+  }
+  CB_CUDA(cudaStreamSynchronize(st));
+  cb_watchdog_disarm(b->wd);
+  for (int i = 0; i < chunk; i++) {
+    int it = round * chunk + i;
+    for (int ph = 0; ph < np; ph++) {
+      float ms = 0.0f;
+      CB_CUDA(cudaEventElapsedTime(&ms, s->ev[i * np + ph], s->ev[i * np + ph + 1]));
+      s->t[ph][it] = 1000.0 * ms;
+    }
+    float ms = 0.0f;
+    CB_CUDA(cudaEventElapsedTime(&ms, s->ev[i * np], s->ev[(i + 1) * np]));
+    s->t[np][it] = 1000.0 * ms;
+  }
+}
+
+static void fill_row_common(cb_bench_t *b, const group_t *g, const slot_t *s, cb_row_t *r) {
+  memset(r, 0, sizeof *r);
+  const cb_params_t *p = &g->p;
+  r->family = cb_family_name(p->family);
+  r->algo = s->algo->name;
+  r->dtype = cb_dtype_name(p->dtype);
+  r->op = cb_redop_name(p->op);
+  r->bytes = p->bytes;
+  r->count = p->count;
+  r->inplace = p->inplace;
+  r->ranks = b->w->mpi.nranks;
+  r->nodes = b->w->mpi.nnodes;
+  r->gpu = b->w->gpu_name;
+  r->mode = g->mode == CB_MODE_GRAPH ? "graph" : "eager";
+  r->iters = b->a->iters;
+  r->wrong = -1;
+  if (p->family == CB_MOE) {
+    r->is_moe = 1;
+    r->model = p->moe->model;
+    r->routing = g->routing;
+    r->tokens = p->tokens;
+    r->hidden = p->moe->hidden;
+    r->topk = p->moe->topk;
+    r->experts = p->moe->experts;
+    r->phase = "roundtrip";
+  }
+}
+
+static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
+  cb_row_t r;
+  if (!s->active) {
+    if (b->rep) {
+      fill_row_common(b, g, s, &r);
+      snprintf(r.note, sizeof r.note, "%s", s->note);
+      cb_report_row(b->rep, &r);
+    }
+    b->rows++;
+    b->rows_skipped++;
+    return;
+  }
+  int np = s->algo->nphases;
+  unsigned long long mem = s->in.mem_bytes, mem_max = 0;
+  CB_MPI(MPI_Allreduce(&mem, &mem_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm));
+  /* Phases first, then the round trip (only the round trip when there is one phase). */
+  for (int ph = np > 1 ? 0 : 1; ph <= np; ph++) {
+    cb_stats_t st;
+    cb_aggregate_times(&b->w->mpi, s->t[ph], b->a->iters, &st);
+    cb_bytes_t by = {0};
+    if (s->algo->bytes) s->algo->bytes(&s->in, ph, &by);
+    else cb_bytes_default(&s->in, ph, &by);
+    if (!b->rep) continue;
+    fill_row_common(b, g, s, &r);
+    r.timed = 1;
+    r.time_us_mean = st.mean_us;
+    r.time_us_max = st.max_us;
+    r.time_us_p50 = st.p50_us;
+    r.time_us_p99 = st.p99_us;
+    r.algbw_gbs = by.algbw_bytes / st.mean_us / 1e3;
+    r.busbw_gbs = r.algbw_gbs * by.busbw_factor;
+    r.remote_gbs = by.remote_bytes / st.mean_us / 1e3;
+    r.imbalance = s->in.imbalance;
+    r.mem_bytes = mem_max;
+    if (g->p.family == CB_MOE) {
+      r.phase = ph == np ? "roundtrip" : s->algo->phase_names[ph];
+      r.bytes = (uint64_t)by.algbw_bytes;
+    }
+    r.wrong = b->a->check_iters > 0 ? s->wrong : -1;
+    snprintf(r.note, sizeof r.note, "%s%s%s", s->in.note,
+             s->in.note[0] && s->digest_mismatch ? "; " : "",
+             s->digest_mismatch ? "outputs differ across ranks" : "");
+    cb_report_row(b->rep, &r);
+  }
+  b->rows++;
+}
+
+static void validate_verdicts(cb_bench_t *b, const group_t *g, slot_t *slots, int n) {
+  if (g->p.family != CB_MOE || !g->p.moe->validate) return;
+  for (int k = 0; k < n; k++) {
+    slot_t *s = &slots[k];
+    if (!s->active) {
+      if (b->w->mpi.rank == 0)
+        printf("# VALIDATE %-12s %s: SKIPPED (%s)\n", s->algo->name, g->what, s->note);
+      continue;
+    }
+    int np = s->algo->nphases;
+    cb_stats_t st;
+    cb_aggregate_times(&b->w->mpi, s->t[np], b->a->iters, &st);
+    int pass = s->wrong == 0 && !s->digest_mismatch && b->a->check_iters > 0;
+    if (!pass) b->validate_failures++;
+    if (b->w->mpi.rank == 0)
+      printf("# VALIDATE %-12s %s: %s (%lld wrong over %d check iterations); dispatch+combine per MoE layer: "
+             "%.1f us mean, %.1f us p99\n",
+             s->algo->name, g->what, pass ? "PASS" : "FAIL", s->wrong, b->a->check_iters, st.mean_us, st.p99_us);
+  }
+  fflush(stdout);
+}
+
+static void run_group(cb_bench_t *b, group_t *g) {
+  const cb_args_t *a = b->a;
+  cudaStream_t st = b->w->stream;
+  slot_t slots[CB_MAX_ALGOS];
+  memset(slots, 0, sizeof slots);
+  for (int k = 0; k < b->nalgos; k++) {
+    slots[k].algo = b->algos[k];
+    prepare(b, g, &slots[k]);
+  }
+  int nrounds = cb_bench_rounds(a->iters), chunk = a->iters / nrounds;
+
+  for (int k = 0; k < b->nalgos; k++) {
+    slot_t *s = &slots[k];
+    if (!s->active) continue;
+    cb_watchdog_arm(b->wd, "%s %s: warm-up", s->algo->name, g->what);
+    for (int i = 0; i < a->warmup; i++)
+      for (int ph = 0; ph < s->algo->nphases; ph++) s->algo->run(&s->in, ph, st);
+    CB_CUDA(cudaStreamSynchronize(st));
+    cb_watchdog_disarm(b->wd);
+    make_events(s, chunk);
+    if (g->mode == CB_MODE_GRAPH) capture(s, st, chunk);
+  }
+  for (int round = 0; round < nrounds; round++)
+    for (int k = 0; k < b->nalgos; k++)
+      if (slots[k].active) timed_round(b, g, &slots[k], round, nrounds, chunk);
+
+  for (int k = 0; k < b->nalgos; k++) {
+    slot_t *s = &slots[k];
+    if (!s->active) continue;
+    long long wrong = 0;
+    cb_watchdog_arm(b->wd, "%s %s: correctness check", s->algo->name, g->what);
+    for (int c = 0; c < a->check_iters; c++)
+      wrong += s->algo->check ? s->algo->check(&s->in, st, a->seed, c) : cb_check_generic(&s->in, st, a->seed, c);
+    CB_CUDA(cudaStreamSynchronize(st));
+    CB_MPI(MPI_Allreduce(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm));
+    if (a->check_iters > 0 && g->p.family == CB_ALLREDUCE) {
+      /* all-reduce promises the same bits on every rank */
+      unsigned long long d = s->in.digest, dmin = 0, dmax = 0;
+      CB_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, b->w->mpi.comm));
+      CB_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm));
+      s->digest_mismatch = dmin != dmax;
+      if (s->digest_mismatch) s->wrong++;
+    }
+    cb_watchdog_disarm(b->wd);
+    b->wrong_total += s->wrong;
+  }
+
+  cb_watchdog_arm(b->wd, "%s: reporting", g->what);
+  for (int k = 0; k < b->nalgos; k++) report_slot(b, g, &slots[k]);
+  validate_verdicts(b, g, slots, b->nalgos);
+  cb_watchdog_disarm(b->wd);
+
+  /* Teardown only once every rank is done: peers may still read this rank's memory. */
+  cb_watchdog_arm(b->wd, "%s: teardown", g->what);
+  CB_CUDA(cudaDeviceSynchronize());
+  CB_MPI(MPI_Barrier(b->w->mpi.comm));
+  for (int k = 0; k < b->nalgos; k++) {
+    slot_t *s = &slots[k];
+    if (!s->active) continue;
+    if (s->graph) CB_CUDA(cudaGraphExecDestroy(s->graph));
+    for (int i = 0; i < s->nev; i++) CB_CUDA(cudaEventDestroy(s->ev[i]));
+    free(s->ev);
+    for (int ph = 0; ph <= s->algo->nphases; ph++) free(s->t[ph]);
+    if (s->algo->teardown) s->algo->teardown(&s->in);
+  }
+  CB_CUDA(cudaDeviceSynchronize());
+  CB_MPI(MPI_Barrier(b->w->mpi.comm));
+  cb_watchdog_disarm(b->wd);
+}
+
+static void skip_all(cb_bench_t *b, group_t *g, const char *why) {
+  for (int k = 0; k < b->nalgos; k++) {
+    slot_t s;
+    memset(&s, 0, sizeof s);
+    s.algo = b->algos[k];
+    snprintf(s.note, sizeof s.note, "skipped: %s", why);
+    report_slot(b, g, &s);
+  }
+}
+
+void cb_bench_run(cb_bench_t *b) {
+  const cb_args_t *a = b->a;
+  int n = b->w->mpi.nranks;
+  for (int pt = 0; pt < a->npoints; pt++)
+    for (int d = 0; d < a->ndtypes; d++)
+      for (int o = 0; o < a->nops; o++)
+        for (int place = 0; place < 2; place++) {
+          if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
+          for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1) {
+            if (!(a->modes & mode)) continue;
+            group_t g;
+            memset(&g, 0, sizeof g);
+            g.mode = mode;
+            g.p.family = a->family;
+            g.p.dtype = a->dtypes[d];
+            g.p.op = a->ops[o];
+            g.p.inplace = place;
+            g.p.graph = mode == CB_MODE_GRAPH;
+            g.p.seed = a->seed;
+            g.p.moe = &a->moe;
+            char why[256] = "";
+            int ok = 1;
+            if (a->family == CB_MOE) {
+              g.p.tokens = a->points[pt];
+              g.p.count = a->points[pt];
+              cb_routing_format(&a->moe.routing, g.routing, sizeof g.routing);
+              snprintf(g.what, sizeof g.what, "moe %s %s %llu tokens/rank %s %s", a->moe.model, cb_dtype_name(g.p.dtype),
+                       (unsigned long long)g.p.tokens, g.routing, mode == CB_MODE_GRAPH ? "graph" : "eager");
+              ok = cb_moe_config_check(&a->moe, n, g.p.dtype, why, sizeof why) == 0;
+            } else {
+              g.p.bytes = a->points[pt];
+              snprintf(g.what, sizeof g.what, "%s %s %s %llu B %s %s", cb_family_name(a->family), cb_dtype_name(g.p.dtype),
+                       cb_redop_name(g.p.op), (unsigned long long)g.p.bytes, place ? "in-place" : "out-of-place",
+                       mode == CB_MODE_GRAPH ? "graph" : "eager");
+              ok = cb_family_count(a->family, g.p.bytes, cb_dtype_size(g.p.dtype), n, &g.p.elements, &g.p.count, why,
+                                   sizeof why) == 0;
+            }
+            if (!ok) skip_all(b, &g, why);
+            else run_group(b, &g);
+          }
+        }
+}

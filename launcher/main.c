@@ -1,0 +1,139 @@
+/* collbench: `mpirun -np N collbench FAMILY [options]`. Parses the command line (bad input
+ * exits 2 before MPI starts), builds the world (GPU, binding, NCCL, peer memory), writes the
+ * header and metadata, runs the bench engine and ends with the exit code README documents. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collectives/collective.h"
+#include "args.h"
+#include "bench.h"
+#include "error_gpu.h"
+#include "meta.h"
+#include "report.h"
+#include "watchdog.h"
+
+/* Resolves --algo names (or takes every algorithm of the family). Returns 0, or -1 with why. */
+static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) {
+  char names[512];
+  cb_algo_names(a->family, names, sizeof names);
+  b->nalgos = 0;
+  if (a->nalgos == 0) {
+    for (int i = 0; cb_registry[i] && b->nalgos < CB_MAX_ALGOS; i++)
+      if (cb_registry[i]->family == a->family) b->algos[b->nalgos++] = cb_registry[i];
+    return 0;
+  }
+  for (int i = 0; i < a->nalgos; i++) {
+    const cb_algo_t *al = cb_algo_find(a->family, a->algos[i]);
+    if (!al) {
+      snprintf(why, n, "--algo: unknown %s algorithm '%s' (accepted: %s)", cb_family_name(a->family), a->algos[i], names);
+      return -1;
+    }
+    b->algos[b->nalgos++] = al;
+  }
+  return 0;
+}
+
+static void algo_json(const cb_world_t *w, const cb_bench_t *b, cb_strbuf_t *out) {
+  cb_sb_printf(out, "[");
+  for (int k = 0; k < b->nalgos; k++) {
+    char desc[512] = "";
+    if (b->algos[k]->describe) b->algos[k]->describe(w, desc, sizeof desc);
+    cb_sb_printf(out, "%s{\"name\":", k ? "," : "");
+    cb_sb_json_str(out, b->algos[k]->name);
+    cb_sb_printf(out, ",\"summary\":");
+    cb_sb_json_str(out, b->algos[k]->summary);
+    cb_sb_printf(out, ",\"description\":");
+    cb_sb_json_str(out, desc);
+    cb_sb_printf(out, "}");
+    if (w->mpi.rank == 0)
+      printf("#  algorithm %-12s %s%s%s\n", b->algos[k]->name, b->algos[k]->summary, desc[0] ? " — " : "", desc);
+  }
+  cb_sb_printf(out, "]");
+}
+
+int main(int argc, char **argv) {
+  cb_args_t *args = calloc(1, sizeof *args); /* large (the sweep table): heap, not stack */
+  if (!args) return CB_EXIT_RUNTIME;
+  char err[1024];
+  int rc = cb_args_parse(argc, argv, args, err, sizeof err);
+  if (rc == CB_ARGS_HELP) {
+    cb_args_usage(stdout);
+    return CB_EXIT_OK;
+  }
+  if (rc != CB_ARGS_OK) {
+    fprintf(stderr, "collbench: %s\n", err);
+    return CB_EXIT_USAGE;
+  }
+  cb_bench_t bench;
+  memset(&bench, 0, sizeof bench);
+  if (select_algos(args, &bench, err, sizeof err)) {
+    fprintf(stderr, "collbench: %s\n", err);
+    return CB_EXIT_USAGE;
+  }
+
+  int provided = 0;
+  CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+  static cb_world_t world; /* lives until exit: the abort hook points at it */
+  cb_world_init(&world, args);
+
+  /* Rank-count-dependent checks, now that the world size is known. */
+  if (args->family == CB_MOE) {
+    char why[256];
+    for (int t = 0; t < args->ndtypes; t++)
+      if (cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why)) {
+        if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", why);
+        cb_world_free(&world);
+        MPI_Finalize();
+        return CB_EXIT_USAGE;
+      }
+  }
+
+  cb_strbuf_t algos, meta;
+  cb_sb_init(&algos);
+  cb_sb_init(&meta);
+  algo_json(&world, &bench, &algos);
+  cb_meta_collect(&world, args, algos.s, &meta);
+
+  cb_report_t report;
+  int open_ok = 1;
+  if (world.mpi.rank == 0 && cb_report_open(&report, stdout, args->csv, args->json, meta.s, err, sizeof err)) open_ok = 0;
+  CB_MPI(MPI_Bcast(&open_ok, 1, MPI_INT, 0, world.mpi.comm));
+  if (!open_ok) {
+    if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", err);
+    cb_world_free(&world);
+    MPI_Finalize();
+    return CB_EXIT_USAGE;
+  }
+
+  cb_watchdog_t wd;
+  cb_watchdog_start(&wd, args->timeout_s);
+  bench.w = &world;
+  bench.a = args;
+  bench.rep = world.mpi.rank == 0 ? &report : NULL;
+  bench.wd = &wd;
+  cb_bench_run(&bench);
+  cb_watchdog_stop(&wd);
+
+  int code = bench.wrong_total > 0 || bench.validate_failures > 0 ? CB_EXIT_WRONG : CB_EXIT_OK;
+  if (world.mpi.rank == 0) {
+    char extra[256];
+    snprintf(extra, sizeof extra, "\"summary\": {\"rows\": %d, \"skipped\": %d, \"wrong\": %lld, \"exit_code\": %d}",
+             bench.rows, bench.rows_skipped, bench.wrong_total, code);
+    if (cb_report_close(&report, extra, err, sizeof err)) {
+      fprintf(stderr, "collbench: %s\n", err);
+      code = CB_EXIT_RUNTIME;
+    }
+    printf("#\n# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", bench.rows, bench.rows_skipped,
+           bench.wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
+    fflush(stdout);
+  }
+  cb_sb_free(&algos);
+  cb_sb_free(&meta);
+  CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, world.mpi.comm));
+  cb_world_free(&world);
+  MPI_Finalize();
+  free(args);
+  return code;
+}

@@ -1,0 +1,133 @@
+/* Implementation of meta.h. */
+#define _GNU_SOURCE
+#include "meta.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cb_gitrev.h"
+#include "error.h"
+
+extern char **environ;
+
+void cb_driver_version(int cuda_driver_version, char *buf, size_t n) {
+  snprintf(buf, n, "CUDA driver API %d.%d", cuda_driver_version / 1000, (cuda_driver_version % 1000) / 10);
+  void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+  int (*init)(void) = (int (*)(void))dlsym(h, "nvmlInit_v2");
+  int (*ver)(char *, unsigned) = (int (*)(char *, unsigned))dlsym(h, "nvmlSystemGetDriverVersion");
+  int (*shut)(void) = (int (*)(void))dlsym(h, "nvmlShutdown");
+  char v[96];
+  if (init && ver && init() == 0) {
+    if (ver(v, sizeof v) == 0) snprintf(buf, n, "%s", v);
+    if (shut) shut();
+  }
+  dlclose(h);
+}
+
+#define RANK_INFO_LEN 1024
+
+void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_json, cb_strbuf_t *out) {
+  const cb_mpi_world_t *m = &w->mpi;
+  /* Per-rank record: JSON object text, and the header line for stdout. */
+  cb_strbuf_t mine;
+  cb_sb_init(&mine);
+  cb_sb_printf(&mine, "{\"rank\":%d,\"host\":", m->rank);
+  cb_sb_json_str(&mine, m->host);
+  cb_sb_printf(&mine, ",\"pid\":%d,\"local_rank\":%d,\"node\":%d,\"device\":%d,\"pci_busid\":", (int)getpid(),
+               m->local_rank, m->node, w->device);
+  cb_sb_json_str(&mine, w->busid);
+  cb_sb_printf(&mine, ",\"gpu\":");
+  cb_sb_json_str(&mine, w->gpu_name);
+  cb_sb_printf(&mine, ",\"sm_count\":%d,\"cc\":\"%d.%d\",\"gpu_mem_bytes\":%zu,\"binding\":", w->sm_count,
+               w->cc_major, w->cc_minor, w->gpu_mem);
+  cb_sb_json_str(&mine, w->binding);
+  cb_sb_printf(&mine, "}");
+  char line[RANK_INFO_LEN];
+  snprintf(line, sizeof line, "#  Rank %3d on %-16s pid %7d  GPU %d [%s] %s  cpus: %s", m->rank, m->host,
+           (int)getpid(), w->device, w->busid, w->gpu_name, w->binding);
+
+  char *jall = NULL, *lall = NULL, *hosts = NULL;
+  if (m->rank == 0) {
+    jall = malloc((size_t)m->nranks * RANK_INFO_LEN);
+    lall = malloc((size_t)m->nranks * RANK_INFO_LEN);
+    hosts = malloc((size_t)m->nranks * CB_HOST_MAX);
+    if (!jall || !lall || !hosts) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  }
+  if (mine.len >= RANK_INFO_LEN) CB_DIE(CB_EXIT_RUNTIME, "rank record too long (%zu)", mine.len);
+  cb_mpi_gather_strings(m, mine.s, jall, RANK_INFO_LEN);
+  cb_mpi_gather_strings(m, line, lall, RANK_INFO_LEN);
+  cb_mpi_gather_strings(m, m->host, hosts, CB_HOST_MAX);
+  cb_sb_free(&mine);
+  if (m->rank != 0) return;
+
+  printf("# collbench %s (git %s): %s\n#\n# Using devices\n", "0.1", CB_GIT_REV, a->cmdline);
+  for (int r = 0; r < m->nranks; r++) printf("%s\n", lall + (size_t)r * RANK_INFO_LEN);
+
+  char drv[128], mpiv[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  cb_driver_version(w->driver_version, drv, sizeof drv);
+  MPI_Get_library_version(mpiv, &len);
+  char *nl = strchr(mpiv, '\n');
+  if (nl) *nl = 0;
+  time_t now = time(NULL);
+  char date[64];
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+
+  cb_sb_printf(out, "{\"tool\":\"collbench\",\"version\":\"0.1\",\"git_rev\":\"%s\",\"date\":\"%s\",\"command\":",
+               CB_GIT_REV, date);
+  cb_sb_json_str(out, a->cmdline);
+  cb_sb_printf(out, ",\"family\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"hosts\":[", cb_family_name(a->family), m->nranks,
+               m->nnodes);
+  for (int r = 0, first = 1; r < m->nranks; r++) {
+    const char *host = hosts + (size_t)r * CB_HOST_MAX;
+    int seen = 0;
+    for (int q = 0; q < r && !seen; q++) seen = strcmp(host, hosts + (size_t)q * CB_HOST_MAX) == 0;
+    if (seen) continue;
+    cb_sb_printf(out, "%s", first ? "" : ",");
+    cb_sb_json_str(out, host);
+    first = 0;
+  }
+  cb_sb_printf(out, "],\"rank_info\":[");
+  for (int r = 0; r < m->nranks; r++) cb_sb_printf(out, "%s%s", r ? "," : "", jall + (size_t)r * RANK_INFO_LEN);
+  int nv = 0;
+  ncclGetVersion(&nv);
+  cb_sb_printf(out, "],\"driver\":");
+  cb_sb_json_str(out, drv);
+  cb_sb_printf(out, ",\"cuda_driver_api\":%d,\"cuda_runtime\":%d,\"nccl_version\":\"%d.%d.%d\",\"nccl_version_code\":%d,\"mpi\":",
+               w->driver_version, w->runtime_version, nv / 10000, (nv / 100) % 100, nv % 100, nv);
+  cb_sb_json_str(out, mpiv);
+  cb_sb_printf(out, ",\"peer_memory\":%s,\"peer_memory_note\":", w->peer_ok ? "true" : "false");
+  cb_sb_json_str(out, w->peer_why);
+  cb_sb_printf(out, ",\"env\":{");
+  int first = 1;
+  for (char **e = environ; *e; e++) {
+    if (strncmp(*e, "NCCL_", 5) && strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) && strncmp(*e, "CUDA_DEVICE_ORDER=", 18) &&
+        strncmp(*e, "OMPI_COMM_WORLD_SIZE=", 21) && strncmp(*e, "TORCH_SYMM_MEM", 14) && strncmp(*e, "NVSHMEM_", 8))
+      continue;
+    const char *eq = strchr(*e, '=');
+    if (!eq) continue;
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - *e), *e);
+    cb_sb_printf(out, "%s", first ? "" : ",");
+    cb_sb_json_str(out, key);
+    cb_sb_printf(out, ":");
+    cb_sb_json_str(out, eq + 1);
+    first = 0;
+  }
+  cb_sb_printf(out, "},\"options\":{\"iters\":%d,\"warmup\":%d,\"check_iters\":%d,\"seed\":%llu,\"timeout_s\":%g,"
+                    "\"modes\":\"%s\",\"no_bind\":%d},\"algorithms\":%s}",
+               a->iters, a->warmup, a->check_iters, (unsigned long long)a->seed, a->timeout_s,
+               a->modes == (CB_MODE_EAGER | CB_MODE_GRAPH) ? "both" : a->modes == CB_MODE_GRAPH ? "graph" : "eager",
+               a->no_bind, algo_json);
+  printf("#  NCCL %d.%d.%d  CUDA runtime %d  driver %s  peer memory: %s%s\n", nv / 10000, (nv / 100) % 100, nv % 100,
+         w->runtime_version, drv, w->peer_ok ? "yes" : "no", w->peer_ok ? "" : w->peer_why);
+  fflush(stdout);
+  free(jall);
+  free(lall);
+  free(hosts);
+}

@@ -1,0 +1,223 @@
+/* Implementation of report.h: table, CSV and JSON output of result rows. */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+static void num(cb_strbuf_t *b, int present, double v, const char *fmt) {
+  if (present && isfinite(v)) cb_sb_printf(b, fmt, v);
+}
+
+void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
+  cb_sb_csv_field(b, w->family);
+  cb_sb_printf(b, ",");
+  cb_sb_csv_field(b, w->algo);
+  cb_sb_printf(b, ",%s,%s,%llu,%llu,%d,%d,%d,", w->dtype, w->op, (unsigned long long)w->bytes,
+               (unsigned long long)w->count, w->inplace, w->ranks, w->nodes);
+  cb_sb_csv_field(b, w->gpu);
+  cb_sb_printf(b, ",");
+  num(b, w->timed, w->time_us_mean, "%.3f");
+  cb_sb_printf(b, ",");
+  num(b, w->timed, w->time_us_max, "%.3f");
+  cb_sb_printf(b, ",");
+  num(b, w->timed, w->time_us_p50, "%.3f");
+  cb_sb_printf(b, ",");
+  num(b, w->timed, w->time_us_p99, "%.3f");
+  cb_sb_printf(b, ",");
+  num(b, w->timed, w->algbw_gbs, "%.3f");
+  cb_sb_printf(b, ",");
+  num(b, w->timed, w->busbw_gbs, "%.3f");
+  cb_sb_printf(b, ",");
+  if (w->wrong >= 0) cb_sb_printf(b, "%lld", w->wrong);
+  cb_sb_printf(b, ",");
+  cb_sb_csv_field(b, w->note);
+  cb_sb_printf(b, ",%s,%d,%llu,", w->mode, w->iters, (unsigned long long)w->mem_bytes);
+  if (w->is_moe) {
+    cb_sb_csv_field(b, w->model);
+    cb_sb_printf(b, ",%llu,%d,%d,%d,", (unsigned long long)w->tokens, w->hidden, w->topk, w->experts);
+    cb_sb_csv_field(b, w->routing);
+    cb_sb_printf(b, ",%s,", w->phase);
+    num(b, w->timed, w->remote_gbs, "%.3f");
+    cb_sb_printf(b, ",");
+    num(b, 1, w->imbalance, "%.4f");
+  } else {
+    cb_sb_printf(b, ",,,,,,,,");
+  }
+}
+
+static void jnum(cb_strbuf_t *b, const char *key, int present, double v) {
+  if (present && isfinite(v)) cb_sb_printf(b, ",\"%s\":%.6g", key, v);
+  else cb_sb_printf(b, ",\"%s\":null", key);
+}
+
+void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
+  cb_sb_printf(b, "{\"family\":");
+  cb_sb_json_str(b, w->family);
+  cb_sb_printf(b, ",\"algo\":");
+  cb_sb_json_str(b, w->algo);
+  cb_sb_printf(b, ",\"dtype\":\"%s\",\"op\":\"%s\",\"bytes\":%llu,\"count\":%llu,\"inplace\":%d,"
+                  "\"ranks\":%d,\"nodes\":%d,\"gpu\":",
+               w->dtype, w->op, (unsigned long long)w->bytes, (unsigned long long)w->count,
+               w->inplace, w->ranks, w->nodes);
+  cb_sb_json_str(b, w->gpu);
+  jnum(b, "time_us_mean", w->timed, w->time_us_mean);
+  jnum(b, "time_us_max", w->timed, w->time_us_max);
+  jnum(b, "time_us_p50", w->timed, w->time_us_p50);
+  jnum(b, "time_us_p99", w->timed, w->time_us_p99);
+  jnum(b, "algbw_gbs", w->timed, w->algbw_gbs);
+  jnum(b, "busbw_gbs", w->timed, w->busbw_gbs);
+  if (w->wrong >= 0) cb_sb_printf(b, ",\"wrong\":%lld", w->wrong);
+  else cb_sb_printf(b, ",\"wrong\":null");
+  cb_sb_printf(b, ",\"note\":");
+  cb_sb_json_str(b, w->note);
+  cb_sb_printf(b, ",\"mode\":\"%s\",\"iters\":%d,\"mem_bytes\":%llu", w->mode, w->iters,
+               (unsigned long long)w->mem_bytes);
+  if (w->is_moe) {
+    cb_sb_printf(b, ",\"model\":");
+    cb_sb_json_str(b, w->model);
+    cb_sb_printf(b, ",\"tokens\":%llu,\"hidden\":%d,\"topk\":%d,\"experts\":%d,\"routing\":",
+                 (unsigned long long)w->tokens, w->hidden, w->topk, w->experts);
+    cb_sb_json_str(b, w->routing);
+    cb_sb_printf(b, ",\"phase\":\"%s\"", w->phase);
+    jnum(b, "remote_gbs", w->timed, w->remote_gbs);
+    jnum(b, "imbalance", 1, w->imbalance);
+  }
+  cb_sb_printf(b, "}");
+}
+
+static void table_header(cb_report_t *r, int moe) {
+  if (!r->table) return;
+  if (moe)
+    fprintf(r->table,
+            "#\n# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s  %s\n"
+            "# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s\n",
+            "tokens", "type", "phase", "algo", "mode", "time", "p50", "p99", "algbw", "remote",
+            "imbal", "#wrong", "note", "(/rank)", "", "", "", "", "(us)", "(us)", "(us)",
+            "(GB/s)", "(GB/s)", "", "");
+  else
+    fprintf(r->table,
+            "#\n# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %7s  %s\n"
+            "# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %7s\n",
+            "size", "count", "type", "redop", "ip", "mode", "algo", "time", "algbw", "busbw",
+            "p50", "p99", "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)",
+            "(GB/s)", "(GB/s)", "(us)", "(us)", "");
+  r->table_kind = moe ? 2 : 1;
+}
+
+static void table_row(cb_report_t *r, const cb_row_t *w) {
+  if (!r->table) return;
+  if (r->table_kind != (w->is_moe ? 2 : 1)) table_header(r, w->is_moe);
+  char wrong[32] = "-";
+  if (w->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", w->wrong);
+  if (w->is_moe) {
+    if (w->timed)
+      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11.2f %11.2f %11.2f %9.2f %9.2f %7.3f %9s  %s\n",
+              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, w->time_us_mean,
+              w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->remote_gbs, w->imbalance, wrong, w->note);
+    else
+      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s  %s\n",
+              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, "-", "-", "-",
+              "-", "-", "-", wrong, w->note);
+  } else {
+    if (w->timed)
+      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10.2f %8.2f %8.2f %10.2f %10.2f %7s  %s\n",
+              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op,
+              w->inplace, w->mode, w->algo, w->time_us_mean, w->algbw_gbs, w->busbw_gbs,
+              w->time_us_p50, w->time_us_p99, wrong, w->note);
+    else
+      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10s %8s %8s %10s %10s %7s  %s\n",
+              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op,
+              w->inplace, w->mode, w->algo, "-", "-", "-", "-", "-", wrong, w->note);
+  }
+  fflush(r->table);
+}
+
+int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char *json_path,
+                   const char *meta_json, char *why, size_t n) {
+  memset(r, 0, sizeof *r);
+  r->table = table;
+  cb_sb_init(&r->meta);
+  cb_sb_init(&r->rows);
+  cb_sb_printf(&r->meta, "%s", meta_json ? meta_json : "{}");
+  if (csv_path && csv_path[0]) {
+    r->csv = fopen(csv_path, "w");
+    if (!r->csv) {
+      snprintf(why, n, "cannot create CSV file '%s': %s", csv_path, strerror(errno));
+      return -1;
+    }
+    fprintf(r->csv, "%s\n", CB_CSV_HEADER);
+    fflush(r->csv);
+  }
+  if (json_path && json_path[0]) {
+    snprintf(r->json_path, sizeof r->json_path, "%s", json_path);
+    snprintf(r->partial_path, sizeof r->partial_path, "%s.partial.jsonl", json_path);
+    r->partial = fopen(r->partial_path, "w");
+    if (!r->partial) {
+      snprintf(why, n, "cannot create '%s': %s", r->partial_path, strerror(errno));
+      return -1;
+    }
+    fprintf(r->partial, "{\"meta\":%s}\n", r->meta.s);
+    fflush(r->partial);
+  }
+  return 0;
+}
+
+void cb_report_row(cb_report_t *r, const cb_row_t *row) {
+  table_row(r, row);
+  cb_strbuf_t b;
+  cb_sb_init(&b);
+  if (r->csv) {
+    cb_row_csv(row, &b);
+    fprintf(r->csv, "%s\n", b.s);
+    fflush(r->csv);
+  }
+  cb_sb_clear(&b);
+  cb_row_json(row, &b);
+  if (r->partial) {
+    fprintf(r->partial, "%s\n", b.s);
+    fflush(r->partial);
+  }
+  cb_sb_printf(&r->rows, "%s%s", r->nrows ? ",\n  " : "  ", b.s);
+  r->nrows++;
+  cb_sb_free(&b);
+}
+
+int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n) {
+  int rc = 0;
+  if (r->csv && fclose(r->csv)) {
+    snprintf(why, n, "closing the CSV file failed: %s", strerror(errno));
+    rc = -1;
+  }
+  r->csv = NULL;
+  if (r->json_path[0]) {
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", r->json_path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+      snprintf(why, n, "cannot create '%s': %s", tmp, strerror(errno));
+      rc = -1;
+    } else {
+      fprintf(f, "{\n\"schema\": \"collbench-results/1\",\n\"meta\": %s,\n", r->meta.s);
+      if (extra_json && extra_json[0]) fprintf(f, "%s,\n", extra_json);
+      fprintf(f, "\"rows\": [\n%s\n],\n\"complete\": true\n}\n", r->rows.s);
+      if (fclose(f) || rename(tmp, r->json_path)) {
+        snprintf(why, n, "writing '%s' failed: %s", r->json_path, strerror(errno));
+        rc = -1;
+      } else if (r->partial) {
+        fclose(r->partial);
+        r->partial = NULL;
+        unlink(r->partial_path);
+      }
+    }
+  }
+  if (r->partial) fclose(r->partial);
+  r->partial = NULL;
+  cb_sb_free(&r->meta);
+  cb_sb_free(&r->rows);
+  return rc;
+}

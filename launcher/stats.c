@@ -1,0 +1,41 @@
+/* Implementation of stats.h. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "error.h"
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cb_percentile(double *v, int n, double q) {
+  if (n <= 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  int k = (int)ceil(q / 100.0 * (double)n); /* 1-based rank */
+  if (k < 1) k = 1;
+  if (k > n) k = n;
+  return v[k - 1];
+}
+
+double cb_mean(const double *v, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; i++) s += v[i];
+  return n > 0 ? s / (double)n : NAN;
+}
+
+void cb_aggregate_times(const cb_mpi_world_t *w, const double *iter_us, int n, cb_stats_t *out) {
+  double local = cb_mean(iter_us, n), sum = 0.0, max = 0.0;
+  CB_MPI(MPI_Allreduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, w->comm));
+  CB_MPI(MPI_Allreduce(&local, &max, 1, MPI_DOUBLE, MPI_MAX, w->comm));
+  double *worst = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  if (!worst) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  CB_MPI(MPI_Allreduce(iter_us, worst, n, MPI_DOUBLE, MPI_MAX, w->comm));
+  out->mean_us = sum / (double)w->nranks;
+  out->max_us = max;
+  out->p50_us = cb_percentile(worst, n, 50.0);
+  out->p99_us = cb_percentile(worst, n, 99.0);
+  free(worst);
+}

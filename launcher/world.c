@@ -1,0 +1,175 @@
+/* Rank start: MPI ranks and nodes → one GPU per rank (local rank in PCI bus order) → CPU binding
+ * next to that GPU (topologies/placement.c) → NCCL communicator → peer-memory probe among the
+ * node's ranks. The result is the cb_world_t every algorithm receives. */
+#include "world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../topologies/placement.h"
+#include "args.h"
+#include "error_gpu.h"
+
+static void abort_nccl(void *arg) {
+  cb_world_t *w = arg;
+  if (w->nccl) ncclCommAbort(w->nccl);
+  w->nccl = NULL;
+}
+
+/* All ranks learn whether any rank failed; the failing ranks print why; everyone leaves with
+ * CB_EXIT_ENV through MPI_Finalize (a clean exit, not an abort banner). */
+static void agree_or_exit(const cb_world_t *w, int ok, const char *why) {
+  int all_ok = 0;
+  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->mpi.comm));
+  if (all_ok) return;
+  if (!ok) fprintf(stderr, "collbench: error [rank %d host %s]: %s\n", w->mpi.rank, w->mpi.host, why);
+  fflush(stderr);
+  MPI_Finalize();
+  exit(CB_EXIT_ENV);
+}
+
+typedef struct dev_bus {
+  int dev;
+  char bus[32];
+} dev_bus_t;
+
+static int cmp_bus(const void *a, const void *b) {
+  return strcasecmp(((const dev_bus_t *)a)->bus, ((const dev_bus_t *)b)->bus);
+}
+
+static void choose_gpu(cb_world_t *w) {
+  char why[512] = "";
+  int ndev = 0;
+  cudaError_t e = cudaGetDeviceCount(&ndev);
+  int ok = 1;
+  if (e != cudaSuccess || ndev == 0) {
+    snprintf(why, sizeof why, "no CUDA GPU is visible on this host (%s); collbench needs one GPU per rank",
+             e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    ok = 0;
+  } else if (w->mpi.local_nranks > ndev) {
+    snprintf(why, sizeof why,
+             "this node runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU",
+             w->mpi.local_nranks, ndev, getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
+    ok = 0;
+  }
+  agree_or_exit(w, ok, why);
+
+  dev_bus_t *list = calloc((size_t)ndev, sizeof *list);
+  if (!list) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  for (int d = 0; d < ndev; d++) {
+    list[d].dev = d;
+    CB_CUDA(cudaDeviceGetPCIBusId(list[d].bus, sizeof list[d].bus, d));
+  }
+  qsort(list, (size_t)ndev, sizeof *list, cmp_bus);
+  w->device = list[w->mpi.local_rank].dev;
+  snprintf(w->busid, sizeof w->busid, "%s", list[w->mpi.local_rank].bus);
+  free(list);
+}
+
+/* After binding, so the CUDA context's helper threads inherit the rank's CPU set. */
+static void open_gpu(cb_world_t *w) {
+  CB_CUDA(cudaSetDevice(w->device));
+  struct cudaDeviceProp prop;
+  CB_CUDA(cudaGetDeviceProperties(&prop, w->device));
+  snprintf(w->gpu_name, sizeof w->gpu_name, "%.95s", prop.name);
+  w->sm_count = prop.multiProcessorCount;
+  w->cc_major = prop.major;
+  w->cc_minor = prop.minor;
+  w->gpu_mem = prop.totalGlobalMem;
+  CB_CUDA(cudaDriverGetVersion(&w->driver_version));
+  CB_CUDA(cudaRuntimeGetVersion(&w->runtime_version));
+  CB_CUDA(cudaStreamCreateWithFlags(&w->stream, cudaStreamNonBlocking));
+}
+
+static void bind_cpu(cb_world_t *w, int no_bind) {
+  char why[256] = "";
+  if (cb_placement_bind_self(w->busid, no_bind, w->binding, sizeof w->binding, why, sizeof why)) {
+    CB_WARN("CPU binding: %s; running unbound", why);
+    snprintf(w->binding, sizeof w->binding, "unbound (%s)", why);
+  }
+}
+
+static void init_nccl(cb_world_t *w) {
+  ncclUniqueId id;
+  if (w->mpi.rank == 0) CB_NCCL(ncclGetUniqueId(&id));
+  CB_MPI(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, w->mpi.comm));
+  CB_NCCL(ncclCommInitRank(&w->nccl, w->mpi.nranks, id, w->mpi.rank));
+  CB_NCCL(ncclGetVersion(&w->nccl_version));
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
+  w->nccl_fp8 = w->nccl_version >= NCCL_VERSION(2, 24, 0) && w->cc_major >= 9;
+#else
+  w->nccl_fp8 = 0;
+#endif
+  cb_set_abort_hook(abort_nccl, w);
+}
+
+/* Peer-memory probe: every rank of the node exports a small buffer holding its rank, opens
+ * every peer's, and reads it back through the mapping. Any failure makes peer_ok 0 on the whole
+ * node, with the reason, so custom algorithms report "not supported" instead of crashing. */
+static void probe_peers(cb_world_t *w) {
+  const cb_mpi_world_t *m = &w->mpi;
+  int ok = 1;
+  char why[256] = "";
+  int *buf = NULL;
+  if (CB_TRY_CUDA(cudaMalloc((void **)&buf, 256), why, sizeof why)) ok = 0;
+  int mark[64];
+  for (int i = 0; i < 64; i++) mark[i] = 1000 + m->rank;
+  if (ok && CB_TRY_CUDA(cudaMemcpy(buf, mark, sizeof mark, cudaMemcpyHostToDevice), why, sizeof why)) ok = 0;
+  cudaIpcMemHandle_t mine;
+  memset(&mine, 0, sizeof mine);
+  if (ok && CB_TRY_CUDA(cudaIpcGetMemHandle(&mine, buf), why, sizeof why)) ok = 0;
+  cudaIpcMemHandle_t *all = calloc((size_t)m->local_nranks, sizeof *all);
+  int *ranks = calloc((size_t)m->local_nranks, sizeof *ranks);
+  if (!all || !ranks) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  CB_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, m->node_comm));
+  CB_MPI(MPI_Allgather(&m->rank, 1, MPI_INT, ranks, 1, MPI_INT, m->node_comm));
+  int all_ok = 0;
+  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->node_comm));
+  for (int p = 0; all_ok && ok && p < m->local_nranks; p++) {
+    if (p == m->local_rank) continue;
+    void *peer = NULL;
+    char e[200];
+    if (CB_TRY_CUDA(cudaIpcOpenMemHandle(&peer, all[p], cudaIpcMemLazyEnablePeerAccess), e, sizeof e)) {
+      snprintf(why, sizeof why, "peer access between ranks %d and %d unavailable (%s)", m->rank, ranks[p], e);
+      ok = 0;
+      break;
+    }
+    int got = -1;
+    if (CB_TRY_CUDA(cudaMemcpy(&got, peer, sizeof got, cudaMemcpyDeviceToHost), e, sizeof e) || got != 1000 + ranks[p]) {
+      snprintf(why, sizeof why, "peer read from rank %d to rank %d failed (%s)", ranks[p], m->rank,
+               got == -1 ? e : "wrong value");
+      ok = 0;
+    }
+    CB_CUDA(cudaIpcCloseMemHandle(peer));
+  }
+  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->node_comm));
+  if (!all_ok && ok) snprintf(why, sizeof why, "peer access failed on another rank of this node");
+  /* Keep the buffer until every rank has finished reading it. */
+  CB_MPI(MPI_Barrier(m->node_comm));
+  if (buf) CB_CUDA(cudaFree(buf));
+  free(all);
+  free(ranks);
+  w->peer_ok = all_ok;
+  snprintf(w->peer_why, sizeof w->peer_why, "%s", all_ok ? "" : why);
+}
+
+void cb_world_init(cb_world_t *w, const struct cb_args *args) {
+  memset(w, 0, sizeof *w);
+  cb_mpi_world_init(&w->mpi);
+  choose_gpu(w);
+  bind_cpu(w, args->no_bind);
+  open_gpu(w);
+  init_nccl(w);
+  probe_peers(w);
+}
+
+void cb_world_free(cb_world_t *w) {
+  cb_set_abort_hook(NULL, NULL);
+  if (w->nccl) CB_NCCL(ncclCommDestroy(w->nccl));
+  w->nccl = NULL;
+  if (w->stream) CB_CUDA(cudaStreamDestroy(w->stream));
+  w->stream = NULL;
+  cb_mpi_world_free(&w->mpi);
+}

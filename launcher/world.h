@@ -1,0 +1,39 @@
+/* Everything a rank knows about where it runs: MPI ranks and nodes, its GPU, the NCCL
+ * communicator, the peer-memory verdict for its node and its CPU binding. Built once at start
+ * (launcher/world.c) and passed to every algorithm; there are no globals. */
+#ifndef CB_WORLD_H
+#define CB_WORLD_H
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "mpi_world.h"
+
+typedef struct cb_world {
+  cb_mpi_world_t mpi;
+  /* GPU, chosen by local rank in PCI bus order among the visible devices */
+  int device;
+  char busid[32];
+  char gpu_name[96];
+  int sm_count, cc_major, cc_minor;
+  size_t gpu_mem;
+  int driver_version, runtime_version;
+  /* NCCL */
+  ncclComm_t nccl;
+  int nccl_version;
+  int nccl_fp8; /* NCCL build and GPU support ncclFloat8e4m3/e5m2 */
+  cudaStream_t stream;
+  /* Peer memory among this node's ranks: 1 when every pair passed the CUDA IPC probe at start
+   * (a real read of each peer's buffer); else peer_why says what failed. */
+  int peer_ok;
+  char peer_why[256];
+  char binding[256]; /* CPU binding report for the header and metadata */
+} cb_world_t;
+
+struct cb_args;
+/* MPI must be initialized. Exits the job with CB_EXIT_ENV when the node has no GPU or more
+ * ranks than GPUs. */
+void cb_world_init(cb_world_t *w, const struct cb_args *args);
+void cb_world_free(cb_world_t *w);
+
+#endif
