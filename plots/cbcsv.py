@@ -1,0 +1,174 @@
+"""Reads and validates a collbench results CSV for the chart and summary scripts.
+
+Columns are found by header name, never by position, so collbench can add columns without
+breaking the charts. Bad input raises InputError with one line naming the file and the
+problem; the command-line scripts print it and exit 2 (no traceback for a malformed file).
+A row is "skipped" when its time_us_mean is empty (collbench then puts the reason in note).
+"""
+import csv
+import io
+import math
+import os
+import sys
+
+EXIT_INPUT = 2
+
+# Columns every chart needs; moe rows additionally need MOE_REQUIRED.
+REQUIRED = ("family", "algo", "dtype", "op", "bytes", "inplace", "mode",
+            "time_us_mean", "busbw_gbs", "wrong", "note")
+MOE_REQUIRED = ("tokens", "phase")
+# Read when present, empty otherwise (titles and MoE configuration only).
+OPTIONAL = ("ranks", "nodes", "gpu", "model", "hidden", "topk", "experts", "routing")
+
+
+class InputError(Exception):
+    """Bad input; str() is the message for stderr."""
+
+
+class Run:
+    """One results CSV: where it came from and its parsed rows."""
+
+    def __init__(self, csv_path, run_dir, name, rows):
+        self.csv_path = csv_path
+        self.run_dir = run_dir
+        self.name = name
+        self.rows = rows  # list of dict, see _parse_row
+
+    @property
+    def measured(self):
+        return [r for r in self.rows if not r["skipped"]]
+
+
+def resolve(arg):
+    """RESULTS_DIR_OR_CSV -> (csv path, results dir, run name for labels)."""
+    if os.path.isdir(arg):
+        path = os.path.join(arg, "results.csv")
+        if not os.path.isfile(path):
+            raise InputError(f"{path}: no such file (a results folder holds results.csv)")
+        run_dir = arg
+    elif os.path.isfile(arg):
+        path, run_dir = arg, os.path.dirname(arg) or "."
+    elif os.path.exists(arg):
+        raise InputError(f"{arg}: not a regular file or folder")
+    else:
+        raise InputError(f"{arg}: no such file or folder")
+    if os.path.basename(path) == "results.csv":
+        name = os.path.basename(os.path.normpath(os.path.abspath(run_dir)))
+    else:
+        name = os.path.splitext(os.path.basename(path))[0]
+    return path, run_dir, name
+
+
+def read_link(run_dir):
+    """The per-direction link limit from RUN_DIR/link_gbs, or None when the file is absent."""
+    path = os.path.join(run_dir, "link_gbs")
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read().strip()
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read ({e})")
+    return parse_link(text, path)
+
+
+def parse_link(text, where):
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if not math.isfinite(v) or v <= 0:
+        raise InputError(f"{where}: expected one positive number (GB/s), got '{text}'")
+    return v
+
+
+def load(arg, warn=True):
+    """Parses RESULTS_DIR_OR_CSV into a Run; raises InputError on anything malformed.
+    warn=False drops the stderr warning about a cut-off last row (a caller already said it)."""
+    path, run_dir, name = resolve(arg)
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            text = f.read()
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text (is this a results CSV?)")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})")
+    if not text.strip():
+        raise InputError(f"{path}: empty file (no header, no rows)")
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        records = [(reader.line_num, rec) for rec in reader]  # line_num: where the record ends
+    except csv.Error as e:
+        raise InputError(f"{path}:{reader.line_num}: malformed CSV ({e})")
+    header = [h.strip() for h in records[0][1]]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise InputError(f"{path}: header lacks required column(s) {', '.join(missing)} "
+                         f"(is this a collbench results CSV?)")
+    col = {h: i for i, h in enumerate(header)}
+    rows = []
+    for k, (n, rec) in enumerate(records[1:], start=1):
+        if not rec or all(not c.strip() for c in rec):
+            continue
+        if len(rec) != len(header):
+            # collbench streams rows, so a crashed run can leave a cut-off last line: warn, keep the rest.
+            if k == len(records) - 1 and not text.endswith("\n") and len(rec) < len(header):
+                if warn:
+                    print(f"plots: warning: {path}:{n}: last row is incomplete "
+                          f"({len(rec)} of {len(header)} fields; the run stopped mid-write?), "
+                          "ignored", file=sys.stderr)
+                continue
+            raise InputError(f"{path}:{n}: {len(rec)} fields, the header has {len(header)}")
+        rows.append(_parse_row(rec, col, path, n))
+    if not rows:
+        raise InputError(f"{path}: no data rows (only a header)")
+    if any(r["family"] == "moe" for r in rows):
+        missing = [c for c in MOE_REQUIRED if c not in col]
+        if missing:
+            raise InputError(f"{path}: moe rows present but header lacks {', '.join(missing)}")
+    return Run(path, run_dir, name, rows)
+
+
+def _number(rec, col, name, path, n, kind):
+    """Field NAME as int/float; None when empty. Rejects text and non-finite values."""
+    if name not in col:
+        return None
+    s = rec[col[name]].strip()
+    if s == "":
+        return None
+    try:
+        v = float(s)
+    except ValueError:
+        v = float("nan")
+    if not math.isfinite(v) or (kind is int and v != int(v)):
+        what = "an integer" if kind is int else "a finite number"
+        raise InputError(f"{path}:{n}: column {name} is '{s}', expected {what}")
+    return int(v) if kind is int else v
+
+
+def _parse_row(rec, col, path, n):
+    def text(name):
+        return rec[col[name]].strip() if name in col else ""
+
+    r = {"line": n}
+    for name in ("family", "algo", "dtype", "op", "mode", "note", "phase") + OPTIONAL:
+        r[name] = text(name)
+    if not r["family"] or not r["algo"]:
+        raise InputError(f"{path}:{n}: empty family or algo")
+    r["mode"] = r["mode"] or "eager"
+    r["time"] = _number(rec, col, "time_us_mean", path, n, float)
+    r["skipped"] = r["time"] is None
+    r["busbw"] = _number(rec, col, "busbw_gbs", path, n, float)
+    r["bytes"] = _number(rec, col, "bytes", path, n, int)
+    r["tokens"] = _number(rec, col, "tokens", path, n, int)
+    r["inplace"] = _number(rec, col, "inplace", path, n, int) or 0
+    r["wrong"] = _number(rec, col, "wrong", path, n, int) or 0
+    if r["wrong"] < 0:
+        raise InputError(f"{path}:{n}: column wrong is {r['wrong']}, expected a count >= 0")
+    if not r["skipped"] and r["family"] != "ringattn":  # ringattn: sweep column not settled yet
+        x = "tokens" if r["family"] == "moe" else "bytes"
+        if r[x] is None or r[x] <= 0:
+            raise InputError(f"{path}:{n}: measured {r['family']} row has no positive {x}")
+        if r["time"] <= 0:
+            raise InputError(f"{path}:{n}: time_us_mean {r['time']} is not positive")
+    return r

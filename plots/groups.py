@@ -1,0 +1,177 @@
+"""Splits measured rows into chart groups and computes speedups over NCCL.
+
+A group is what one chart shows: one family, dtype, op and variant (out-of-place or in-place,
+eager or graph mode), plus the MoE configuration when a CSV holds several. Its stem names the
+chart files:  <family>[-<moe config>]-<dtype>[-<op>][-inplace][-graph]
+  - <op> only when the family/dtype has rows for more than one op;
+  - <moe config> only for the columns (model, hidden, topk, experts, routing) that vary.
+prepare.py (charts) and summary (markdown) both use this, so they agree on names.
+Speedup = time_us_mean of the NCCL baseline / time_us_mean of the algorithm, same group and x.
+"""
+import re
+
+FAMILY_ORDER = ("allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe")
+DTYPE_ORDER = ("float", "half", "bfloat16", "fp8e4m3", "fp8e5m2")
+PHASE_ORDER = ("layout", "dispatch", "combine", "roundtrip")
+MOE_CONFIG = ("model", "hidden", "topk", "experts", "routing")
+CONFIG_PREFIX = {"hidden": "h", "topk": "k", "experts": "e"}
+UNCHARTED = ("ringattn",)  # families without charts yet: skipped with a note
+
+
+def is_nccl(algo):
+    return algo.startswith("nccl")
+
+
+def baseline_of(algos):
+    """`nccl` when present, else the first NCCL-like algo by name, else None."""
+    nccl = sorted(a for a in algos if is_nccl(a))
+    return "nccl" if "nccl" in nccl else (nccl[0] if nccl else None)
+
+
+def algo_order(algos):
+    """NCCL baselines first (baseline first of all), then the custom algorithms by name."""
+    base = baseline_of(algos)
+    return sorted(set(algos), key=lambda a: (a != base, not is_nccl(a), a))
+
+
+def _rank(value, order):
+    return (order.index(value), "") if value in order else (len(order), value)
+
+
+def xkey(row):
+    """The sweep variable: tokens per rank for moe, message bytes for the rest."""
+    return row["tokens"] if row["family"] == "moe" else row["bytes"]
+
+
+def _safe(part):
+    return re.sub(r"[^A-Za-z0-9.+_-]", "_", str(part))
+
+
+class Group:
+    def __init__(self, key, rows):
+        self.key = key
+        (self.family, self.config, self.dtype, self.op, self.inplace, self.mode) = key
+        self.rows = rows
+        parts = [self.family, *self.config, self.dtype]
+        if self.op is not None:
+            parts.append(self.op)
+        if self.inplace:
+            parts.append("inplace")
+        if self.mode != "eager":
+            parts.append(self.mode)
+        self.stem = "-".join(_safe(p) for p in parts)
+
+    def title(self):
+        parts = [self.family, *self.config, self.dtype]
+        if self.op not in (None, "", "none"):
+            parts.append(self.op)
+        elif self.op is None and self.rows[0]["op"] not in ("", "none"):
+            parts.append(self.rows[0]["op"])
+        if self.family != "moe":
+            parts.append("in-place" if self.inplace else "out-of-place")
+        parts.append(self.mode)
+        return " · ".join(parts)
+
+    def context(self):
+        """'8 ranks, 1 node, NVIDIA H200' from the rows (omitting what they do not say)."""
+        def one(name):
+            vals = {r[name] for r in self.rows if r[name]}
+            return vals.pop() if len(vals) == 1 else ""
+        ranks, nodes, gpu = one("ranks"), one("nodes"), one("gpu")
+        bits = []
+        if ranks:
+            bits.append(f"{ranks} ranks")
+        if nodes:
+            bits.append(f"{nodes} node" + ("" if nodes == "1" else "s"))
+        if gpu:
+            bits.append(gpu)
+        return ", ".join(bits)
+
+    @property
+    def algos(self):
+        return algo_order({r["algo"] for r in self.rows})
+
+    @property
+    def phases(self):
+        return sorted({r["phase"] for r in self.rows}, key=lambda p: _rank(p, PHASE_ORDER))
+
+
+def charted(rows):
+    """Measured rows of families that get charts."""
+    return [r for r in rows if not r["skipped"] and r["family"] not in UNCHARTED]
+
+
+def make_groups(rows):
+    """Groups of charted rows, in a stable reading order. Stems depend on all rows given, so
+    pass both runs' rows together when comparing."""
+    rows = charted(rows)
+    ops = {}
+    for r in rows:
+        ops.setdefault((r["family"], r["dtype"]), set()).add(r["op"])
+    varying = [c for c in MOE_CONFIG if len({r[c] for r in rows if r["family"] == "moe"}) > 1]
+    buckets = {}
+    for r in rows:
+        op = r["op"] if len(ops[(r["family"], r["dtype"])]) > 1 else None
+        config = tuple(CONFIG_PREFIX.get(c, "") + r[c] for c in varying) if r["family"] == "moe" else ()
+        key = (r["family"], config, r["dtype"], op, r["inplace"], r["mode"])
+        buckets.setdefault(key, []).append(r)
+    order = lambda k: (_rank(k[0], FAMILY_ORDER), k[1], _rank(k[2], DTYPE_ORDER), k[3] or "",
+                       k[4], k[5] != "eager", k[5])
+    return [Group(k, buckets[k]) for k in sorted(buckets, key=order)]
+
+
+def series(group, warnings=None, phase=None):
+    """{(algo, phase): rows sorted by x}, one row per x (the first; duplicates are reported)."""
+    out = {}
+    for algo in group.algos:
+        for ph in group.phases:
+            if phase is not None and ph != phase:
+                continue
+            seen = {}
+            for r in group.rows:
+                if r["algo"] != algo or r["phase"] != ph:
+                    continue
+                x = xkey(r)
+                if x in seen:
+                    if warnings is not None:
+                        warnings.append(f"lines {seen[x]['line']} and {r['line']}: two rows for "
+                                        f"{group.stem} {algo} {ph} at {x}; charting the first")
+                    continue
+                seen[x] = r
+            if seen:
+                out[(algo, ph)] = [seen[x] for x in sorted(seen)]
+    return out
+
+
+def speedups(group, phase=""):
+    """{custom algo: [(x, speedup, wrong rows involved)]} against the group's NCCL baseline."""
+    base = baseline_of(group.algos)
+    if base is None:
+        return {}
+    s = series(group, phase=phase)
+    ref = {xkey(r): r for r in s.get((base, phase), [])}
+    out = {}
+    for (algo, ph), rows in s.items():
+        if is_nccl(algo):
+            continue
+        pts = [(xkey(r), ref[xkey(r)]["time"] / r["time"], r["wrong"] + ref[xkey(r)]["wrong"] > 0)
+               for r in rows if xkey(r) in ref]
+        if pts:
+            out[algo] = pts
+    return out
+
+
+def human_bytes(b):
+    """8 B, 1 KiB, 1.5 MiB: exact binary units when exact, else one decimal."""
+    units = ("B", "KiB", "MiB", "GiB", "TiB")
+    u, v = 0, b
+    while u < len(units) - 1 and v >= 1024 and v % 1024 == 0:
+        v //= 1024
+        u += 1
+    if v < 1024 or u == len(units) - 1:
+        return f"{v} {units[u]}"
+    d, u = float(b), 0
+    while u < len(units) - 1 and d >= 1024:
+        d /= 1024
+        u += 1
+    return f"{d:.1f} {units[u]}"

@@ -1,0 +1,9 @@
+# Draws the chart held in the string PLOT twice, same size: outbase.png (pngcairo) and
+# outbase.svg. noenhanced keeps names like twoshot_push literal (no subscripts).
+set terminal pngcairo size W, H font 'DejaVu Sans,10' noenhanced background '#ffffff'
+set output outbase . '.png'
+eval PLOT
+set terminal svg size W, H font 'DejaVu Sans,10' noenhanced background '#ffffff'
+set output outbase . '.svg'
+eval PLOT
+unset output

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Writes the SYNTHETIC test fixtures under tests/plots/data/ (not benchmark results).
+
+Times come from made-up alpha + bytes/bandwidth formulas so the expected speedups are easy to
+reason about; every row says gpu=synthetic-fixture. Run it after changing the fixtures and
+commit its output; the test plot_fixtures_current checks the committed files match it.
+usage: make_fixtures.py [OUTDIR]   (default: the data/ folder next to this script)
+"""
+import csv
+import io
+import os
+import sys
+
+COLUMNS = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"
+           "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,"
+           "tokens,hidden,topk,experts,routing,phase,remote_gbs,imbalance").split(",")
+RANKS = 8
+GPU = "synthetic-fixture"
+ELEM = {"float": 4, "half": 2, "bfloat16": 2}
+BUSBW = {"allreduce": 2 * (RANKS - 1) / RANKS, "allgather": (RANKS - 1) / RANKS,
+         "alltoall": (RANKS - 1) / RANKS, "moe": 1.0}
+ONESHOT_NOTE = "not supported: buffer above 32 MiB, use twoshot or auto"
+PEER_NOTE = 'not supported: peer access between ranks 0 and 4 unavailable ("P2P disabled", see placement.txt)'
+
+
+def row(family, algo, dtype, op, b, t, *, inplace=0, mode="eager", wrong=0, note="", moe=None):
+    """One CSV row as a dict; t=None makes a skipped row (times empty, note says why)."""
+    r = dict.fromkeys(COLUMNS, "")
+    r.update(family=family, algo=algo, dtype=dtype, op=op, bytes=b, count=b // ELEM[dtype],
+             inplace=inplace, ranks=RANKS, nodes=1, gpu=GPU, note=note, mode=mode, iters=20)
+    if t is not None:
+        algbw = b / t / 1e3  # bytes / µs / 1e3 = GB/s with GB = 1e9
+        r.update(time_us_mean=f"{t:.3f}", time_us_max=f"{t * 1.05:.3f}", time_us_p50=f"{t:.3f}",
+                 time_us_p99=f"{t * 1.1:.3f}", algbw_gbs=f"{algbw:.3f}",
+                 busbw_gbs=f"{algbw * BUSBW[family]:.3f}", wrong=wrong)
+    r.update(moe or {})
+    return r
+
+
+def allreduce(nccl_scale=1.0):
+    rows = []
+    for b in (2 ** k for k in range(3, 30, 2)):  # 8 B .. 512 MiB
+        rows.append(row("allreduce", "nccl", "float", "sum", b, (20 + b / 200e3) * nccl_scale))
+        one = (8 + b / 60e3) if b <= 32 << 20 else None
+        rows.append(row("allreduce", "oneshot", "float", "sum", b, one,
+                        note="" if one else ONESHOT_NOTE))
+        rows.append(row("allreduce", "twoshot", "float", "sum", b, 12 + b / 240e3,
+                        wrong=12 if b == 2 << 20 else 0))
+    return rows
+
+
+def allreduce_variants():
+    rows = []
+    for b in (8, 1024, 65536):  # a second op: chart names then carry the op
+        rows.append(row("allreduce", "nccl", "float", "max", b, 21 + b / 200e3))
+        rows.append(row("allreduce", "oneshot", "float", "max", b, 9 + b / 60e3))
+    for b in (2 ** k for k in range(3, 16, 2)):  # graph mode, small sizes
+        for algo, t in (("nccl", 15 + b / 200e3), ("oneshot", 4 + b / 60e3), ("twoshot", 7 + b / 240e3)):
+            rows.append(row("allreduce", algo, "float", "sum", b, t, mode="graph"))
+    for b in (2 ** k for k in range(10, 27, 4)):  # in-place bfloat16
+        rows.append(row("allreduce", "nccl", "bfloat16", "sum", b, 22 + b / 190e3, inplace=1))
+        rows.append(row("allreduce", "twoshot", "bfloat16", "sum", b, 13 + b / 230e3, inplace=1))
+    return rows
+
+
+def alltoall(with_sendrecv=True):
+    rows = []
+    for b in (2 ** k for k in range(10, 29, 2)):  # 1 KiB .. 256 MiB
+        rows.append(row("alltoall", "nccl", "float", "none", b, 15 + b / 150e3))
+        if with_sendrecv:
+            rows.append(row("alltoall", "nccl_sendrecv", "float", "none", b, 25 + b / 140e3))
+        peer = (6 + b / 170e3) if b < 256 << 20 else None
+        rows.append(row("alltoall", "peer", "float", "none", b, peer, note="" if peer else PEER_NOTE))
+    return rows
+
+
+def allgather():
+    return [row("allgather", "nccl", "float", "none", b, 14 + b / 180e3)
+            for b in (2 ** k for k in range(10, 27, 4))]
+
+
+def moe(nccl_scale=1.0):
+    rows = []
+    hidden, topk = 7168, 8
+    for tokens in (128 << k for k in range(7)):  # 128 .. 8192 tokens per rank
+        b = tokens * hidden * 2 * topk  # logical bytes per rank (bfloat16 tokens, topk copies)
+        for algo, base, per_tok in (("nccl", 40 * nccl_scale, 0.05), ("peer", 12, 0.03)):
+            t = {"layout": base * 0.75, "dispatch": base + tokens * per_tok,
+                 "combine": (base + tokens * per_tok) * 1.25}
+            t["roundtrip"] = t["dispatch"] + t["combine"]
+            for phase, tp in t.items():
+                extra = dict(model="synthetic", tokens=tokens, hidden=hidden, topk=topk,
+                             experts=256, routing="uniform", phase=phase, imbalance="1.100",
+                             remote_gbs=f"{b * 7 / 8 / tp / 1e3:.3f}")
+                rows.append(row("moe", algo, "bfloat16", "none", b, tp, moe=extra))
+    return rows
+
+
+def ringattn():
+    return [dict(dict.fromkeys(COLUMNS, ""), family="ringattn", algo="ring", dtype="bfloat16",
+                 ranks=RANKS, nodes=1, gpu=GPU, time_us_mean=t, mode="eager")
+            for t in ("812.500", "1650.000")]
+
+
+def csv_text(rows, columns=COLUMNS):
+    out = io.StringIO()
+    w = csv.DictWriter(out, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue()
+
+
+def fixtures():
+    """{relative path: file content}."""
+    run_a = allreduce() + allreduce_variants() + alltoall() + allgather() + moe() + ringattn()
+    run_b = allreduce(nccl_scale=0.9) + alltoall(with_sendrecv=False) + moe(nccl_scale=0.9)
+    skipped = [r for r in run_a if not r["time_us_mean"] and r["family"] != "ringattn"]
+    measured_line = csv_text(allgather()[:1]).splitlines()[1]
+    return {
+        "synthetic-run-a/results.csv": csv_text(run_a),
+        "synthetic-run-a/link_gbs": "478\n",
+        "synthetic-run-b/results.csv": csv_text(run_b),
+        "synthetic-run-b/link_gbs": "400\n",
+        "empty.csv": "",
+        "header-only.csv": ",".join(COLUMNS) + "\n",
+        "missing-columns.csv": csv_text(allgather(), [c for c in COLUMNS
+                                                      if c not in ("time_us_mean", "wrong")]),
+        "only-skipped.csv": csv_text(skipped),
+        "bad-number.csv": csv_text(allgather()).replace(",14.006,", ",fast,", 1),
+        "ragged.csv": csv_text(allgather()).replace(measured_line + "\n", "nccl,1,2\n", 1),
+        "ringattn-only.csv": csv_text(ringattn()),
+        "truncated-last-row.csv": csv_text(allgather()).rstrip("\n").rsplit(",", 20)[0],
+        "binary.csv": "\x00\x01PNG not a csv\xff",
+    }
+
+
+def main(argv):
+    outdir = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+    for rel, text in fixtures().items():
+        path = os.path.join(outdir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        data = text.encode("latin-1") if rel == "binary.csv" else text.encode("utf-8")
+        with open(path, "wb") as f:
+            f.write(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
