@@ -7,9 +7,13 @@
 
 extern const cb_algo_t cb_algo_nccl_allreduce, cb_algo_nccl_allgather, cb_algo_nccl_reducescatter,
     cb_algo_nccl_alltoall, cb_algo_nccl_alltoall_p2p, cb_algo_nccl_sendrecv;
+extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_twoshot, cb_algo_allreduce_auto;
 
 const cb_algo_t *const cb_registry[] = {
     &cb_algo_nccl_allreduce,
+    &cb_algo_allreduce_oneshot,
+    &cb_algo_allreduce_twoshot,
+    &cb_algo_allreduce_auto,
     &cb_algo_nccl_allgather,
     &cb_algo_nccl_reducescatter,
     &cb_algo_nccl_alltoall,

@@ -150,7 +150,7 @@ static void defaults(cb_args_t *a) {
 enum opt_id {
   O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
   O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
-  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS
+  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS, O_SIZES
 };
 
 static const struct opt {
@@ -168,7 +168,7 @@ static const struct opt {
     {0, "tokens", 1, O_TOKENS},       {0, "hidden", 1, O_HIDDEN},      {0, "topk", 1, O_TOPK},
     {0, "experts", 1, O_EXPERTS},     {0, "routing", 1, O_ROUTING},    {0, "model", 1, O_MODEL},
     {0, "uneven", 0, O_UNEVEN},       {0, "validate", 0, O_VALIDATE},  {0, "drop", 1, O_DROP},
-    {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},
+    {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},      {0, "sizes", 1, O_SIZES},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -211,7 +211,7 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   uint64_t minb = 8, maxb = 256ull << 20, step = 0;
   double factor = 0.0;
   int seen_size = 0, seen_factor = 0, seen_step = 0, seen_tokens = 0, seen_moe_opt = 0;
-  int seen_model = 0, seen_shape = 0;
+  int seen_model = 0, seen_shape = 0, seen_list = 0;
 
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
@@ -333,6 +333,20 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
       a->moe.drop = d;
       seen_moe_opt = 1;
       break;
+    case O_SIZES: {
+      char buf[4096];
+      if (strlen(val) >= sizeof buf) return fail(p, "--sizes: list too long");
+      snprintf(buf, sizeof buf, "%s", val);
+      a->npoints = 0;
+      for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (cb_parse_size(tok, &u)) return fail(p, "--sizes: '%s' is not a size", tok);
+        if (a->npoints == CB_MAX_SWEEP_POINTS) return fail(p, "--sizes: too many values");
+        a->points[a->npoints++] = u;
+      }
+      if (!a->npoints) return fail(p, "--sizes: empty list");
+      seen_list = seen_size = 1;
+      break;
+    }
     case O_HELP: return CB_ARGS_HELP;
     case O_NGPUS:
       return fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
@@ -371,12 +385,16 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   if (seen_moe_opt)
     return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
   if (seen_factor && seen_step) return fail(p, "give either -f (step factor) or -i (step size), not both");
-  if (!seen_factor && !seen_step) factor = 2.0;
-  char why[256];
-  int n = cb_sweep(minb, maxb, seen_step ? 0.0 : factor, seen_step ? step : 0, a->points,
-                   CB_MAX_SWEEP_POINTS, why, sizeof why);
-  if (n < 0) return fail(p, "size sweep: %s", why);
-  a->npoints = n;
+  if (seen_list && (seen_factor || seen_step || minb != 8 || maxb != (256ull << 20)))
+    return fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
+  if (!seen_list) {
+    if (!seen_factor && !seen_step) factor = 2.0;
+    char why[256];
+    int n = cb_sweep(minb, maxb, seen_step ? 0.0 : factor, seen_step ? step : 0, a->points,
+                     CB_MAX_SWEEP_POINTS, why, sizeof why);
+    if (n < 0) return fail(p, "size sweep: %s", why);
+    a->npoints = n;
+  }
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_FLOAT;
   if (!fi->reduces) {
     a->nops = 1;
@@ -403,6 +421,7 @@ void cb_args_usage(FILE *f) {
     "  -e, --maxbytes SIZE     last size (default 256M)\n"
     "  -f, --stepfactor F      multiply by F each step (default 2)\n"
     "  -i, --stepbytes SIZE    add SIZE each step (instead of -f)\n"
+    "      --sizes LIST        explicit sizes instead of a sweep (e.g. 4,12,1032,1M)\n"
     "timing and checking:\n"
     "  -n, --iters N           timed iterations per row (default 20)\n"
     "  -w, --warmup N          warm-up iterations (default 5)\n"

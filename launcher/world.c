@@ -157,6 +157,7 @@ static void probe_peers(cb_world_t *w) {
 
 void cb_world_init(cb_world_t *w, const struct cb_args *args) {
   memset(w, 0, sizeof *w);
+  w->spin_timeout_ns = (uint64_t)(args->timeout_s * 0.5e9);
   cb_mpi_world_init(&w->mpi);
   choose_gpu(w);
   bind_cpu(w, args->no_bind);

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 #include <nccl.h>
+#include <stdint.h>
 
 #include "mpi_world.h"
 
@@ -28,6 +29,8 @@ typedef struct cb_world {
   int peer_ok;
   char peer_why[256];
   char binding[256]; /* CPU binding report for the header and metadata */
+  uint64_t spin_timeout_ns; /* device-side spin limit for custom kernels: half of -T, so a lost
+                               peer is named by the kernel before the host watchdog fires */
 } cb_world_t;
 
 struct cb_args;

@@ -1,0 +1,92 @@
+/* Custom all-reduce "auto": picks oneshot or twoshot per message size from thresholds measured
+ * on 2 × H200 (results/README.md has the sweep they come from), and runs the pick. One-shot
+ * moves (n-1)·S per rank against two-shot's 2(n-1)/n·S but saves a barrier, so its crossover
+ * shrinks as n grows: the threshold is CB_AUTO_ONESHOT_MAX_BYTES_2RANKS · 2 / n.
+ * CB_AR_ONESHOT_MAX (environment, bytes) overrides the threshold for experiments. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../launcher/error.h"
+#include "collective.h"
+
+extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_twoshot;
+
+/* Largest per-rank message for which oneshot beat twoshot at 2 ranks (measured). */
+#define CB_AUTO_ONESHOT_MAX_BYTES_2RANKS (256ull << 10)
+
+typedef struct auto_state {
+  const cb_algo_t *pick;
+  void *priv;
+} auto_state_t;
+
+static unsigned long long oneshot_max(int nranks) {
+  const char *s = getenv("CB_AR_ONESHOT_MAX");
+  if (s && s[0]) {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno) CB_DIE(CB_EXIT_USAGE, "CB_AR_ONESHOT_MAX='%s' is not a byte count", s);
+    return v;
+  }
+  return CB_AUTO_ONESHOT_MAX_BYTES_2RANKS * 2 / (unsigned long long)(nranks > 1 ? nranks : 2);
+}
+
+static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
+  return p->bytes <= oneshot_max(w->mpi.nranks) ? &cb_algo_allreduce_oneshot : &cb_algo_allreduce_twoshot;
+}
+
+static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  const cb_algo_t *a = pick(w, p);
+  return a->supported ? a->supported(w, p, why, n) : 1;
+}
+
+static int setup(cb_inst_t *in, char *why, size_t n) {
+  auto_state_t *st = calloc(1, sizeof *st);
+  if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  st->pick = pick(in->world, &in->p);
+  if (st->pick->setup(in, why, n)) {
+    free(st);
+    return -1;
+  }
+  st->priv = in->priv;
+  in->priv = st;
+  char inner[sizeof in->note];
+  snprintf(inner, sizeof inner, "%s", in->note);
+  snprintf(in->note, sizeof in->note, "auto: %s (%.200s)", st->pick->name, inner);
+  return 0;
+}
+
+/* The picked algorithm sees its own state in priv. */
+static void run(cb_inst_t *in, int phase, cudaStream_t s) {
+  auto_state_t *st = in->priv;
+  in->priv = st->priv;
+  st->pick->run(in, phase, s);
+  in->priv = st;
+}
+
+static void teardown(cb_inst_t *in) {
+  auto_state_t *st = in->priv;
+  in->priv = st->priv;
+  st->pick->teardown(in);
+  free(st);
+}
+
+static void describe(const cb_world_t *w, char *buf, size_t n) {
+  snprintf(buf, n, "oneshot up to %llu B per rank, twoshot above (%d ranks)", oneshot_max(w->mpi.nranks), w->mpi.nranks);
+}
+
+const cb_algo_t cb_algo_allreduce_auto = {
+    .name = "auto",
+    .family = CB_ALLREDUCE,
+    .summary = "oneshot or twoshot by message size (measured thresholds)",
+    .dtypes = CB_ALL_DTYPES,
+    .ops = CB_ALL_OPS,
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = supported,
+    .setup = setup,
+    .run = run,
+    .teardown = teardown,
+    .describe = describe,
+};

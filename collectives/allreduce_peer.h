@@ -1,0 +1,27 @@
+/* Host side shared by the custom all-reduce algorithms: the peer allocation laid out as
+ * kernels/allreduce.h describes, per-block epochs, grid choice and the launch. Each algorithm
+ * file (allreduce_oneshot.c, allreduce_twoshot.c) supplies its scratch size, grid and kernel. */
+#ifndef CB_ALLREDUCE_PEER_H
+#define CB_ALLREDUCE_PEER_H
+
+#include "../kernels/allreduce.h"
+#include "collective.h"
+#include "peer.h"
+
+typedef struct cb_ar_kind {
+  size_t (*scratch)(size_t count, int dtype, int nranks);
+  void (*grid)(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+  void (*launch)(const cb_ar_launch_t *a, cudaStream_t s);
+  int default_max_blocks;
+} cb_ar_kind_t;
+
+int cb_ar_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
+int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n);
+void cb_ar_run(cb_inst_t *in, int phase, cudaStream_t s);
+void cb_ar_teardown(cb_inst_t *in);
+
+/* CB_AR_MAX_BLOCKS (environment) caps the grid of every custom all-reduce, for tuning runs;
+ * unset = each algorithm's default. A malformed value ends the job with a usage error. */
+int cb_ar_max_blocks(int dflt);
+
+#endif

@@ -1,0 +1,68 @@
+/* Implementation of peer.h. */
+#include "peer.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../launcher/error_gpu.h"
+
+static int node_agree(const cb_world_t *w, int ok, char *why, size_t n) {
+  int mine = ok ? INT_MAX : w->mpi.local_rank, first = INT_MAX;
+  CB_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->mpi.node_comm));
+  if (first == INT_MAX) return 1;
+  CB_MPI(MPI_Bcast(why, (int)n, MPI_CHAR, first, w->mpi.node_comm));
+  return 0;
+}
+
+int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
+  const cb_mpi_world_t *m = &w->mpi;
+  memset(pm, 0, sizeof *pm);
+  pm->n = m->local_nranks;
+  pm->me = m->local_rank;
+  pm->bytes = bytes;
+  if (m->local_nranks > CB_PEER_MAX) {
+    snprintf(why, n, "%d ranks on one node; custom kernels support at most %d", m->local_nranks, CB_PEER_MAX);
+    return -1;
+  }
+  char e[200] = "";
+  int ok = 1;
+  void *mine = NULL;
+  cudaIpcMemHandle_t h;
+  memset(&h, 0, sizeof h);
+  if (CB_TRY_CUDA(cudaMalloc(&mine, bytes), e, sizeof e) || CB_TRY_CUDA(cudaMemset(mine, 0, bytes), e, sizeof e) ||
+      CB_TRY_CUDA(cudaIpcGetMemHandle(&h, mine), e, sizeof e)) {
+    snprintf(why, n, "rank %d: %s", m->rank, e);
+    ok = 0;
+  }
+  if (ok) CB_CUDA(cudaDeviceSynchronize());
+  if (!node_agree(w, ok, why, n)) {
+    if (mine) CB_CUDA(cudaFree(mine));
+    return -1;
+  }
+  cudaIpcMemHandle_t all[CB_PEER_MAX];
+  CB_MPI(MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, m->node_comm));
+  pm->ptrs[pm->me] = mine;
+  for (int q = 0; q < pm->n && ok; q++) {
+    if (q == pm->me) continue;
+    if (CB_TRY_CUDA(cudaIpcOpenMemHandle(&pm->ptrs[q], all[q], cudaIpcMemLazyEnablePeerAccess), e, sizeof e)) {
+      snprintf(why, n, "rank %d cannot map rank %d's memory: %s", m->rank, q, e);
+      pm->ptrs[q] = NULL;
+      ok = 0;
+    }
+  }
+  if (!node_agree(w, ok, why, n)) {
+    cb_peer_free(pm);
+    return -1;
+  }
+  return 0;
+}
+
+void cb_peer_free(cb_peer_mem_t *pm) {
+  for (int q = 0; q < pm->n; q++) {
+    if (!pm->ptrs[q]) continue;
+    if (q == pm->me) CB_CUDA(cudaFree(pm->ptrs[q]));
+    else CB_CUDA(cudaIpcCloseMemHandle(pm->ptrs[q]));
+    pm->ptrs[q] = NULL;
+  }
+}

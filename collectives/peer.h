@@ -1,0 +1,27 @@
+/* Peer memory for the custom algorithms: one device allocation per rank of a node, exported
+ * with cudaIpcGetMemHandle, exchanged over MPI among the node's ranks and opened by every other
+ * rank, so each rank holds a pointer to every peer's allocation (ptrs[local rank]).
+ * Collective over the node; every rank gets the same verdict (if any rank fails, all free what
+ * they made and return -1 with the failing rank's reason), so a failure becomes a "not run" row
+ * instead of a hang. The allocation starts zeroed (signal pads need epoch 0). */
+#ifndef CB_PEER_H
+#define CB_PEER_H
+
+#include <stddef.h>
+
+#include "../launcher/world.h"
+
+#define CB_PEER_MAX 8
+
+typedef struct cb_peer_mem {
+  void *ptrs[CB_PEER_MAX]; /* ptrs[q] = rank q's allocation, mapped here; ptrs[own] is local */
+  size_t bytes;
+  int n, me;
+} cb_peer_mem_t;
+
+int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n);
+/* Closes the peers' mappings and frees the local allocation. The caller makes sure no peer
+ * still uses it (the bench engine synchronizes all ranks before teardown). */
+void cb_peer_free(cb_peer_mem_t *pm);
+
+#endif

@@ -1,0 +1,49 @@
+/* Host-callable launchers of the custom all-reduce kernels (kernels/allreduce_oneshot.cu,
+ * kernels/allreduce_twoshot.cu). Each rank's peer allocation (collectives/peer.h) is laid out
+ * identically on every rank:
+ *
+ *   [ data: send | recv (buffers.h) ][ scratch ][ signal pad (CB_PAD_BYTES) ]
+ *                                    ^scratch_off ^pad_off
+ *
+ * so a kernel reaches any peer's recv, scratch or pad as base[q] + offset. */
+#ifndef CB_ALLREDUCE_H
+#define CB_ALLREDUCE_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CB_AR_MAX_RANKS 8
+
+typedef struct cb_ar_launch {
+  void *base[CB_AR_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
+  const void *in;              /* this rank's input (local) */
+  void *out;                   /* this rank's output (local; = base[rank] + out_off) */
+  size_t out_off, scratch_off, pad_off;
+  uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_MAX_BLOCKS words) */
+  size_t count;    /* elements */
+  int rank, nranks, dtype, op;
+  int blocks, threads;
+  uint64_t timeout_ns; /* device spin timeout */
+} cb_ar_launch_t;
+
+/* Scratch bytes each algorithm needs per rank. */
+size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks);
+size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks);
+
+/* Grid for a size; the same on every rank (depends only on count, dtype, nranks and
+ * max_blocks). */
+void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+
+void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
+void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

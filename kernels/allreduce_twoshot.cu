@@ -1,0 +1,104 @@
+/* Two-shot all-reduce (push): reduce-scatter then all-gather, for bandwidth-bound sizes.
+ *
+ * The message is cut into n shards of L elements (L a multiple of the vector width); rank q
+ * owns shard q. Per block b (same slicing on every rank):
+ *   1. reduce-scatter push: for every peer q, write my slice b of shard q into q's scratch
+ *      slot [my rank] (NVLink stores);
+ *   2. barrier: peers' block b pushed slice b of my shard into my scratch;
+ *   3. reduce my shard's slice b in rank order (my input + n-1 scratch slots, all local reads),
+ *      write it to my output and push it into every peer's output (NVLink stores);
+ *   4. barrier: peers' block b has pushed their shards' slice b into my output.
+ * Traffic per rank: 2·(n-1)/n·S each way over NVLink — the bus-bandwidth optimum.
+ *
+ * Hazards: my push of call k+1 into q's scratch comes after barrier 4 of call k, which q passes
+ * only after reading its scratch (step 3); peers write my output only between my barriers 2 and
+ * 4 of a call. So inputs may be any buffer and in place works (a peer writes only my shard
+ * slots that I have already pushed). The output must be peer-mapped (it is: data region).
+ * Scratch per rank: n slots of L elements (≈ S). */
+#include "allreduce_common.cuh"
+
+namespace {
+
+template <typename T>
+__global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
+  constexpr int N = cb_vec<T>::N;
+  const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
+  const uint32_t e = a.epoch[b] + 1;
+  const size_t L = cb_round_up((a.count + n - 1) / n, N);
+  void *pads[CB_MAX_RANKS];
+#pragma unroll
+  for (int q = 0; q < CB_MAX_RANKS; q++) pads[q] = q < n ? (char *)a.base[q] + a.pad_off : nullptr;
+
+  size_t lo, hi; /* my block's slice of a shard, relative to the shard start */
+  cb_block_slice(L, N, b, gridDim.x, &lo, &hi);
+
+  /* 1. reduce-scatter push */
+  for (int q = 0; q < n; q++) {
+    if (q == r) continue;
+    size_t start = (size_t)q * L;
+    size_t len = a.count > start ? a.count - start : 0;
+    if (len > L) len = L;
+    size_t h = hi < len ? hi : len, vh = h / N;
+    const T *src = (const T *)a.in + start;
+    T *dst = (T *)((char *)a.base[q] + a.scratch_off) + (size_t)r * L;
+    for (size_t v = lo / N + tid; v < vh; v += blockDim.x) ((uint4 *)dst)[v] = ((const uint4 *)src)[v];
+    for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < h; i += blockDim.x) dst[i] = src[i];
+  }
+
+  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+
+  /* 3. reduce my shard slice and push it everywhere */
+  {
+    size_t start = (size_t)r * L;
+    size_t len = a.count > start ? a.count - start : 0;
+    if (len > L) len = L;
+    size_t h = hi < len ? hi : len, vh = h / N;
+    const void *src[CB_MAX_RANKS];
+    T *outs[CB_MAX_RANKS];
+#pragma unroll
+    for (int q = 0; q < CB_MAX_RANKS; q++) {
+      src[q] = q == r ? (const void *)((const T *)a.in + start)
+                      : (const void *)((const T *)((const char *)a.base[r] + a.scratch_off) + (size_t)q * L);
+      outs[q] = q < n ? (T *)((char *)a.base[q] + a.out_off) + start : nullptr;
+    }
+    for (size_t v = lo / N + tid; v < vh; v += blockDim.x) {
+      uint4 x = cb_reduce_vec<T>(src, n, v, a.op);
+#pragma unroll
+      for (int q = 0; q < CB_MAX_RANKS; q++)
+        if (q < n) ((uint4 *)outs[q])[v] = x;
+    }
+    for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < h; i += blockDim.x) {
+      T x = cb_reduce_scalar<T>(src, n, i, a.op);
+      for (int q = 0; q < n; q++) outs[q][i] = x;
+    }
+  }
+
+  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  if (tid == 0) a.epoch[b] = e;
+}
+
+template <typename T>
+void launch(const cb_ar_launch_t *a, cudaStream_t s) {
+  twoshot_kernel<T><<<a->blocks, a->threads, 0, s>>>(*a);
+  CB_CUDA_LAUNCH("twoshot_kernel");
+}
+
+} // namespace
+
+extern "C" size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks) {
+  size_t N = 16 / cb_dtype_bytes(dtype);
+  size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
+  return (size_t)nranks * L * cb_dtype_bytes(dtype);
+}
+
+extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
+  size_t N = 16 / cb_dtype_bytes(dtype);
+  size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
+  size_t b = (L / N + kArThreads - 1) / kArThreads;
+  if (b < 1) b = 1;
+  if (b > (size_t)max_blocks) b = (size_t)max_blocks;
+  *blocks = (int)b;
+  *threads = kArThreads;
+}
+
+extern "C" void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }

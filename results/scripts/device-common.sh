@@ -1,0 +1,31 @@
+# Sourced by the device scripts: build collbench on the GPU machine and helpers to run steps
+# with a time limit, logging under $OUT (the device tool's output folder) or ./out.
+set -u
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT/logs"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+MPIRUN=(mpirun -np "$NGPU" --allow-run-as-root --bind-to none)
+T0=$(date +%s)
+
+# step NAME LIMIT_S CMD...: runs CMD with a wall limit, log in $OUT/logs/NAME.log, one status line.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local t=$(date +%s)
+  timeout -k 10 "$limit" "$@" > "$OUT/logs/$name.log" 2>&1
+  local rc=$?
+  echo "[$(( $(date +%s) - T0 ))s] $name rc=$rc ($(( $(date +%s) - t ))s)" | tee -a "$OUT/logs/steps.txt"
+  return $rc
+}
+
+build() {
+  nvidia-smi > "$OUT/logs/nvidia-smi.txt" 2>&1
+  step cmake 120 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
+    step build 300 cmake --build build -j "$(nproc)"
+}
+
+pack() {
+  tar -C "$OUT" -czf "$OUT/logs.tgz" logs results 2>/dev/null
+  tail -n 30 "$OUT/logs/steps.txt"
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# One GPU test case: runs `mpirun -np NP collbench ARGS --csv OUT.csv` on every local GPU (at most
+# 8), then asserts on the CSV with tests/lib/check_csv.py. Exits 77 (CTest "skipped") when this
+# machine has fewer than 2 GPUs... or none at all.
+#   run_gpu_case.sh NAME COLLBENCH "CHECK_ARGS" [--wrap "compute-sanitizer ..."] -- collbench args...
+set -u
+name=$1 collbench=$2 check_args=$3
+shift 3
+wrap=""
+if [ "${1:-}" = "--wrap" ]; then wrap=$2; shift 2; fi
+[ "${1:-}" = "--" ] && shift
+here=$(cd "$(dirname "$0")" && pwd)
+if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
+if [ "$ngpu" -lt 1 ]; then
+  echo "no GPU on this machine: skipping $name"
+  exit 77
+fi
+np=$ngpu
+[ "$np" -gt 8 ] && np=8
+out=${CB_TEST_OUT:-$PWD}/gpu-$name
+mkdir -p "$(dirname "$out")"
+flags=(-np "$np" --bind-to none)
+[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+echo "+ mpirun ${flags[*]} $wrap $collbench $* --csv $out.csv"
+# shellcheck disable=SC2086
+mpirun "${flags[@]}" $wrap "$collbench" "$@" --csv "$out.csv" > "$out.log" 2>&1
+rc=$?
+tail -n 40 "$out.log"
+if [ $rc -ne 0 ]; then
+  echo "FAIL $name: collbench exited $rc (log: $out.log)"
+  exit 1
+fi
+if [ -n "$wrap" ] && grep -q "ERROR SUMMARY: [1-9]" "$out.log"; then
+  echo "FAIL $name: sanitizer reported errors"
+  exit 1
+fi
+# shellcheck disable=SC2086
+python3 "$here/../lib/check_csv.py" "$out.csv" $check_args

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Assertions on a collbench results CSV, for the tests.
+
+usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
+                         [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
+Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
+skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
+timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears.
+"""
+import argparse
+import csv
+import re
+import sys
+
+REQUIRED = ["family", "algo", "dtype", "op", "bytes", "count", "inplace", "ranks", "nodes", "gpu",
+            "time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",
+            "wrong", "note"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("csv")
+    ap.add_argument("--min-rows", type=int, default=1)
+    ap.add_argument("--algos", default="")
+    ap.add_argument("--allow-skip", default="")
+    ap.add_argument("--dtypes", default="")
+    ap.add_argument("--ops", default="")
+    ap.add_argument("--modes", default="")
+    ap.add_argument("--inplace", default="")
+    ap.add_argument("--allow-unchecked", action="store_true")
+    a = ap.parse_args()
+    problems = []
+    with open(a.csv, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if rows:
+        missing = [c for c in REQUIRED if c not in rows[0]]
+        if missing:
+            problems.append("missing columns: " + ",".join(missing))
+    if len(rows) < a.min_rows:
+        problems.append(f"{len(rows)} rows, expected at least {a.min_rows}")
+    timed_algos = set()
+    seen = {"dtype": set(), "op": set(), "mode": set(), "inplace": set()}
+    for i, r in enumerate(rows, start=2):
+        where = f"line {i} ({r['family']} {r['algo']} {r['dtype']} {r['op']} {r['bytes']} B ip={r['inplace']} {r.get('mode','')})"
+        if r["time_us_mean"] == "":
+            if not a.allow_skip or not re.search(a.allow_skip, r["note"]):
+                problems.append(f"{where}: skipped: {r['note']}")
+            continue
+        timed_algos.add(r["algo"])
+        for k in seen:
+            if k in r:
+                seen[k].add(r[k])
+        if float(r["time_us_mean"]) <= 0:
+            problems.append(f"{where}: non-positive time {r['time_us_mean']}")
+        if r["wrong"] == "":
+            if not a.allow_unchecked:
+                problems.append(f"{where}: not checked")
+        elif int(r["wrong"]) != 0:
+            problems.append(f"{where}: {r['wrong']} wrong elements; note: {r['note']}")
+    for algo in filter(None, a.algos.split(",")):
+        if algo not in timed_algos:
+            problems.append(f"algorithm {algo} has no timed row")
+    for key, want in (("dtype", a.dtypes), ("op", a.ops), ("mode", a.modes), ("inplace", a.inplace)):
+        for v in filter(None, want.split(",")):
+            if v not in seen[key]:
+                problems.append(f"no timed row with {key}={v}")
+    for p in problems[:50]:
+        print("check_csv:", p)
+    if problems:
+        print(f"check_csv: {len(problems)} problem(s) in {a.csv}")
+        return 1
+    print(f"check_csv: {a.csv}: {len(rows)} rows OK ({len(timed_algos)} algorithms timed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
