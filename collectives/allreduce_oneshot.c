@@ -13,7 +13,7 @@ static const cb_ar_kind_t kind = {
 };
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (!cb_ar_supported(w, p, why, n)) return 0;
+  if (!cb_peer_supported(w, why, n)) return 0;
   if (p->bytes > CB_ONESHOT_MAX_BYTES) {
     snprintf(why, n, "not supported: oneshot stages 2*n copies, offered up to %llu MiB per rank",
              CB_ONESHOT_MAX_BYTES >> 20);

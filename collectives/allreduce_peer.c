@@ -1,7 +1,6 @@
 /* Implementation of allreduce_peer.h. */
 #include "allreduce_peer.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,27 +17,6 @@ typedef struct ar_state {
 } ar_state_t;
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
-
-int cb_ar_max_blocks(int dflt) {
-  const char *s = getenv("CB_AR_MAX_BLOCKS");
-  if (!s || !s[0]) return dflt;
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (*end || errno || v < 1 || v > CB_SIGNAL_MAX_BLOCKS)
-    CB_DIE(CB_EXIT_USAGE, "CB_AR_MAX_BLOCKS='%s' is not a block count 1..%d", s, CB_SIGNAL_MAX_BLOCKS);
-  return (int)v;
-}
-
-int cb_ar_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (!cb_peer_supported(w, why, n)) return 0;
-  if (w->mpi.nranks > CB_AR_MAX_RANKS) {
-    snprintf(why, n, "not supported: %d ranks (custom all-reduce handles 2..%d on one node)", w->mpi.nranks,
-             CB_AR_MAX_RANKS);
-    return 0;
-  }
-  return 1;
-}
 
 int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   const cb_world_t *w = in->world;
@@ -81,7 +59,7 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   L->dtype = in->p.dtype;
   L->op = in->p.op;
   L->timeout_ns = w->spin_timeout_ns;
-  kind->grid(in->p.count, in->p.dtype, w->mpi.nranks, cb_ar_max_blocks(kind->default_max_blocks), &L->blocks,
+  kind->grid(in->p.count, in->p.dtype, w->mpi.nranks, cb_peer_max_blocks(kind->default_max_blocks), &L->blocks,
              &L->threads);
   st->kind = kind;
   in->priv = st;

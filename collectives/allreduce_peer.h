@@ -15,13 +15,8 @@ typedef struct cb_ar_kind {
   int default_max_blocks;
 } cb_ar_kind_t;
 
-int cb_ar_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
 int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n);
 void cb_ar_run(cb_inst_t *in, int phase, cudaStream_t s);
 void cb_ar_teardown(cb_inst_t *in);
-
-/* CB_AR_MAX_BLOCKS (environment) caps the grid of every custom all-reduce, for tuning runs;
- * unset = each algorithm's default. A malformed value ends the job with a usage error. */
-int cb_ar_max_blocks(int dflt);
 
 #endif

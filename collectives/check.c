@@ -43,15 +43,3 @@ void cb_bytes_default(const cb_inst_t *in, int phase, cb_bytes_t *out) {
   out->busbw_factor = cb_busbw_factor(in->p.family, in->world->mpi.nranks);
   out->remote_bytes = 0.0;
 }
-
-int cb_peer_supported(const cb_world_t *w, char *why, size_t n) {
-  if (w->mpi.nnodes > 1) {
-    snprintf(why, n, "not supported: spans %d nodes (peer memory works inside one node)", w->mpi.nnodes);
-    return 0;
-  }
-  if (!w->peer_ok) {
-    snprintf(why, n, "not supported: %s", w->peer_why);
-    return 0;
-  }
-  return 1;
-}

@@ -1,11 +1,16 @@
 /* Implementation of peer.h. */
 #include "peer.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/signal.h"
+
 #include "../launcher/error_gpu.h"
+#include "collective.h"
 
 static int node_agree(const cb_world_t *w, int ok, char *why, size_t n) {
   int mine = ok ? INT_MAX : w->mpi.local_rank, first = INT_MAX;
@@ -65,4 +70,36 @@ void cb_peer_free(cb_peer_mem_t *pm) {
     else CB_CUDA(cudaIpcCloseMemHandle(pm->ptrs[q]));
     pm->ptrs[q] = NULL;
   }
+}
+
+int cb_peer_max_blocks(int dflt) {
+  const char *s = getenv("CB_MAX_BLOCKS");
+  if (!s || !s[0]) return dflt;
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (*end || errno || v < 1 || v > CB_SIGNAL_MAX_BLOCKS)
+    CB_DIE(CB_EXIT_USAGE, "CB_MAX_BLOCKS='%s' is not a block count 1..%d", s, CB_SIGNAL_MAX_BLOCKS);
+  return (int)v;
+}
+
+int cb_peer_supported(const cb_world_t *w, char *why, size_t n) {
+  if (w->mpi.nnodes > 1) {
+    snprintf(why, n, "not supported: spans %d nodes (peer memory works inside one node)", w->mpi.nnodes);
+    return 0;
+  }
+  if (!w->peer_ok) {
+    snprintf(why, n, "not supported: %s", w->peer_why);
+    return 0;
+  }
+  if (w->mpi.nranks > CB_SIGNAL_MAX_RANKS) {
+    snprintf(why, n, "not supported: %d ranks (custom kernels connect up to %d GPUs of one node)", w->mpi.nranks,
+             CB_SIGNAL_MAX_RANKS);
+    return 0;
+  }
+  return 1;
+}
+
+int cb_peer_supported_params(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  return cb_peer_supported(w, why, n);
 }

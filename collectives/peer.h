@@ -24,4 +24,8 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
  * still uses it (the bench engine synchronizes all ranks before teardown). */
 void cb_peer_free(cb_peer_mem_t *pm);
 
+/* CB_MAX_BLOCKS (environment) caps the grid of every custom peer-memory kernel, for tuning
+ * runs; unset = the algorithm's default. A malformed value ends the job with a usage error. */
+int cb_peer_max_blocks(int dflt);
+
 #endif

@@ -34,14 +34,17 @@ typedef struct cb_ar_launch {
 /* Scratch bytes each algorithm needs per rank. */
 size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks);
+size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks);
 
 /* Grid for a size; the same on every rank (depends only on count, dtype, nranks and
  * max_blocks). */
 void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 
 void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
+void cb_ar_oneshot_ll_launch(const cb_ar_launch_t *a, cudaStream_t s);
 
 #ifdef __cplusplus
 }

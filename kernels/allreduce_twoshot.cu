@@ -16,6 +16,7 @@
  * slots that I have already pushed). The output must be peer-mapped (it is: data region).
  * Scratch per rank: n slots of L elements (≈ S). */
 #include "allreduce_common.cuh"
+#include "copy.cuh"
 
 namespace {
 
@@ -41,7 +42,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
     size_t h = hi < len ? hi : len, vh = h / N;
     const T *src = (const T *)a.in + start;
     T *dst = (T *)((char *)a.base[q] + a.scratch_off) + (size_t)r * L;
-    for (size_t v = lo / N + tid; v < vh; v += blockDim.x) ((uint4 *)dst)[v] = ((const uint4 *)src)[v];
+    cb_copy_vectors(dst, src, lo / N + tid, vh, blockDim.x);
     for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < h; i += blockDim.x) dst[i] = src[i];
   }
 
@@ -61,11 +62,18 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
                       : (const void *)((const T *)((const char *)a.base[r] + a.scratch_off) + (size_t)q * L);
       outs[q] = q < n ? (T *)((char *)a.base[q] + a.out_off) + start : nullptr;
     }
-    for (size_t v = lo / N + tid; v < vh; v += blockDim.x) {
-      uint4 x = cb_reduce_vec<T>(src, n, v, a.op);
+    const size_t T2 = 2 * (size_t)blockDim.x;
+    for (size_t v = lo / N + tid; v < vh; v += T2) {
+      /* two vectors per thread per step: 2n independent loads in flight */
+      const bool second = v + blockDim.x < vh;
+      uint4 x0 = cb_reduce_vec<T>(src, n, v, a.op);
+      uint4 x1 = second ? cb_reduce_vec<T>(src, n, v + blockDim.x, a.op) : x0;
 #pragma unroll
       for (int q = 0; q < CB_MAX_RANKS; q++)
-        if (q < n) ((uint4 *)outs[q])[v] = x;
+        if (q < n) {
+          ((uint4 *)outs[q])[v] = x0;
+          if (second) ((uint4 *)outs[q])[v + blockDim.x] = x1;
+        }
     }
     for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < h; i += blockDim.x) {
       T x = cb_reduce_scalar<T>(src, n, i, a.op);

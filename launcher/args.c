@@ -141,6 +141,7 @@ static void defaults(cb_args_t *a) {
   a->check_iters = 1;
   a->modes = CB_MODE_EAGER;
   a->places = CB_PLACE_OUT | CB_PLACE_IN;
+  a->iter_timing = 1;
   a->timeout_s = 120.0;
   a->seed = 1;
   cb_moe_preset("deepseek-v3", &a->moe);
@@ -150,7 +151,7 @@ static void defaults(cb_args_t *a) {
 enum opt_id {
   O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
   O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
-  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS, O_SIZES
+  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING
 };
 
 static const struct opt {
@@ -169,6 +170,7 @@ static const struct opt {
     {0, "experts", 1, O_EXPERTS},     {0, "routing", 1, O_ROUTING},    {0, "model", 1, O_MODEL},
     {0, "uneven", 0, O_UNEVEN},       {0, "validate", 0, O_VALIDATE},  {0, "drop", 1, O_DROP},
     {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},      {0, "sizes", 1, O_SIZES},
+    {0, "timing", 1, O_TIMING},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -347,6 +349,11 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
       seen_list = seen_size = 1;
       break;
     }
+    case O_TIMING:
+      if (strcmp(val, "iter") == 0) a->iter_timing = 1;
+      else if (strcmp(val, "round") == 0) a->iter_timing = 0;
+      else return fail(p, "--timing: '%s' (accepted: iter, round)", val);
+      break;
     case O_HELP: return CB_ARGS_HELP;
     case O_NGPUS:
       return fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
@@ -428,6 +435,8 @@ void cb_args_usage(FILE *f) {
     "  -c, --check N           correctness iterations on fresh random data (default 1; 0 = off)\n"
     "  -G, --graph             capture the timed loop in a CUDA graph (same as --mode graph)\n"
     "      --mode M            eager | graph | both (default eager)\n"
+    "      --timing T          iter: an event around every iteration (default; true p50/p99)\n"
+    "                          round: events around each round only, as nccl-tests\n"
     "  -T, --timeout SEC       watchdog: abort the job if a batch of iterations takes longer (default 120)\n"
     "      --seed N            seed for the random inputs (default 1)\n"
     "what to run:\n"

@@ -74,6 +74,8 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   int rc = al->setup(&s->in, why, sizeof why);
   CB_CUDA(cudaDeviceSynchronize());
   cb_watchdog_disarm(b->wd);
+  /* A setup that fails frees what it made itself; one that succeeded here while another rank
+   * failed is torn down. */
   if (!agree(b->w, rc == 0, why, sizeof why)) {
     if (rc == 0 && al->teardown) al->teardown(&s->in);
     snprintf(s->note, sizeof s->note, "not run: %s", why);
@@ -87,14 +89,20 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   }
 }
 
-static void run_iteration_recorded(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record_external) {
+/* One iteration; with `record` an event after every phase (ev[ph + 1]). */
+static void run_iteration_recorded(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external) {
   int np = s->algo->nphases;
   for (int ph = 0; ph < np; ph++) {
     s->algo->run(&s->in, ph, st);
+    if (!record) continue;
     if (record_external) CB_CUDA(cudaEventRecordWithFlags(ev[ph + 1], st, cudaEventRecordExternal));
     else CB_CUDA(cudaEventRecord(ev[ph + 1], st));
   }
 }
+
+/* Per-iteration events unless --timing round, which a single-phase algorithm honours (phase
+ * times need their events). */
+static int iter_events(const cb_bench_t *b, const slot_t *s) { return b->a->iter_timing || s->algo->nphases > 1; }
 
 static void make_events(slot_t *s, int chunk) {
   s->nev = chunk * s->algo->nphases + 1;
@@ -104,11 +112,12 @@ static void make_events(slot_t *s, int chunk) {
 }
 
 /* Captures `chunk` iterations, with an event record node after every phase, into one graph. */
-static void capture(slot_t *s, cudaStream_t st, int chunk) {
+static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
   cudaGraph_t graph;
   CB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
   CB_CUDA(cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal));
-  for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * s->algo->nphases, 1);
+  for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * s->algo->nphases, per_iter, 1);
+  if (!per_iter) CB_CUDA(cudaEventRecordWithFlags(s->ev[s->nev - 1], st, cudaEventRecordExternal));
   CB_CUDA(cudaStreamEndCapture(st, &graph));
   CB_CUDA(cudaGraphInstantiate(&s->graph, graph, 0));
   CB_CUDA(cudaGraphDestroy(graph));
@@ -119,14 +128,23 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
   int np = s->algo->nphases;
   CB_MPI(MPI_Barrier(b->w->mpi.comm));
   cb_watchdog_arm(b->wd, "%s %s: timed round %d/%d", s->algo->name, g->what, round + 1, nrounds);
+  int per_iter = iter_events(b, s);
   if (s->graph) {
     CB_CUDA(cudaGraphLaunch(s->graph, st));
   } else {
     CB_CUDA(cudaEventRecord(s->ev[0], st));
-    for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * np, 0);
+    for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * np, per_iter, 0);
+    if (!per_iter) CB_CUDA(cudaEventRecord(s->ev[s->nev - 1], st));
   }
   CB_CUDA(cudaStreamSynchronize(st));
   cb_watchdog_disarm(b->wd);
+  if (!per_iter) {
+    /* one phase, round total spread evenly over its iterations */
+    float ms = 0.0f;
+    CB_CUDA(cudaEventElapsedTime(&ms, s->ev[0], s->ev[s->nev - 1]));
+    for (int i = 0; i < chunk; i++) s->t[0][round * chunk + i] = s->t[1][round * chunk + i] = 1000.0 * ms / chunk;
+    return;
+  }
   for (int i = 0; i < chunk; i++) {
     int it = round * chunk + i;
     for (int ph = 0; ph < np; ph++) {
@@ -257,7 +275,7 @@ static void run_group(cb_bench_t *b, group_t *g) {
     CB_CUDA(cudaStreamSynchronize(st));
     cb_watchdog_disarm(b->wd);
     make_events(s, chunk);
-    if (g->mode == CB_MODE_GRAPH) capture(s, st, chunk);
+    if (g->mode == CB_MODE_GRAPH) capture(s, st, chunk, iter_events(b, s));
   }
   for (int round = 0; round < nrounds; round++)
     for (int k = 0; k < b->nalgos; k++)

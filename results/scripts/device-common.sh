@@ -27,5 +27,6 @@ build() {
 
 pack() {
   tar -C "$OUT" -czf "$OUT/logs.tgz" logs results 2>/dev/null
+  rm -rf "$OUT/results" "$OUT/logs/gpu"
   tail -n 30 "$OUT/logs/steps.txt"
 }

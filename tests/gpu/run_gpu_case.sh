@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU test case: runs `mpirun -np NP collbench ARGS --csv OUT.csv` on every local GPU (at most
 # 8), then asserts on the CSV with tests/lib/check_csv.py. Exits 77 (CTest "skipped") when this
-# machine has fewer than 2 GPUs... or none at all.
+# machine has no GPU.
 #   run_gpu_case.sh NAME COLLBENCH "CHECK_ARGS" [--wrap "compute-sanitizer ..."] -- collbench args...
 set -u
 name=$1 collbench=$2 check_args=$3

@@ -1,0 +1,47 @@
+/* Host side shared by the two MoE algorithms (moe_peer.c: custom peer-memory path, moe_nccl.c:
+ * the Megatron-style NCCL path): routing for every rank, expected results, device buffers,
+ * byte accounting and the check. Phases: 0 layout, 1 dispatch, 2 combine. */
+#ifndef CB_MOE_COMMON_H
+#define CB_MOE_COMMON_H
+
+#include "../kernels/moe.h"
+#include "collective.h"
+#include "moe_router.h"
+#include "peer.h"
+
+typedef struct cb_moe_state {
+  int custom;
+  int n, r, ntokens, cap, topk, hidden, experts_per_rank, fp8;
+  size_t row_bytes, meta_bytes, comb_row_bytes;
+  cb_moe_routing_t all[CB_MOE_MAX_RANKS]; /* every rank's routing (pure function of the seed) */
+  int exp_recv[CB_MOE_MAX_RANKS];         /* rows this rank must receive from each source */
+  int *exp_expert;                        /* (row, expert) selections per local expert */
+  double layout_bytes, disp_bytes, disp_remote, comb_bytes, comb_remote; /* per rank, mean over ranks */
+  /* device, local */
+  void *x, *out;
+  int32_t *ids, *all_ids, *all_ntokens;
+  float *weights, *all_w;
+  int32_t *send_count, *send_idx, *send_pos, *recv_count, *expert_count, *expert_rows;
+  uint32_t *epochs;
+  unsigned long long *d_wrong;
+  int32_t *h_counts; /* pinned: [0,n) send, [n,2n) recv (NCCL path) */
+  /* NCCL path buffers */
+  char *send_rows, *send_meta, *recv_rows, *recv_meta, *comb_send, *comb_recv;
+  /* custom path */
+  cb_peer_mem_t pm;
+  cb_moe_dev_t dev;
+  size_t dev_bytes;
+} cb_moe_state_t;
+
+extern const char *const cb_moe_phase_names[3];
+
+int cb_moe_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
+/* Routing, expectations and the buffers both paths use; path buffers are the caller's. */
+int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n);
+/* Device allocation counted in dev_bytes; on failure writes why and returns NULL. */
+void *cb_moe_alloc(cb_moe_state_t *st, size_t bytes, char *why, size_t n);
+void cb_moe_teardown(cb_inst_t *in);
+long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
+void cb_moe_bytes(const cb_inst_t *in, int phase, cb_bytes_t *out);
+
+#endif

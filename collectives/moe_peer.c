@@ -1,0 +1,83 @@
+/* MoE "peer": dispatch and combine over peer memory (kernels/moe.cu, custom = 1). Counts
+ * travel LL-style inside the layout kernel, rows are pushed straight into each destination's
+ * per-source region, completion is one release-add per block; no host round trip, so the whole
+ * round trip can be captured in a CUDA graph. Peer allocation per rank:
+ *   [ recv rows: n x cap x row_bytes ][ recv meta: n x cap x meta_bytes ]
+ *   [ combine rows: n x cap x hidden x 2 ][ count slots: n x 8 ][ signal pad ] */
+#include <stdio.h>
+
+#include "../kernels/signal.h"
+#include "../launcher/error_gpu.h"
+#include "moe_common.h"
+
+#define ALIGN256(x) (((x) + 255) / 256 * 256)
+
+static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  return cb_moe_supported(w, p, why, n) && cb_peer_supported(w, why, n);
+}
+
+static int setup(cb_inst_t *in, char *why, size_t n) {
+  int rc = cb_moe_setup_common(in, 1, why, n);
+  cb_moe_state_t *st = in->priv;
+  /* every rank reaches the peer allocation (a collective), even after a local failure */
+  size_t rows = (size_t)st->n * st->cap;
+  size_t meta_off = ALIGN256(rows * st->row_bytes);
+  size_t comb_off = meta_off + ALIGN256(rows * st->meta_bytes);
+  size_t cnt_off = comb_off + ALIGN256(rows * st->comb_row_bytes);
+  size_t pad_off = cnt_off + ALIGN256((size_t)st->n * 8);
+  size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
+  char why2[256] = "";
+  int prc = cb_peer_alloc(in->world, total, &st->pm, why2, sizeof why2);
+  if (rc || prc) {
+    if (!rc) snprintf(why, n, "%s", why2);
+    cb_moe_teardown(in); /* frees what was made, the peer mapping included */
+    return -1;
+  }
+  cb_moe_dev_t *d = &st->dev;
+  int r = st->r;
+  for (int q = 0; q < st->n; q++) {
+    char *b = st->pm.ptrs[q];
+    d->base[q] = b;
+    d->dst_rows[q] = b + (size_t)r * st->cap * st->row_bytes;
+    d->dst_meta[q] = b + meta_off + (size_t)r * st->cap * st->meta_bytes;
+    d->comb_dst[q] = b + comb_off + (size_t)r * st->cap * st->comb_row_bytes;
+  }
+  char *mine = st->pm.ptrs[r];
+  d->recv_rows = mine;
+  d->recv_meta = mine + meta_off;
+  d->comb_src = mine + comb_off;
+  d->cnt_off = cnt_off;
+  d->pad_off = pad_off;
+  in->mem_bytes = st->dev_bytes + total;
+  return 0;
+}
+
+static void run(cb_inst_t *in, int phase, cudaStream_t s) {
+  cb_moe_state_t *st = in->priv;
+  switch (phase) {
+  case 0: cb_moe_layout(&st->dev, s); break;
+  case 1:
+    cb_moe_dispatch_push(&st->dev, s);
+    cb_moe_expert_layout(&st->dev, s);
+    break;
+  default:
+    cb_moe_combine_push(&st->dev, s);
+    cb_moe_combine_reduce(&st->dev, s);
+  }
+}
+
+const cb_algo_t cb_algo_moe_peer = {
+    .name = "peer",
+    .family = CB_MOE,
+    .summary = "peer-memory dispatch/combine: device-side counts, row pushes, per-block completion counters",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_FP8E4M3),
+    .nphases = 3,
+    .phase_names = cb_moe_phase_names,
+    .graph_ok = 1,
+    .supported = supported,
+    .setup = setup,
+    .run = run,
+    .check = cb_moe_check,
+    .bytes = cb_moe_bytes,
+    .teardown = cb_moe_teardown,
+};

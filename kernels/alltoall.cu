@@ -1,0 +1,90 @@
+/* Custom all-to-all over peer memory: every rank pushes block q of its send buffer to rank q.
+ *
+ * Small messages, LL protocol (ll.cuh): each 4-byte word goes with the call's epoch in one
+ * 8-byte store into the receiver's staging (double-buffered by epoch parity); the receiver
+ * polls the words and copies them into its receive buffer. One NVLink hop, no barrier.
+ *
+ * Large messages, direct pushes: a start barrier (the receiver's previous call, and whatever
+ * its stream did with the receive buffer since, is finished), every block copies its slice of
+ * each peer's block straight into that peer's receive buffer (NVLink stores, 4 x 16-byte loads
+ * in flight per thread), an end barrier (everything has landed). Bytes on the wire: (n-1)/n of
+ * the buffer each way, the bus-bandwidth optimum; no staging copy. */
+#include "../launcher/error_gpu.h"
+#include "alltoall.h"
+#include "copy.cuh"
+#include "ll.cuh"
+
+namespace {
+
+constexpr int kA2aThreads = 512;
+
+__global__ void __launch_bounds__(kA2aThreads) a2a_ll_kernel(cb_a2a_launch_t a) {
+  const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
+  const uint32_t e = a.epoch[b] + 1;
+  const size_t B = a.block_bytes, W = (B + 3) / 4, par = e & 1;
+  size_t per = (W + gridDim.x - 1) / gridDim.x, w0 = per * b, w1 = w0 + per;
+  if (w1 > W) w1 = W;
+  const char *send = (const char *)a.send;
+  char *recv = (char *)a.base[r] + a.recv_off;
+  /* slot of (parity, source, word) in owner's staging: 8 bytes */
+  auto slot = [&](int owner, int src, size_t w) -> char * {
+    return (char *)a.base[owner] + a.ll_off + (((par * n + src) * W) + w) * 8;
+  };
+  for (int q = 0; q < n; q++)
+    for (size_t w = w0 + tid; w < w1; w += blockDim.x) {
+      uint32_t x = cb_load_word(send + (size_t)q * B, w, B);
+      if (q == r) cb_store_word(recv + (size_t)r * B, w, B, x);
+      else cb_ll_send(slot(q, r, w), x, e);
+    }
+  for (int q = 0; q < n; q++) {
+    if (q == r) continue;
+    for (size_t w = w0 + tid; w < w1; w += blockDim.x)
+      cb_store_word(recv + (size_t)q * B, w, B, cb_ll_recv(slot(r, q, w), e, a.timeout_ns, r, q));
+  }
+  if (tid == 0) a.epoch[b] = e;
+}
+
+__global__ void __launch_bounds__(kA2aThreads) a2a_push_kernel(cb_a2a_launch_t a) {
+  const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
+  const uint32_t e = a.epoch[b] + 1;
+  const size_t B = a.block_bytes;
+  void *pads[CB_MAX_RANKS];
+#pragma unroll
+  for (int q = 0; q < CB_MAX_RANKS; q++) pads[q] = q < n ? (char *)a.base[q] + a.pad_off : nullptr;
+  /* slice of each block in 16-byte units; the last block takes the tail */
+  size_t nv = (B + 15) / 16, per = (nv + gridDim.x - 1) / gridDim.x;
+  size_t lo = per * b * 16, hi = b == (int)gridDim.x - 1 ? B : per * (b + 1) * 16;
+  if (lo > B) lo = B;
+  if (hi > B) hi = B;
+
+  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+  for (int i = 0; i < n; i++) {
+    int q = (r + i) % n; /* stagger destinations so peers are not all hit at once */
+    char *dst = (char *)a.base[q] + a.recv_off + (size_t)r * B;
+    const char *src = (const char *)a.send + (size_t)q * B;
+    cb_copy_bytes(dst, src, lo, hi, tid, blockDim.x);
+  }
+  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  if (tid == 0) a.epoch[b] = e;
+}
+
+} // namespace
+
+extern "C" size_t cb_a2a_ll_scratch(size_t block_bytes, int nranks) {
+  return 2 * (size_t)nranks * ((block_bytes + 3) / 4) * 8;
+}
+
+extern "C" void cb_a2a_grid(size_t block_bytes, int nranks, int ll, int max_blocks, int *blocks, int *threads) {
+  size_t units = ll ? (block_bytes + 3) / 4 / 4 : (block_bytes + 15) / 16 / kCopyUnroll;
+  size_t b = (units + kA2aThreads - 1) / kA2aThreads;
+  if (b < 1) b = 1;
+  if (b > (size_t)max_blocks) b = (size_t)max_blocks;
+  *blocks = (int)b;
+  *threads = kA2aThreads;
+}
+
+extern "C" void cb_a2a_launch(const cb_a2a_launch_t *a, cudaStream_t s) {
+  if (a->ll) a2a_ll_kernel<<<a->blocks, a->threads, 0, s>>>(*a);
+  else a2a_push_kernel<<<a->blocks, a->threads, 0, s>>>(*a);
+  CB_CUDA_LAUNCH(a->ll ? "a2a_ll_kernel" : "a2a_push_kernel");
+}

@@ -1,0 +1,44 @@
+/* The LL ("low latency") protocol, shared by the latency-bound kernels: a 4-byte word travels
+ * with its epoch in one 8-byte store {data, epoch}. An 8-byte store arrives whole, so the
+ * receiver polls the word itself until its epoch matches: no separate flag, no system fence,
+ * no barrier; one NVLink hop. Twice the bytes on the wire, so for small messages only.
+ * Slots are reused every other call (epoch parity); a stale slot never carries the current
+ * epoch. */
+#ifndef CB_LL_CUH
+#define CB_LL_CUH
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "signal.cuh"
+
+__device__ __forceinline__ void cb_ll_send(void *slot, uint32_t data, uint32_t epoch) {
+  asm volatile("st.volatile.global.v2.u32 [%0], {%1,%2};" ::"l"(slot), "r"(data), "r"(epoch) : "memory");
+}
+
+__device__ __forceinline__ uint2 cb_ll_load(const void *slot) {
+  uint2 v;
+  asm volatile("ld.volatile.global.v2.u32 {%0,%1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(slot) : "memory");
+  return v;
+}
+
+/* Waits until the slot carries `epoch`, returns its word; traps after timeout_ns naming the
+ * rank, block and peer. */
+__device__ __forceinline__ uint32_t cb_ll_recv(const void *slot, uint32_t epoch, uint64_t timeout_ns, int rank,
+                                               int peer) {
+  uint2 v = cb_ll_load(slot);
+  if (v.y == epoch) return v.x;
+  uint64_t start = cb_globaltimer_ns();
+  for (;;) {
+    v = cb_ll_load(slot);
+    if (v.y == epoch) return v.x;
+    if (cb_globaltimer_ns() - start > timeout_ns) {
+      printf("collbench: device timeout: rank %d block %d waited %.1f s for LL data from peer rank %d "
+             "(epoch %u, slot has %u): the peer is gone or hung\n",
+             rank, (int)blockIdx.x, timeout_ns * 1e-9, peer, epoch, v.y);
+      __trap();
+    }
+  }
+}
+
+#endif

@@ -1,0 +1,74 @@
+/* Host-callable launchers of the MoE dispatch/combine kernels (kernels/moe.cu), shared by the
+ * custom peer-memory path (custom = 1: rows pushed straight into peers' buffers, counts and
+ * completions signalled through peer memory) and the NCCL path (custom = 0: rows permuted into
+ * local send buffers that grouped ncclSend/ncclRecv move).
+ *
+ * Row formats: a dispatched token row is hidden bf16 values (hidden*2 bytes), or with fp8
+ * hidden e4m3 bytes followed by hidden/128 fp32 scales; rows are padded to 16 bytes. Its
+ * metadata row (cb_moe_meta layout, meta_bytes) holds the source rank, source token, and per
+ * top-k slot the local expert id (or -1) and weight. Combine rows are hidden bf16 values.
+ *
+ * Received rows from source q start at row_base(q): q*cap with peer memory (a fixed region per
+ * source), the prefix of the receive counts with NCCL (packed). */
+#ifndef CB_MOE_H
+#define CB_MOE_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CB_MOE_MAX_RANKS 8
+#define CB_MOE_MAX_TOPK 32
+#define CB_MOE_PUSH_BLOCKS 132 /* grid of the push kernels: the same on every rank (counters) */
+
+typedef struct cb_moe_dev {
+  int rank, nranks, ntokens, cap, hidden, topk, experts_per_rank, fp8, custom;
+  size_t row_bytes, meta_bytes, comb_row_bytes;
+  const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
+  const float *weights; /* [ntokens][topk] */
+  const void *x;        /* [ntokens][hidden] bf16 tokens */
+  void *out;            /* [ntokens][hidden] bf16 combined result */
+  int32_t *send_count;  /* [n] */
+  int32_t *send_idx;    /* [n][cap] */
+  int32_t *send_pos;    /* [ntokens][n] */
+  int32_t *recv_count;  /* [n] */
+  int32_t *expert_count; /* [experts_per_rank] */
+  int32_t *expert_rows;  /* [experts_per_rank][n*cap] received row ids per local expert */
+  char *dst_rows[CB_MOE_MAX_RANKS], *dst_meta[CB_MOE_MAX_RANKS]; /* where rows for dest d go */
+  char *recv_rows, *recv_meta; /* received rows (local) */
+  char *comb_dst[CB_MOE_MAX_RANKS]; /* where combine rows for source q go */
+  char *comb_src; /* where this rank's combine rows come back: custom [d*cap + j], NCCL [prefix + j] */
+  /* peer memory (custom) */
+  void *base[CB_MOE_MAX_RANKS];
+  size_t pad_off, cnt_off; /* signal pad; LL count slots [src] x 8 bytes */
+  uint32_t *epoch_layout, *epoch_dispatch, *epoch_combine; /* per block */
+  uint64_t timeout_ns;
+} cb_moe_dev_t;
+
+void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s);
+void cb_moe_dispatch_push(const cb_moe_dev_t *d, cudaStream_t s);
+void cb_moe_expert_layout(const cb_moe_dev_t *d, cudaStream_t s);
+void cb_moe_combine_push(const cb_moe_dev_t *d, cudaStream_t s);
+void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s);
+
+/* Token data (cb_moe_token_value's formula) into x. */
+void cb_moe_fill_tokens(const cb_moe_dev_t *d, uint64_t seed, int iter, cudaStream_t s);
+
+/* Checks (return through *wrong, device memory, accumulated):
+ *   received rows: metadata matches the source's routing (all_ids/all_w: [n][cap][topk]), rows
+ *   from each source in token order, data equal to the source's tokens (after fp8 round trip);
+ *   expert lists: every listed row selected that expert;
+ *   combined output: sum_k w_k x within bf16 tolerance. */
+void cb_moe_check_received(const cb_moe_dev_t *d, const int32_t *all_ids, const float *all_w,
+                           const int32_t *all_ntokens, uint64_t seed, int iter, unsigned long long *wrong,
+                           cudaStream_t s);
+void cb_moe_check_output(const cb_moe_dev_t *d, uint64_t seed, int iter, unsigned long long *wrong, cudaStream_t s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
