@@ -25,8 +25,10 @@ build() {
     step build 300 cmake --build build -j "$(nproc)"
 }
 
+# Everything in one archive (the device tool returns at most 8 files).
 pack() {
+  cp "$OUT/logs/steps.txt" "$OUT/steps.txt" 2>/dev/null
   tar -C "$OUT" -czf "$OUT/logs.tgz" logs results 2>/dev/null
-  rm -rf "$OUT/results" "$OUT/logs/gpu"
-  tail -n 30 "$OUT/logs/steps.txt"
+  rm -rf "$OUT/results" "$OUT/logs"
+  cat "$OUT/steps.txt"
 }
