@@ -1,8 +1,8 @@
-/* Custom all-reduce "auto": picks oneshot or twoshot per message size from thresholds measured
- * on 2 × H200 (results/README.md has the sweep they come from), and runs the pick. One-shot
- * moves (n-1)·S per rank against two-shot's 2(n-1)/n·S but saves a barrier, so its crossover
- * shrinks as n grows: the threshold is CB_AUTO_ONESHOT_MAX_BYTES_2RANKS · 2 / n.
- * CB_AR_ONESHOT_MAX (environment, bytes) overrides the threshold for experiments. */
+/* Custom all-reduce "auto": picks oneshot_ll, oneshot or twoshot per message size from
+ * thresholds measured on 2 x H200 (results/README.md has the sweeps), and runs the pick.
+ * One-shot moves (n-1)·S per rank (LL twice that) against two-shot's 2(n-1)/n·S, but saves
+ * barriers, so the crossovers shrink as n grows: each threshold is its 2-rank value · 2 / n.
+ * CB_AR_LL_MAX and CB_AR_ONESHOT_MAX (environment, bytes) override them for experiments. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,30 +10,35 @@
 #include "../launcher/error.h"
 #include "collective.h"
 
-extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_twoshot;
+extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, cb_algo_allreduce_twoshot;
 
-/* Largest per-rank message for which oneshot beat twoshot at 2 ranks (measured). */
-#define CB_AUTO_ONESHOT_MAX_BYTES_2RANKS (256ull << 10)
+/* Largest per-rank messages for which oneshot_ll beat oneshot, and oneshot beat twoshot, at 2
+ * ranks (measured, graph mode). */
+#define CB_AUTO_LL_MAX_BYTES_2RANKS (64ull << 10)
+#define CB_AUTO_ONESHOT_MAX_BYTES_2RANKS (2ull << 20)
 
 typedef struct auto_state {
   const cb_algo_t *pick;
   void *priv;
 } auto_state_t;
 
-static unsigned long long oneshot_max(int nranks) {
-  const char *s = getenv("CB_AR_ONESHOT_MAX");
+static unsigned long long threshold(const char *env, unsigned long long two_rank_value, int nranks) {
+  const char *s = getenv(env);
   if (s && s[0]) {
     char *end = NULL;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno) CB_DIE(CB_EXIT_USAGE, "CB_AR_ONESHOT_MAX='%s' is not a byte count", s);
+    if (*end || errno) CB_DIE(CB_EXIT_USAGE, "%s='%s' is not a byte count", env, s);
     return v;
   }
-  return CB_AUTO_ONESHOT_MAX_BYTES_2RANKS * 2 / (unsigned long long)(nranks > 1 ? nranks : 2);
+  return two_rank_value * 2 / (unsigned long long)(nranks > 1 ? nranks : 2);
 }
 
 static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
-  return p->bytes <= oneshot_max(w->mpi.nranks) ? &cb_algo_allreduce_oneshot : &cb_algo_allreduce_twoshot;
+  int n = w->mpi.nranks;
+  if (p->bytes <= threshold("CB_AR_LL_MAX", CB_AUTO_LL_MAX_BYTES_2RANKS, n)) return &cb_algo_allreduce_oneshot_ll;
+  if (p->bytes <= threshold("CB_AR_ONESHOT_MAX", CB_AUTO_ONESHOT_MAX_BYTES_2RANKS, n)) return &cb_algo_allreduce_oneshot;
+  return &cb_algo_allreduce_twoshot;
 }
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
@@ -73,13 +78,16 @@ static void teardown(cb_inst_t *in) {
 }
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
-  snprintf(buf, n, "oneshot up to %llu B per rank, twoshot above (%d ranks)", oneshot_max(w->mpi.nranks), w->mpi.nranks);
+  int r = w->mpi.nranks;
+  snprintf(buf, n, "oneshot_ll up to %llu B per rank, oneshot up to %llu B, twoshot above (%d ranks)",
+           threshold("CB_AR_LL_MAX", CB_AUTO_LL_MAX_BYTES_2RANKS, r),
+           threshold("CB_AR_ONESHOT_MAX", CB_AUTO_ONESHOT_MAX_BYTES_2RANKS, r), r);
 }
 
 const cb_algo_t cb_algo_allreduce_auto = {
     .name = "auto",
     .family = CB_ALLREDUCE,
-    .summary = "oneshot or twoshot by message size (measured thresholds)",
+    .summary = "oneshot_ll, oneshot or twoshot by message size (measured thresholds)",
     .dtypes = CB_ALL_DTYPES,
     .ops = CB_ALL_OPS,
     .nphases = 1,

@@ -93,8 +93,8 @@ extern "C" size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks) 
 
 extern "C" void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
   size_t N = 16 / cb_dtype_bytes(dtype), V = (count + N - 1) / N;
-  /* a few vectors per thread keep the polls overlapped; more blocks only for larger messages */
-  size_t b = (V + 4 * kArThreads - 1) / (4 * kArThreads);
+  /* one vector per thread: every poll of a peer's word is in flight at once */
+  size_t b = (V + kArThreads - 1) / kArThreads;
   if (b < 1) b = 1;
   if (b > (size_t)max_blocks) b = (size_t)max_blocks;
   *blocks = (int)b;

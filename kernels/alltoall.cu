@@ -58,11 +58,36 @@ __global__ void __launch_bounds__(kA2aThreads) a2a_push_kernel(cb_a2a_launch_t a
   if (hi > B) hi = B;
 
   cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
-  for (int i = 0; i < n; i++) {
-    int q = (r + i) % n; /* stagger destinations so peers are not all hit at once */
-    char *dst = (char *)a.base[q] + a.recv_off + (size_t)r * B;
-    const char *src = (const char *)a.send + (size_t)q * B;
-    cb_copy_bytes(dst, src, lo, hi, tid, blockDim.x);
+  const char *send = (const char *)a.send;
+  const bool aligned = B % 16 == 0 && ((uintptr_t)send & 15) == 0 && a.recv_off % 16 == 0;
+  if (aligned) {
+    /* Every thread loads the same vector of all n blocks, then stores each to its rank: local
+     * and NVLink copies run side by side instead of one after the other (the link would idle
+     * during the local copy), two vectors per thread per step for more loads in flight. */
+    const size_t v0 = lo / 16, v1 = hi / 16, T = blockDim.x;
+    for (size_t v = v0 + tid; v < v1; v += 2 * T) {
+      const bool second = v + T < v1;
+      uint4 x0[CB_MAX_RANKS], x1[CB_MAX_RANKS];
+#pragma unroll
+      for (int i = 0; i < CB_MAX_RANKS; i++)
+        if (i < n) {
+          const uint4 *s4 = (const uint4 *)(send + (size_t)((r + i) % n) * B);
+          x0[i] = s4[v];
+          if (second) x1[i] = s4[v + T];
+        }
+#pragma unroll
+      for (int i = 0; i < CB_MAX_RANKS; i++)
+        if (i < n) {
+          uint4 *d4 = (uint4 *)((char *)a.base[(r + i) % n] + a.recv_off + (size_t)r * B);
+          d4[v] = x0[i];
+          if (second) d4[v + T] = x1[i];
+        }
+    }
+  } else {
+    for (int i = 0; i < n; i++) {
+      const int q = (r + i) % n;
+      cb_copy_bytes((char *)a.base[q] + a.recv_off + (size_t)r * B, send + (size_t)q * B, lo, hi, tid, blockDim.x);
+    }
   }
   cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
   if (tid == 0) a.epoch[b] = e;
@@ -75,10 +100,14 @@ extern "C" size_t cb_a2a_ll_scratch(size_t block_bytes, int nranks) {
 }
 
 extern "C" void cb_a2a_grid(size_t block_bytes, int nranks, int ll, int max_blocks, int *blocks, int *threads) {
-  size_t units = ll ? (block_bytes + 3) / 4 / 4 : (block_bytes + 15) / 16 / kCopyUnroll;
+  /* LL: four words per thread; push: two 16-byte vectors of every block per thread */
+  size_t units = ll ? (block_bytes + 15) / 16 : (block_bytes + 31) / 32;
   size_t b = (units + kA2aThreads - 1) / kA2aThreads;
+  /* as the two-shot all-reduce: two blocks per SM only above 64 MiB per rank */
+  size_t cap = (size_t)max_blocks;
+  if (block_bytes * (size_t)nranks <= (64ull << 20) && cap > 132) cap = 132;
   if (b < 1) b = 1;
-  if (b > (size_t)max_blocks) b = (size_t)max_blocks;
+  if (b > cap) b = cap;
   *blocks = (int)b;
   *threads = kA2aThreads;
 }

@@ -102,8 +102,18 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
 __device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, char *dst, int lane) {
   const uint4 *src = (const uint4 *)((const char *)a.x + (size_t)t * a.hidden * 2);
   if (!a.fp8) {
+    /* four 16-byte loads in flight per lane (a dependent load per step would leave the row
+     * latency-bound: 28 round trips for 7168 channels) */
     const int nv = a.hidden / 8;
-    for (int v = lane; v < nv; v += 32) ((uint4 *)dst)[v] = src[v];
+    for (int v = lane; v < nv; v += 128) {
+      uint4 x[4];
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        if (v + 32 * u < nv) x[u] = src[v + 32 * u];
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        if (v + 32 * u < nv) ((uint4 *)dst)[v + 32 * u] = x[u];
+    }
     return;
   }
   const int G = a.hidden / 128, half = lane >> 4, l = lane & 15;
@@ -174,15 +184,24 @@ __device__ __forceinline__ void wait_peers(const cb_moe_dev_t &a, int slot, uint
   __syncthreads();
 }
 
+/* Largest of n counts. Items are visited as (j, d) = (k / n, k % n), so the rows a warp moves
+ * alternate between destinations and local and NVLink copies overlap. */
+__device__ __forceinline__ int max_count(const int32_t *counts, int n) {
+  int m = 0;
+  for (int q = 0; q < n; q++) m = max(m, (int)counts[q]);
+  return m;
+}
+
 __global__ void __launch_bounds__(kPushThreads) dispatch_push_kernel(cb_moe_dev_t a) {
-  __shared__ int pre[CB_MOE_MAX_RANKS + 1];
+  __shared__ int cnt[CB_MOE_MAX_RANKS], maxc;
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks;
-  if (tid == 0) prefix_counts(a.send_count, n, pre);
+  if (tid < n) cnt[tid] = a.send_count[tid];
+  if (tid == 0) maxc = max_count(a.send_count, n);
   __syncthreads();
-  for (int i = blockIdx.x * kWarps + (tid >> 5); i < pre[n]; i += gridDim.x * kWarps) {
-    int d = 0;
-    while (i >= pre[d + 1]) d++;
-    const int j = i - pre[d], t = a.send_idx[(size_t)d * a.cap + j];
+  for (int k = blockIdx.x * kWarps + (tid >> 5); k < maxc * n; k += gridDim.x * kWarps) {
+    const int d = k % n, j = k / n;
+    if (j >= cnt[d]) continue;
+    const int t = a.send_idx[(size_t)d * a.cap + j];
     write_row(a, t, a.dst_rows[d] + (size_t)j * a.row_bytes, lane);
     write_meta(a, t, d, a.dst_meta[d] + (size_t)j * a.meta_bytes, lane);
   }
@@ -214,27 +233,42 @@ __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_
 
 /* Identity experts: y = sum over this row's local experts of w_k * expert_k(x), fp32. */
 __global__ void __launch_bounds__(kPushThreads) combine_push_kernel(cb_moe_dev_t a) {
-  __shared__ int pre[CB_MOE_MAX_RANKS + 1];
+  __shared__ int pre[CB_MOE_MAX_RANKS + 1], maxc;
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks, K = a.topk;
-  if (tid == 0) prefix_counts(a.recv_count, n, pre);
+  if (tid == 0) {
+    prefix_counts(a.recv_count, n, pre);
+    maxc = max_count(a.recv_count, n);
+  }
   __syncthreads();
-  for (int i = blockIdx.x * kWarps + (tid >> 5); i < pre[n]; i += gridDim.x * kWarps) {
-    int q = 0;
-    while (i >= pre[q + 1]) q++;
-    const int j = i - pre[q];
+  for (int k = blockIdx.x * kWarps + (tid >> 5); k < maxc * n; k += gridDim.x * kWarps) {
+    const int q = k % n, j = k / n;
+    if (j >= pre[q + 1] - pre[q]) continue;
     const size_t row = row_base(a, pre, q) + (size_t)j;
     char *m = a.recv_meta + row * a.meta_bytes;
     const char *x = a.recv_rows + row * a.row_bytes;
     uint4 *y = (uint4 *)(a.comb_dst[q] + (size_t)j * a.comb_row_bytes);
-    for (int v = lane; v < a.hidden / 8; v += 32) {
-      float f[8], acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-      read_row8(a, x, v, f);
-      for (int k = 0; k < K; k++) {
-        if (meta_ints(m)[2 + k] < 0) continue;
-        const float w = meta_weights(m, K)[k];
-        for (int c = 0; c < 8; c++) acc[c] += w * f[c];
+    /* the row's weights once, in registers (dropped or non-local slots weigh 0) */
+    float w[CB_MOE_MAX_TOPK];
+#pragma unroll
+    for (int kk = 0; kk < CB_MOE_MAX_TOPK; kk++)
+      w[kk] = kk < K && meta_ints(m)[2 + kk] >= 0 ? meta_weights(m, K)[kk] : 0.0f;
+    const int nv = a.hidden / 8;
+    for (int v = lane; v < nv; v += 64) {
+      const bool second = v + 32 < nv;
+      float f0[8], f1[8], acc0[8] = {0, 0, 0, 0, 0, 0, 0, 0}, acc1[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      read_row8(a, x, v, f0);
+      if (second) read_row8(a, x, v + 32, f1);
+#pragma unroll
+      for (int kk = 0; kk < CB_MOE_MAX_TOPK; kk++) {
+        if (kk >= K) break;
+        if (w[kk] == 0.0f) continue;
+        for (int c = 0; c < 8; c++) {
+          acc0[c] += w[kk] * f0[c];
+          acc1[c] += w[kk] * f1[c];
+        }
       }
-      y[v] = cb_vec_from_float<__nv_bfloat16>(acc);
+      y[v] = cb_vec_from_float<__nv_bfloat16>(acc0);
+      if (second) y[v + 32] = cb_vec_from_float<__nv_bfloat16>(acc1);
     }
   }
   if (a.custom) signal_peers(a, 1);
@@ -249,13 +283,25 @@ __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev
   if (tid == 0) prefix_counts(a.send_count, n, pre);
   __syncthreads();
   for (int t = blockIdx.x * kWarps + (tid >> 5); t < a.ntokens; t += gridDim.x * kWarps) {
+    /* where token t's rows came back, per destination (NULL: not sent there) */
+    const uint4 *src[CB_MOE_MAX_RANKS];
+#pragma unroll
+    for (int d = 0; d < CB_MOE_MAX_RANKS; d++) {
+      const int pos = d < n ? a.send_pos[(size_t)t * n + d] : -1;
+      src[d] = pos < 0 ? nullptr
+                       : (const uint4 *)(a.comb_src + ((a.custom ? (size_t)d * a.cap : (size_t)pre[d]) + (size_t)pos) *
+                                                          a.comb_row_bytes);
+    }
     for (int v = lane; v < a.hidden / 8; v += 32) {
+      uint4 raw[CB_MOE_MAX_RANKS];
+#pragma unroll
+      for (int d = 0; d < CB_MOE_MAX_RANKS; d++)
+        if (src[d]) raw[d] = src[d][v]; /* all loads in flight before the sum */
       float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, f[8];
-      for (int d = 0; d < n; d++) {
-        const int pos = a.send_pos[(size_t)t * n + d];
-        if (pos < 0) continue;
-        const size_t crow = (a.custom ? (size_t)d * a.cap : (size_t)pre[d]) + (size_t)pos;
-        cb_vec_to_float<__nv_bfloat16>(((const uint4 *)(a.comb_src + crow * a.comb_row_bytes))[v], f);
+#pragma unroll
+      for (int d = 0; d < CB_MOE_MAX_RANKS; d++) {
+        if (!src[d]) continue;
+        cb_vec_to_float<__nv_bfloat16>(raw[d], f);
         for (int c = 0; c < 8; c++) acc[c] += f[c];
       }
       ((uint4 *)((char *)a.out + (size_t)t * a.hidden * 2))[v] = cb_vec_from_float<__nv_bfloat16>(acc);

@@ -141,7 +141,7 @@ static void defaults(cb_args_t *a) {
   a->check_iters = 1;
   a->modes = CB_MODE_EAGER;
   a->places = CB_PLACE_OUT | CB_PLACE_IN;
-  a->iter_timing = 1;
+  a->iter_timing = 0;
   a->timeout_s = 120.0;
   a->seed = 1;
   cb_moe_preset("deepseek-v3", &a->moe);
@@ -435,8 +435,8 @@ void cb_args_usage(FILE *f) {
     "  -c, --check N           correctness iterations on fresh random data (default 1; 0 = off)\n"
     "  -G, --graph             capture the timed loop in a CUDA graph (same as --mode graph)\n"
     "      --mode M            eager | graph | both (default eager)\n"
-    "      --timing T          iter: an event around every iteration (default; true p50/p99)\n"
-    "                          round: events around each round only, as nccl-tests\n"
+    "      --timing T          round: events around each round of iterations, as nccl-tests (default)\n"
+    "                          iter: an event around every iteration (true p50/p99; adds ~1-4 us each)\n"
     "  -T, --timeout SEC       watchdog: abort the job if a batch of iterations takes longer (default 120)\n"
     "      --seed N            seed for the random inputs (default 1)\n"
     "what to run:\n"

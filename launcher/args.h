@@ -34,8 +34,10 @@ typedef struct cb_args {
   cb_redop_t ops[CB_NREDOPS];
   int modes;        /* CB_MODE_* bits */
   int places;       /* CB_PLACE_* bits; in-place only where the family has it */
-  int iter_timing;  /* 1: an event around every iteration (true per-iteration p50/p99);
-                       0: events around each round only, as nccl-tests (p50/p99 of round means) */
+  int iter_timing;  /* 0 (default): events around each round only, as nccl-tests (p50/p99 of
+                       round means); 1: an event around every iteration (true per-iteration
+                       p50/p99, but each event record adds ~1 us eager and ~4 us in a graph on
+                       H200: measured, results/README.md) */
   double timeout_s; /* -T: watchdog limit for one batch of iterations */
   int nalgos;       /* 0 = every algorithm of the family */
   char algos[CB_MAX_ALGOS][CB_NAME_MAX];

@@ -17,6 +17,7 @@ typedef struct cb_bench {
   cb_watchdog_t *wd;
   const cb_algo_t *algos[CB_MAX_ALGOS];
   int nalgos;
+  void *sync_buf; /* 4 bytes the engine all-reduces to line GPUs up before a timed round */
   /* results, valid on every rank */
   long long wrong_total;
   int rows, rows_skipped, validate_failures;
