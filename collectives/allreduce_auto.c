@@ -14,8 +14,8 @@ extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, 
 
 /* Largest per-rank messages for which oneshot_ll beat oneshot, and oneshot beat twoshot, at 2
  * ranks (measured, graph mode). */
-#define CB_AUTO_LL_MAX_BYTES_2RANKS (64ull << 10)
-#define CB_AUTO_ONESHOT_MAX_BYTES_2RANKS (2ull << 20)
+#define CB_AUTO_LL_MAX_BYTES_2RANKS (32ull << 10)
+#define CB_AUTO_ONESHOT_MAX_BYTES_2RANKS (4ull << 20)
 
 typedef struct auto_state {
   const cb_algo_t *pick;

@@ -5,7 +5,7 @@
 
 static const cb_ar_kind_t kind = {
     .scratch = cb_ar_twoshot_scratch, .grid = cb_ar_twoshot_grid, .launch = cb_ar_twoshot_launch,
-    .default_max_blocks = 264,
+    .default_max_blocks = 256,
 };
 
 static int setup(cb_inst_t *in, char *why, size_t n) { return cb_ar_setup(in, &kind, why, n); }

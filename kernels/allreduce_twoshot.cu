@@ -103,9 +103,10 @@ extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_
   size_t N = 16 / cb_dtype_bytes(dtype);
   size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
   size_t b = (L / N + kArThreads - 1) / kArThreads;
-  /* max_blocks is 264 (two per SM on H200) unless CB_MAX_BLOCKS says otherwise; up to 64 MiB
-   * per rank at most 132: 2 GiB went from 340 to 363 GB/s busbw with the wider grid, 16 MiB
-   * got slower (2 x H200, results/README.md). */
+  /* max_blocks is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most 132
+   * (one per SM on H200). Measured on 2 x H200 (results/README.md): 2 GiB went from 340 to 363
+   * GB/s busbw with 256 blocks, 16 MiB got slower; 264 blocks (exactly two per SM) stayed at
+   * 340. */
   size_t cap = (size_t)max_blocks;
   if (count * cb_dtype_bytes(dtype) <= (64ull << 20) && cap > 132) cap = 132;
   if (b < 1) b = 1;

@@ -100,8 +100,9 @@ extern "C" size_t cb_a2a_ll_scratch(size_t block_bytes, int nranks) {
 }
 
 extern "C" void cb_a2a_grid(size_t block_bytes, int nranks, int ll, int max_blocks, int *blocks, int *threads) {
-  /* LL: four words per thread; push: two 16-byte vectors of every block per thread */
-  size_t units = ll ? (block_bytes + 15) / 16 : (block_bytes + 31) / 32;
+  /* LL: one word per thread (every poll in flight at once); push: two 16-byte vectors of every
+   * block per thread */
+  size_t units = ll ? (block_bytes + 3) / 4 : (block_bytes + 31) / 32;
   size_t b = (units + kA2aThreads - 1) / kA2aThreads;
   /* as the two-shot all-reduce: two blocks per SM only above 64 MiB per rank */
   size_t cap = (size_t)max_blocks;

@@ -21,6 +21,11 @@ constexpr int kLayoutThreads = 1024;
 constexpr int kPushThreads = 512;
 constexpr int kWarps = kPushThreads / 32;
 constexpr float kE4m3Max = 448.0f;
+/* A token row is moved in parts of 1024 channels, one warp each, so a few tokens still keep
+ * many warps busy (one warp per 7168-channel row was latency-bound: 28 dependent steps). */
+constexpr int kPartChannels = 1024;
+
+__host__ __device__ __forceinline__ int row_parts(int hidden) { return (hidden + kPartChannels - 1) / kPartChannels; }
 
 __device__ __forceinline__ void red_release_sys_add(uint32_t *p, uint32_t v) {
   asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
@@ -98,38 +103,47 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
 
 /* ---- rows ---- */
 
-/* One warp writes token t's row: bf16 copy, or fp8 with one scale per 128 channels. */
-__device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, char *dst, int lane) {
+/* One warp writes channels [part*1024, part*1024 + 1024) of token t's row: bf16 copy, or fp8
+ * with one scale per 128 channels (hardware cvt on sm_89+, same bits as cb_float_to_e4m3). */
+__device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, int part, char *dst, int lane) {
   const uint4 *src = (const uint4 *)((const char *)a.x + (size_t)t * a.hidden * 2);
+  const int c0 = part * kPartChannels, c1 = min(a.hidden, c0 + kPartChannels);
   if (!a.fp8) {
-    /* four 16-byte loads in flight per lane (a dependent load per step would leave the row
-     * latency-bound: 28 round trips for 7168 channels) */
-    const int nv = a.hidden / 8;
-    for (int v = lane; v < nv; v += 128) {
+    /* four 16-byte loads in flight per lane */
+    const int v1 = c1 / 8;
+    for (int v = c0 / 8 + lane; v < v1; v += 128) {
       uint4 x[4];
 #pragma unroll
       for (int u = 0; u < 4; u++)
-        if (v + 32 * u < nv) x[u] = src[v + 32 * u];
+        if (v + 32 * u < v1) x[u] = src[v + 32 * u];
 #pragma unroll
       for (int u = 0; u < 4; u++)
-        if (v + 32 * u < nv) ((uint4 *)dst)[v + 32 * u] = x[u];
+        if (v + 32 * u < v1) ((uint4 *)dst)[v + 32 * u] = x[u];
     }
     return;
   }
-  const int G = a.hidden / 128, half = lane >> 4, l = lane & 15;
-  for (int g0 = 0; g0 < G; g0 += 2) {
+  const int half = lane >> 4, l = lane & 15;
+  for (int g0 = c0 / 128; g0 < c1 / 128; g0 += 2) {
     const int g = g0 + half;
+    const bool valid = g < c1 / 128;
     float f[8], amax = 0.0f;
-    if (g < G) {
+    if (valid) {
       cb_vec_to_float<__nv_bfloat16>(src[g * 16 + l], f);
       for (int i = 0; i < 8; i++) amax = fmaxf(amax, fabsf(f[i]));
     }
     for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o, 16));
-    if (g < G) {
+    if (valid) {
       const float scale = amax > 0.0f ? amax / kE4m3Max : 1.0f;
       uint32_t lo = 0, hi = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+      const __nv_fp8x4_e4m3 q0(make_float4(f[0] / scale, f[1] / scale, f[2] / scale, f[3] / scale));
+      const __nv_fp8x4_e4m3 q1(make_float4(f[4] / scale, f[5] / scale, f[6] / scale, f[7] / scale));
+      memcpy(&lo, &q0, 4);
+      memcpy(&hi, &q1, 4);
+#else
       for (int i = 0; i < 4; i++) lo |= (uint32_t)cb_float_to_e4m3(f[i] / scale) << (8 * i);
       for (int i = 0; i < 4; i++) hi |= (uint32_t)cb_float_to_e4m3(f[4 + i] / scale) << (8 * i);
+#endif
       *(uint2 *)(dst + (size_t)g * 128 + l * 8) = make_uint2(lo, hi);
       if (l == 0) ((float *)(dst + a.hidden))[g] = scale;
     }
@@ -198,12 +212,13 @@ __global__ void __launch_bounds__(kPushThreads) dispatch_push_kernel(cb_moe_dev_
   if (tid < n) cnt[tid] = a.send_count[tid];
   if (tid == 0) maxc = max_count(a.send_count, n);
   __syncthreads();
-  for (int k = blockIdx.x * kWarps + (tid >> 5); k < maxc * n; k += gridDim.x * kWarps) {
-    const int d = k % n, j = k / n;
+  const int P = row_parts(a.hidden);
+  for (int k = blockIdx.x * kWarps + (tid >> 5); k < maxc * n * P; k += gridDim.x * kWarps) {
+    const int part = k % P, d = (k / P) % n, j = k / P / n;
     if (j >= cnt[d]) continue;
     const int t = a.send_idx[(size_t)d * a.cap + j];
-    write_row(a, t, a.dst_rows[d] + (size_t)j * a.row_bytes, lane);
-    write_meta(a, t, d, a.dst_meta[d] + (size_t)j * a.meta_bytes, lane);
+    write_row(a, t, part, a.dst_rows[d] + (size_t)j * a.row_bytes, lane);
+    if (part == 0) write_meta(a, t, d, a.dst_meta[d] + (size_t)j * a.meta_bytes, lane);
   }
   if (a.custom) signal_peers(a, 0);
   if (tid == 0) a.epoch_dispatch[blockIdx.x] += 1;
@@ -240,8 +255,9 @@ __global__ void __launch_bounds__(kPushThreads) combine_push_kernel(cb_moe_dev_t
     maxc = max_count(a.recv_count, n);
   }
   __syncthreads();
-  for (int k = blockIdx.x * kWarps + (tid >> 5); k < maxc * n; k += gridDim.x * kWarps) {
-    const int q = k % n, j = k / n;
+  const int P = row_parts(a.hidden);
+  for (int k = blockIdx.x * kWarps + (tid >> 5); k < maxc * n * P; k += gridDim.x * kWarps) {
+    const int part = k % P, q = (k / P) % n, j = k / P / n;
     if (j >= pre[q + 1] - pre[q]) continue;
     const size_t row = row_base(a, pre, q) + (size_t)j;
     char *m = a.recv_meta + row * a.meta_bytes;
@@ -252,8 +268,8 @@ __global__ void __launch_bounds__(kPushThreads) combine_push_kernel(cb_moe_dev_t
 #pragma unroll
     for (int kk = 0; kk < CB_MOE_MAX_TOPK; kk++)
       w[kk] = kk < K && meta_ints(m)[2 + kk] >= 0 ? meta_weights(m, K)[kk] : 0.0f;
-    const int nv = a.hidden / 8;
-    for (int v = lane; v < nv; v += 64) {
+    const int nv = min(a.hidden, (part + 1) * kPartChannels) / 8;
+    for (int v = part * kPartChannels / 8 + lane; v < nv; v += 64) {
       const bool second = v + 32 < nv;
       float f0[8], f1[8], acc0[8] = {0, 0, 0, 0, 0, 0, 0, 0}, acc1[8] = {0, 0, 0, 0, 0, 0, 0, 0};
       read_row8(a, x, v, f0);
@@ -282,7 +298,9 @@ __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev
   if (a.custom) wait_peers(a, 1, a.epoch_combine[0]);
   if (tid == 0) prefix_counts(a.send_count, n, pre);
   __syncthreads();
-  for (int t = blockIdx.x * kWarps + (tid >> 5); t < a.ntokens; t += gridDim.x * kWarps) {
+  const int P = row_parts(a.hidden);
+  for (int k = blockIdx.x * kWarps + (tid >> 5); k < a.ntokens * P; k += gridDim.x * kWarps) {
+    const int t = k / P, part = k % P;
     /* where token t's rows came back, per destination (NULL: not sent there) */
     const uint4 *src[CB_MOE_MAX_RANKS];
 #pragma unroll
@@ -292,7 +310,8 @@ __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev
                        : (const uint4 *)(a.comb_src + ((a.custom ? (size_t)d * a.cap : (size_t)pre[d]) + (size_t)pos) *
                                                           a.comb_row_bytes);
     }
-    for (int v = lane; v < a.hidden / 8; v += 32) {
+    const int v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
+    for (int v = part * kPartChannels / 8 + lane; v < v1; v += 32) {
       uint4 raw[CB_MOE_MAX_RANKS];
 #pragma unroll
       for (int d = 0; d < CB_MOE_MAX_RANKS; d++)
