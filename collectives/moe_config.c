@@ -56,9 +56,11 @@ int cb_routing_parse(const char *s, cb_routing_t *out, char *why, size_t n) {
     snprintf(buf, sizeof buf, "%s", s + 4);
     char *colon = strchr(buf, ':');
     char *end = NULL;
+    errno = 0;
     long k = colon ? strtol(buf, &end, 10) : 0;
-    if (!colon || end != colon || k < 1 || parse_double(colon + 1, &r.hot_f) || r.hot_f < 1.0) {
-      snprintf(why, n, "routing '%s': hot:K:F needs an integer K >= 1 and a number F >= 1", s);
+    if (!colon || end != colon || errno || k < 1 || k > (1 << 20) || parse_double(colon + 1, &r.hot_f) ||
+        r.hot_f < 1.0) {
+      snprintf(why, n, "routing '%s': hot:K:F needs an integer 1 <= K <= 1048576 and a number F >= 1", s);
       return -1;
     }
     r.hot_k = (int)k;
@@ -72,8 +74,8 @@ int cb_routing_parse(const char *s, cb_routing_t *out, char *why, size_t n) {
 
 void cb_routing_format(const cb_routing_t *r, char *buf, size_t n) {
   switch (r->kind) {
-  case CB_ROUTE_ZIPF: snprintf(buf, n, "zipf:%g", r->zipf_s); break;
-  case CB_ROUTE_HOT: snprintf(buf, n, "hot:%d:%g", r->hot_k, r->hot_f); break;
+  case CB_ROUTE_ZIPF: snprintf(buf, n, "zipf:%.10g", r->zipf_s); break;
+  case CB_ROUTE_HOT: snprintf(buf, n, "hot:%d:%.10g", r->hot_k, r->hot_f); break;
   default: snprintf(buf, n, "uniform"); break;
   }
 }

@@ -59,14 +59,27 @@ static int for_each_item(parser_t *p, cb_args_t *a, const char *opt, const char 
   char buf[1024];
   if (strlen(list) >= sizeof buf) return fail(p, "%s: list too long", opt);
   snprintf(buf, sizeof buf, "%s", list);
-  int any = 0;
+  if (!buf[0] || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
+    return fail(p, "%s: '%s' has an empty item", opt, list);
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     int rc = fn(p, a, tok);
     if (rc) return rc;
-    any = 1;
   }
-  if (!any) return fail(p, "%s: empty list", opt);
   return 0;
+}
+
+/* Adds one sweep point; a value already listed is an error (it would run twice). */
+static int add_point(parser_t *p, cb_args_t *a, const char *opt, uint64_t v, const char *tok) {
+  for (int i = 0; i < a->npoints; i++)
+    if (a->points[i] == v) return fail(p, "%s: '%s' is listed twice", opt, tok);
+  if (a->npoints == CB_MAX_SWEEP_POINTS) return fail(p, "%s: too many values", opt);
+  a->points[a->npoints++] = v;
+  return 0;
+}
+
+static int empty_item(const char *list) {
+  size_t n = strlen(list);
+  return !n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,");
 }
 
 static int add_dtype(parser_t *p, cb_args_t *a, const char *s) {
@@ -121,16 +134,17 @@ static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
     return 0;
   }
   char buf[1024];
+  if (strlen(s) >= sizeof buf) return fail(p, "--tokens: list too long");
+  if (empty_item(s)) return fail(p, "--tokens: '%s' has an empty item", s);
   snprintf(buf, sizeof buf, "%s", s);
   a->npoints = 0;
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     long v;
     if (parse_int(tok, 0, 1L << 24, &v))
       return fail(p, "--tokens: '%s' is not a token count (0..16777216)", tok);
-    if (a->npoints == CB_MAX_SWEEP_POINTS) return fail(p, "--tokens: too many values");
-    a->points[a->npoints++] = (uint64_t)v;
+    int rc = add_point(p, a, "--tokens", (uint64_t)v, tok);
+    if (rc) return rc;
   }
-  if (!a->npoints) return fail(p, "--tokens: empty list");
   return 0;
 }
 
@@ -213,7 +227,7 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   uint64_t minb = 8, maxb = 256ull << 20, step = 0;
   double factor = 0.0;
   int seen_size = 0, seen_factor = 0, seen_step = 0, seen_tokens = 0, seen_moe_opt = 0;
-  int seen_model = 0, seen_shape = 0, seen_list = 0;
+  int seen_model = 0, seen_shape = 0, seen_list = 0, seen_bounds = 0;
 
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
@@ -240,7 +254,7 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
         return fail(p, "%s: '%s' is not a size (digits with an optional K, M, G or T suffix)", arg, val);
       if (o->id == O_MINB) minb = u;
       else maxb = u;
-      seen_size = 1;
+      seen_size = seen_bounds = 1;
       break;
     case O_FACTOR:
       if (parse_real(val, &d) || d <= 1.0) return fail(p, "%s: '%s' is not a step factor > 1", arg, val);
@@ -338,14 +352,14 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
     case O_SIZES: {
       char buf[4096];
       if (strlen(val) >= sizeof buf) return fail(p, "--sizes: list too long");
+      if (empty_item(val)) return fail(p, "--sizes: '%s' has an empty item", val);
       snprintf(buf, sizeof buf, "%s", val);
       a->npoints = 0;
       for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         if (cb_parse_size(tok, &u)) return fail(p, "--sizes: '%s' is not a size", tok);
-        if (a->npoints == CB_MAX_SWEEP_POINTS) return fail(p, "--sizes: too many values");
-        a->points[a->npoints++] = u;
+        int prc = add_point(p, a, "--sizes", u, tok);
+        if (prc) return prc;
       }
-      if (!a->npoints) return fail(p, "--sizes: empty list");
       seen_list = seen_size = 1;
       break;
     }
@@ -392,7 +406,7 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   if (seen_moe_opt)
     return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
   if (seen_factor && seen_step) return fail(p, "give either -f (step factor) or -i (step size), not both");
-  if (seen_list && (seen_factor || seen_step || minb != 8 || maxb != (256ull << 20)))
+  if (seen_list && (seen_factor || seen_step || seen_bounds))
     return fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
   if (!seen_list) {
     if (!seen_factor && !seen_step) factor = 2.0;

@@ -109,8 +109,13 @@ static void table_header(cb_report_t *r, int moe) {
   r->table_kind = moe ? 2 : 1;
 }
 
-static void table_row(cb_report_t *r, const cb_row_t *w) {
+static void table_row(cb_report_t *r, const cb_row_t *in) {
   if (!r->table) return;
+  /* one line per row: control characters in a note become spaces (CSV and JSON keep them) */
+  cb_row_t copy = *in;
+  const cb_row_t *w = &copy;
+  for (char *c = copy.note; *c; c++)
+    if ((unsigned char)*c < 0x20) *c = ' ';
   if (r->table_kind != (w->is_moe ? 2 : 1)) table_header(r, w->is_moe);
   char wrong[32] = "-";
   if (w->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", w->wrong);

@@ -14,7 +14,9 @@ static int cmp_double(const void *a, const void *b) {
 double cb_percentile(double *v, int n, double q) {
   if (n <= 0) return NAN;
   qsort(v, (size_t)n, sizeof *v, cmp_double);
-  int k = (int)ceil(q / 100.0 * (double)n); /* 1-based rank */
+  /* 1-based rank; q * n first, so integer q and n give the exact product (q / 100 * n rounds:
+   * q = 7, n = 100 would give rank 8) */
+  int k = (int)ceil(q * (double)n / 100.0);
   if (k < 1) k = 1;
   if (k > n) k = n;
   return v[k - 1];

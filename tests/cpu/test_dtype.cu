@@ -26,8 +26,7 @@ static int failures;
 
 static float cuda_decode(uint8_t c, __nv_fp8_interpretation_t k) {
   __half_raw h = __nv_cvt_fp8_to_halfraw((__nv_fp8_storage_t)c, k);
-  __half hh;
-  memcpy(&hh, &h, sizeof hh);
+  __half hh = h;
   return __half2float(hh);
 }
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""CPU test of the collbench program's front door, on a machine without a GPU: exit codes and
+messages for help, bad arguments (exit 2, message on stderr naming the bad value, nothing on
+stdout), unknown algorithms (exit 2, the accepted names listed), and a valid command under
+mpirun on a GPU-less machine (exit 5, "no CUDA GPU", quickly: the CUDA runtime is installed but
+there is no driver). When a GPU is present the last case is skipped (exit 77 is not used: the
+other cases still ran).
+
+usage: test_cli.py COLLBENCH CASE MPIRUN [MPIRUN_FLAGS...]
+  CASE: help | usage | algo | nogpu
+"""
+import subprocess
+import sys
+import time
+
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+    print("test_cli: FAIL:", msg)
+
+
+def run(cmd, timeout=60):
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr, time.monotonic() - t0
+
+
+def expect(cmd, rc_want, stderr_has=(), stdout_has=(), stdout_empty=False, timeout=60):
+    try:
+        rc, out, err, dt = run(cmd, timeout)
+    except subprocess.TimeoutExpired:
+        fail(f"{' '.join(cmd)}: still running after {timeout} s")
+        return None
+    shown = " ".join(cmd[-8:])
+    if rc != rc_want:
+        fail(f"{shown}: exit {rc}, expected {rc_want}\n  stdout: {out[-800:]!r}\n  stderr: {err[-800:]!r}")
+    for s in stderr_has:
+        if s not in err:
+            fail(f"{shown}: stderr does not contain {s!r}: {err[-800:]!r}")
+    for s in stdout_has:
+        if s not in out:
+            fail(f"{shown}: stdout does not contain {s!r}")
+    if stdout_empty and out.strip():
+        fail(f"{shown}: error text on stdout: {out[-400:]!r}")
+    return rc, out, err, dt
+
+
+def have_gpu():
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+        return p.returncode == 0 and "GPU" in p.stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def main():
+    cb, case, mpirun, flags = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    if case == "help":
+        for args in (["--help"], ["-h"], ["allreduce", "--help"], ["moe", "-h"]):
+            r = expect([cb, *args], 0, stdout_has=("usage: collbench", "allreduce", "--algo", "exit codes"))
+            if r and r[2].strip():
+                fail(f"--help wrote to stderr: {r[2]!r}")
+    elif case == "usage":
+        cases = [
+            ([], ["missing FAMILY", "allreduce"]),
+            (["bogus"], ["'bogus'", "allreduce, allgather"]),
+            (["allreduce", "-d", "double"], ["'double'", "bfloat16"]),
+            (["allreduce", "-b", "1X"], ["'1X'"]),
+            (["allreduce", "-b", "1M", "-e", "1K"], ["1048576", "1024"]),
+            (["allreduce", "-f", "1"], ["'1'"]),
+            (["allreduce", "-n", "abc"], ["'abc'"]),
+            (["allreduce", "--frobnicate"], ["'--frobnicate'"]),
+            (["alltoall", "-o", "sum"], ["alltoall", "does not reduce"]),
+            (["allreduce", "--tokens", "128"], ["moe"]),
+            (["moe", "--topk", "300"], ["300", "256"]),
+            (["moe", "--routing", "zipf:x"], ["'zipf:x'"]),
+            (["allreduce", "-g", "2"], ["one process per GPU"]),
+        ]
+        for args, subs in cases:
+            r = expect([cb, *args], 2, stderr_has=["collbench: ", *subs], stdout_empty=True)
+            if r and r[3] > 10:
+                fail(f"{args}: a usage error took {r[3]:.1f} s (must not start MPI or CUDA)")
+    elif case == "algo":
+        expect([cb, "allreduce", "--algo", "bogus"], 2, stderr_has=("'bogus'", "accepted", "nccl"),
+               stdout_empty=True)
+        expect([cb, "allreduce", "--algo", "nccl,bogus2"], 2, stderr_has=("'bogus2'", "nccl"), stdout_empty=True)
+        expect([cb, "alltoall", "--algo", "oneshot_typo"], 2, stderr_has=("'oneshot_typo'", "alltoall", "nccl"),
+               stdout_empty=True)
+    elif case == "nogpu":
+        if have_gpu():
+            print("test_cli: a GPU is present: the no-GPU case does not apply here")
+        else:
+            env_flags = list(flags)
+            for np in ("1", "2"):
+                r = expect(["timeout", "120", mpirun, *env_flags, "-np", np, cb, "allreduce", "-b", "8", "-e", "8",
+                            "-n", "1", "-w", "0"], 5, stderr_has=("no CUDA GPU",), timeout=150)
+                if r and r[0] == 124:
+                    fail(f"-np {np}: mpirun hung until timeout 120")
+                if r and r[3] > 60:
+                    fail(f"-np {np}: took {r[3]:.1f} s to report no GPU")
+    else:
+        fail(f"unknown case {case}")
+    if problems:
+        print(f"test_cli {case}: {len(problems)} problem(s)")
+        return 1
+    print(f"test_cli {case}: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+/* CPU test driver for launcher/report.c: writes a fixed set of result rows through
+ * cb_report_open / cb_report_row / cb_report_close so that check_report.py can parse the files
+ * back with python's csv and json modules. The rows are chosen to break naive writers: notes
+ * with commas, quotes, newlines, tabs, backslashes, control characters and UTF-8; skipped rows;
+ * NaN and infinite times; an unchecked row; moe rows; 64-bit sizes. check_report.py holds the
+ * same rows as its expectation.
+ *
+ *   test_report full  DIR      all rows, then close: DIR/r.csv, DIR/r.json, DIR/table.txt
+ *   test_report crash DIR K    K rows, then _exit(9) without closing (a crashed run)
+ *   test_report empty DIR      open and close with no rows
+ *   test_report csvonly DIR    CSV path only (no JSON, no .partial.jsonl)
+ *
+ * It also asserts in C what needs no parser: open fails with a reason for an unwritable path,
+ * and cb_row_csv yields exactly the header's column count for every row. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cb_testing.h"
+#include "report.h"
+
+#define NROWS 8
+
+static cb_row_t rows[NROWS];
+
+static cb_row_t classic(const char *family, const char *algo, uint64_t bytes, int inplace) {
+  cb_row_t w;
+  memset(&w, 0, sizeof w);
+  w.family = family;
+  w.algo = algo;
+  w.dtype = "float";
+  w.op = "sum";
+  w.bytes = bytes;
+  w.count = bytes / 4;
+  w.inplace = inplace;
+  w.ranks = 2;
+  w.nodes = 1;
+  w.gpu = "NVIDIA H200";
+  w.timed = 1;
+  w.time_us_mean = 12.5;
+  w.time_us_max = 13.25;
+  w.time_us_p50 = 12.0;
+  w.time_us_p99 = 20.125;
+  w.algbw_gbs = (double)bytes / 12.5e3;
+  w.busbw_gbs = w.algbw_gbs;
+  w.wrong = 0;
+  w.mode = "eager";
+  w.iters = 20;
+  w.mem_bytes = 3 * bytes;
+  return w;
+}
+
+static void make_rows(void) {
+  /* 0: a plain timed row */
+  rows[0] = classic("allreduce", "nccl", 1048576, 0);
+  /* 1: a note with every CSV/JSON special character, in place, graph mode */
+  rows[1] = classic("allreduce", "oneshot", 1024, 1);
+  snprintf(rows[1].note, sizeof rows[1].note, "%s",
+           "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, caf\xc3\xa9 \xe2\x86\x92 ok");
+  rows[1].mode = "graph";
+  rows[1].wrong = 3;
+  /* 2: skipped (not supported): no times, not checked */
+  rows[2] = classic("alltoall", "nccl_p2p", 4, 0);
+  rows[2].op = "none";
+  rows[2].count = 0;
+  rows[2].timed = 0;
+  rows[2].wrong = -1;
+  snprintf(rows[2].note, sizeof rows[2].note, "not supported: 1 elements do not divide among 2 ranks");
+  /* 3: timed but the timings are NaN / inf (a broken measurement): empty in CSV, null in JSON */
+  rows[3] = classic("allgather", "nccl", 8ull << 30, 1);
+  rows[3].time_us_mean = NAN;
+  rows[3].time_us_max = INFINITY;
+  rows[3].time_us_p50 = -INFINITY;
+  rows[3].algbw_gbs = NAN;
+  rows[3].busbw_gbs = NAN;
+  /* 4: checked off (-c 0) */
+  rows[4] = classic("sendrecv", "nccl", 18446744073709551608ull, 0);
+  rows[4].wrong = -1;
+  rows[4].dtype = "fp8e4m3";
+  /* 5, 6: moe rows, one timed, one skipped */
+  rows[5] = classic("moe", "nccl", 58720256, 0);
+  rows[5].op = "none";
+  rows[5].dtype = "bfloat16";
+  rows[5].is_moe = 1;
+  rows[5].model = "deepseek-v3";
+  rows[5].routing = "hot:4:2.5";
+  rows[5].phase = "dispatch";
+  rows[5].tokens = 4096;
+  rows[5].hidden = 7168;
+  rows[5].topk = 8;
+  rows[5].experts = 256;
+  rows[5].remote_gbs = 321.5;
+  rows[5].imbalance = 1.25;
+  rows[6] = rows[5];
+  rows[6].algo = "peer";
+  rows[6].phase = "roundtrip";
+  rows[6].timed = 0;
+  rows[6].wrong = -1;
+  rows[6].model = "custom, \"mine\"";
+  rows[6].imbalance = NAN;
+  snprintf(rows[6].note, sizeof rows[6].note, "not supported: spans 2 nodes");
+  /* 7: an algorithm name and GPU name that need quoting */
+  rows[7] = classic("reducescatter", "a,b", 64, 0);
+  rows[7].gpu = "GPU \"X\", rev 2";
+  rows[7].op = "avg";
+  rows[7].dtype = "half";
+}
+
+static const char *meta_json = "{\"hosts\":[\"node-a\",\"node-b\"],\"command\":\"collbench allreduce -b 8\","
+                               "\"nccl_env\":{\"NCCL_ALGO\":\"Ring\"},\"git\":\"abc123\"}";
+
+static int count_fields(const char *line) {
+  /* number of CSV fields, honouring quotes */
+  int n = 1, q = 0;
+  for (const char *p = line; *p; p++) {
+    if (*p == '"') q = !q;
+    else if (*p == ',' && !q) n++;
+  }
+  return n;
+}
+
+static int open_report(cb_report_t *r, const char *dir, FILE *table, int with_json) {
+  char csv[1024], json[1024], why[512] = "";
+  snprintf(csv, sizeof csv, "%s/r.csv", dir);
+  snprintf(json, sizeof json, "%s/r.json", dir);
+  int rc = cb_report_open(r, table, csv, with_json ? json : "", meta_json, why, sizeof why);
+  CHECK(rc == 0, "cb_report_open(%s): %s", dir, why);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: test_report full|crash|empty|csvonly DIR [K]\n");
+    return 2;
+  }
+  const char *mode = argv[1], *dir = argv[2];
+  make_rows();
+
+  /* column count of every row equals the header's */
+  int header_cols = count_fields(CB_CSV_HEADER);
+  CHECK(header_cols == 30, "header has %d columns", header_cols);
+  for (int i = 0; i < NROWS; i++) {
+    cb_strbuf_t b;
+    cb_sb_init(&b);
+    cb_row_csv(&rows[i], &b);
+    CHECK(count_fields(b.s) == header_cols, "row %d: %d CSV fields, header %d: %s", i, count_fields(b.s),
+          header_cols, b.s);
+    cb_sb_clear(&b);
+    cb_row_json(&rows[i], &b);
+    CHECK(!strchr(b.s, '\n'), "row %d: JSON object spans lines", i);
+    CHECK(!cb_test_contains(b.s, "nan") && !cb_test_contains(b.s, "inf"), "row %d: JSON has nan/inf: %s", i, b.s);
+    cb_sb_free(&b);
+  }
+
+  /* an unwritable path fails with the path in the reason */
+  {
+    cb_report_t r;
+    char why[512] = "";
+    CHECK(cb_report_open(&r, NULL, "/nonexistent-dir/x.csv", "", "{}", why, sizeof why) == -1, "open bad csv");
+    CHECK_CONTAINS(why, "/nonexistent-dir/x.csv");
+    why[0] = 0;
+    CHECK(cb_report_open(&r, NULL, "", "/nonexistent-dir/x.json", "{}", why, sizeof why) == -1, "open bad json");
+    CHECK_CONTAINS(why, "/nonexistent-dir/x.json");
+  }
+
+  cb_report_t r;
+  if (strcmp(mode, "full") == 0) {
+    char tpath[1024];
+    snprintf(tpath, sizeof tpath, "%s/table.txt", dir);
+    FILE *table = fopen(tpath, "w");
+    CHECK(table != NULL, "cannot write %s", tpath);
+    if (!table || open_report(&r, dir, table, 1)) return cb_test_finish("test_report full");
+    for (int i = 0; i < NROWS; i++) cb_report_row(&r, &rows[i]);
+    char why[512] = "";
+    CHECK(cb_report_close(&r, "\"summary\": {\"rows\": 8, \"exit_code\": 1}", why, sizeof why) == 0,
+          "cb_report_close: %s", why);
+    fclose(table);
+    return cb_test_finish("test_report full");
+  }
+  if (strcmp(mode, "crash") == 0) {
+    int k = argc > 3 ? atoi(argv[3]) : 3;
+    if (k < 0 || k > NROWS) k = NROWS;
+    if (open_report(&r, dir, NULL, 1)) return cb_test_finish("test_report crash");
+    for (int i = 0; i < k; i++) cb_report_row(&r, &rows[i]);
+    /* a crash: no close, no exit handlers, no stdio flush */
+    _exit(9);
+  }
+  if (strcmp(mode, "empty") == 0) {
+    if (open_report(&r, dir, NULL, 1)) return cb_test_finish("test_report empty");
+    char why[512] = "";
+    CHECK(cb_report_close(&r, NULL, why, sizeof why) == 0, "cb_report_close: %s", why);
+    return cb_test_finish("test_report empty");
+  }
+  if (strcmp(mode, "csvonly") == 0) {
+    if (open_report(&r, dir, NULL, 0)) return cb_test_finish("test_report csvonly");
+    for (int i = 0; i < 2; i++) cb_report_row(&r, &rows[i]);
+    char why[512] = "";
+    CHECK(cb_report_close(&r, NULL, why, sizeof why) == 0, "cb_report_close: %s", why);
+    return cb_test_finish("test_report csvonly");
+  }
+  fprintf(stderr, "test_report: unknown mode '%s'\n", mode);
+  return 2;
+}

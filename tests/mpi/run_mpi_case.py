@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Runs one tests/mpi case under mpirun and checks how the job ended: the exit code, the time it
+took and what it printed. Every run is wrapped in `timeout` so a hang fails the test instead of
+stalling CTest (exit 124 from timeout is reported as a hang).
+
+usage: run_mpi_case.py [--rc N | --rc nonzero] [--max-seconds S] [--timeout S]
+                       [--stdout TEXT]... [--stderr TEXT]... -- MPIRUN ARGS...
+  --rc N        expected exit code of mpirun (default 0); "nonzero": any code except 0 and 124
+  --max-seconds the job must end within S seconds (measured around mpirun)
+  --timeout     the limit given to `timeout` (default 60)
+  --stdout/--stderr  text that must appear in that stream ({np} is replaced by the -np value)
+"""
+import argparse
+import subprocess
+import sys
+import time
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rc", default="0")
+    ap.add_argument("--max-seconds", type=float, default=0.0)
+    ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("--stdout", action="append", default=[])
+    ap.add_argument("--stderr", action="append", default=[])
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    np = cmd[cmd.index("-np") + 1] if "-np" in cmd else "?"
+    full = ["timeout", "--kill-after=10", str(a.timeout), *cmd]
+    print("+", " ".join(full), flush=True)
+    t0 = time.monotonic()
+    p = subprocess.run(full, capture_output=True, text=True)
+    dt = time.monotonic() - t0
+    sys.stdout.write(p.stdout)
+    sys.stdout.write(p.stderr)
+    print(f"-> exit {p.returncode} after {dt:.1f} s")
+    problems = []
+    if p.returncode in (124, 137):
+        problems.append(f"the job hung: killed by timeout after {a.timeout} s")
+    elif a.rc == "nonzero":
+        if p.returncode == 0:
+            problems.append("the job exited 0, expected a failure")
+    elif p.returncode != int(a.rc):
+        problems.append(f"exit code {p.returncode}, expected {a.rc}")
+    if a.max_seconds and dt > a.max_seconds:
+        problems.append(f"took {dt:.1f} s, expected at most {a.max_seconds:.0f} s")
+    for text in a.stdout:
+        text = text.replace("{np}", np)
+        if text not in p.stdout:
+            problems.append(f"stdout lacks {text!r}")
+    for text in a.stderr:
+        text = text.replace("{np}", np)
+        if text not in p.stderr:
+            problems.append(f"stderr lacks {text!r}")
+    for msg in problems:
+        print("run_mpi_case: FAIL:", msg)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
