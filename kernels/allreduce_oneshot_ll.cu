@@ -93,12 +93,14 @@ extern "C" size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks) 
 
 extern "C" void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
   size_t N = 16 / cb_dtype_bytes(dtype), V = (count + N - 1) / N;
-  /* one vector per thread: every poll of a peer's word is in flight at once */
-  size_t b = (V + kArThreads - 1) / kArThreads;
+  /* one vector per thread, in blocks of 128: every poll of a peer's word is in flight at once
+   * and even small messages spread over many SMs (64 KiB: 32 blocks rather than 8) */
+  const int threads_per_block = 128;
+  size_t b = (V + threads_per_block - 1) / threads_per_block;
   if (b < 1) b = 1;
   if (b > (size_t)max_blocks) b = (size_t)max_blocks;
   *blocks = (int)b;
-  *threads = kArThreads;
+  *threads = threads_per_block;
 }
 
 extern "C" void cb_ar_oneshot_ll_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }

@@ -3,7 +3,12 @@
 execute_process(COMMAND git -C ${SRC} describe --always --dirty --abbrev=12
   OUTPUT_VARIABLE rev OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0 OR rev STREQUAL "")
-  set(rev "unknown")
+  # a copy of the tree without .git (the GPU machine gets one): the revision from the environment
+  if(DEFINED ENV{CB_GIT_REV} AND NOT "$ENV{CB_GIT_REV}" STREQUAL "")
+    set(rev "$ENV{CB_GIT_REV}")
+  else()
+    set(rev "unknown")
+  endif()
 endif()
 set(text "#define CB_GIT_REV \"${rev}\"\n")
 if(EXISTS ${OUT})
