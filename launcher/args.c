@@ -394,6 +394,11 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
       if (n < 0) return CB_ARGS_ERROR;
       a->npoints = n;
     }
+    int any_tokens = 0;
+    for (int i = 0; i < a->npoints; i++) any_tokens |= a->points[i] > 0;
+    if (!any_tokens)
+      return fail(p, "--tokens: every value is 0: no rank would have a token to dispatch (a 0 may appear in a list "
+                     "with other counts)");
     a->nops = 1;
     a->ops[0] = CB_OP_NONE;
     a->places = CB_PLACE_OUT;

@@ -291,7 +291,7 @@ static void test_moe_options(void) {
   CHECK_EQ_INT(A.moe.experts, 64);
 
   EXPECT_POINTS("moe --tokens 1,128,4096", 1, 128, 4096);
-  EXPECT_POINTS("moe --tokens 0", 0);
+  EXPECT_POINTS("moe --tokens 0,16", 0, 16);
   EXPECT_POINTS("moe --tokens=128:1024", 128, 256, 512, 1024);
   EXPECT_POINTS("moe --tokens 1:81:3", 1, 3, 9, 27, 81);
   EXPECT_POINTS("moe --tokens 1:100", 1, 2, 4, 8, 16, 32, 64);
@@ -484,6 +484,9 @@ static void test_bad_input(void) {
   EXPECT_ERR("moe --tokens 16777217", "'16777217'");
   EXPECT_ERR("moe --tokens 128,-1", "'-1'");
   EXPECT_ERR("moe --tokens ,", "--tokens", "empty item");
+  EXPECT_ERR("moe --tokens 0", "--tokens", "every value is 0");
+  EXPECT_ERR("moe --tokens 0,0", "--tokens", "listed twice");
+  EXPECT_OK("moe --tokens 0,128");
   EXPECT_ERR("moe --tokens 0:8", "'0:8'");
   EXPECT_ERR("moe --tokens 8:4", "8", "4");
   EXPECT_ERR("moe --tokens 1:8:1", "'1:8:1'");
