@@ -1,8 +1,6 @@
 /* Custom all-reduce "oneshot": push every input to every peer, one barrier, reduce locally
  * (kernels/allreduce_oneshot.cu). Latency-bound sizes; its scratch grows as 2·n·S, so it is
  * offered up to CB_ONESHOT_MAX_BYTES per rank. */
-#include <stdio.h>
-
 #include "allreduce_peer.h"
 
 #define CB_ONESHOT_MAX_BYTES (32ull << 20)
@@ -13,13 +11,7 @@ static const cb_ar_kind_t kind = {
 };
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (!cb_peer_supported(w, why, n)) return 0;
-  if (p->bytes > CB_ONESHOT_MAX_BYTES) {
-    snprintf(why, n, "not supported: oneshot stages 2*n copies, offered up to %llu MiB per rank",
-             CB_ONESHOT_MAX_BYTES >> 20);
-    return 0;
-  }
-  return 1;
+  return cb_ar_supported_upto(w, p, CB_ONESHOT_MAX_BYTES, "oneshot", "stages 2*n copies", why, n);
 }
 
 static int setup(cb_inst_t *in, char *why, size_t n) { return cb_ar_setup(in, &kind, why, n); }

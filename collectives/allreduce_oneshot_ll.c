@@ -1,8 +1,6 @@
 /* Custom all-reduce "oneshot_ll": one-shot on the LL protocol (data and epoch in one 8-byte
  * store, no barrier; kernels/allreduce_oneshot_ll.cu). The lowest latency for small messages;
  * doubles the bytes on the wire, so it is offered up to CB_ONESHOT_LL_MAX_BYTES per rank. */
-#include <stdio.h>
-
 #include "allreduce_peer.h"
 
 #define CB_ONESHOT_LL_MAX_BYTES (4ull << 20)
@@ -13,13 +11,7 @@ static const cb_ar_kind_t kind = {
 };
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (!cb_peer_supported(w, why, n)) return 0;
-  if (p->bytes > CB_ONESHOT_LL_MAX_BYTES) {
-    snprintf(why, n, "not supported: oneshot_ll doubles the bytes on the wire, offered up to %llu MiB per rank",
-             CB_ONESHOT_LL_MAX_BYTES >> 20);
-    return 0;
-  }
-  return 1;
+  return cb_ar_supported_upto(w, p, CB_ONESHOT_LL_MAX_BYTES, "oneshot_ll", "doubles the bytes on the wire", why, n);
 }
 
 static int setup(cb_inst_t *in, char *why, size_t n) { return cb_ar_setup(in, &kind, why, n); }

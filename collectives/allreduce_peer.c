@@ -18,6 +18,16 @@ typedef struct ar_state {
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
+int cb_ar_supported_upto(const cb_world_t *w, const cb_params_t *p, unsigned long long max_bytes, const char *name,
+                         const char *what, char *why, size_t n) {
+  if (!cb_peer_supported(w, why, n)) return 0;
+  if (p->bytes > max_bytes) {
+    snprintf(why, n, "not supported: %s %s, offered up to %llu MiB per rank", name, what, max_bytes >> 20);
+    return 0;
+  }
+  return 1;
+}
+
 int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   const cb_world_t *w = in->world;
   cb_buffer_plan_t plan;

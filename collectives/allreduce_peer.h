@@ -16,6 +16,10 @@ typedef struct cb_ar_kind {
 } cb_ar_kind_t;
 
 int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n);
+/* Peer memory available and the message at most max_bytes per rank (the one-shot kernels stage
+ * n copies, so they are offered only up to a size); `name` goes into the reason. */
+int cb_ar_supported_upto(const cb_world_t *w, const cb_params_t *p, unsigned long long max_bytes, const char *name,
+                         const char *what, char *why, size_t n);
 void cb_ar_run(cb_inst_t *in, int phase, cudaStream_t s);
 void cb_ar_teardown(cb_inst_t *in);
 

@@ -130,40 +130,39 @@ __device__ __forceinline__ uint4 cb_vec_from_float(const float (&f)[cb_vec<T>::N
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-/* Hardware conversions for fp8 (cvt.*.e4m3x2 / e5m2x2), 2 lanes per instruction. */
-template <>
-__device__ __forceinline__ void cb_vec_to_float<cb_e4m3_t>(const uint4 &raw, float (&f)[16]) {
-  const __nv_fp8x4_e4m3 *p = reinterpret_cast<const __nv_fp8x4_e4m3 *>(&raw);
+/* Hardware conversions for fp8 (cvt.*.e4m3x2 / e5m2x2) through cuda_fp8.h's x4 types. */
+template <typename X4>
+__device__ __forceinline__ void cb_fp8x16_to_float(const uint4 &raw, float (&f)[16]) {
+  const X4 *p = reinterpret_cast<const X4 *>(&raw);
 #pragma unroll
   for (int i = 0; i < 4; i++) {
     float4 q = static_cast<float4>(p[i]);
     f[4 * i] = q.x; f[4 * i + 1] = q.y; f[4 * i + 2] = q.z; f[4 * i + 3] = q.w;
   }
+}
+template <typename X4>
+__device__ __forceinline__ uint4 cb_fp8x16_from_float(const float (&f)[16]) {
+  uint4 raw;
+  X4 *p = reinterpret_cast<X4 *>(&raw);
+#pragma unroll
+  for (int i = 0; i < 4; i++) p[i] = X4(make_float4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]));
+  return raw;
+}
+template <>
+__device__ __forceinline__ void cb_vec_to_float<cb_e4m3_t>(const uint4 &raw, float (&f)[16]) {
+  cb_fp8x16_to_float<__nv_fp8x4_e4m3>(raw, f);
 }
 template <>
 __device__ __forceinline__ void cb_vec_to_float<cb_e5m2_t>(const uint4 &raw, float (&f)[16]) {
-  const __nv_fp8x4_e5m2 *p = reinterpret_cast<const __nv_fp8x4_e5m2 *>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; i++) {
-    float4 q = static_cast<float4>(p[i]);
-    f[4 * i] = q.x; f[4 * i + 1] = q.y; f[4 * i + 2] = q.z; f[4 * i + 3] = q.w;
-  }
+  cb_fp8x16_to_float<__nv_fp8x4_e5m2>(raw, f);
 }
 template <>
 __device__ __forceinline__ uint4 cb_vec_from_float<cb_e4m3_t>(const float (&f)[16]) {
-  uint4 raw;
-  __nv_fp8x4_e4m3 *p = reinterpret_cast<__nv_fp8x4_e4m3 *>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; i++) p[i] = __nv_fp8x4_e4m3(make_float4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]));
-  return raw;
+  return cb_fp8x16_from_float<__nv_fp8x4_e4m3>(f);
 }
 template <>
 __device__ __forceinline__ uint4 cb_vec_from_float<cb_e5m2_t>(const float (&f)[16]) {
-  uint4 raw;
-  __nv_fp8x4_e5m2 *p = reinterpret_cast<__nv_fp8x4_e5m2 *>(&raw);
-#pragma unroll
-  for (int i = 0; i < 4; i++) p[i] = __nv_fp8x4_e5m2(make_float4(f[4 * i], f[4 * i + 1], f[4 * i + 2], f[4 * i + 3]));
-  return raw;
+  return cb_fp8x16_from_float<__nv_fp8x4_e5m2>(f);
 }
 #endif
 
