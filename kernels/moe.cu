@@ -1,7 +1,7 @@
 /* MoE dispatch and combine kernels (moe.h): layout, row pushes, per-expert lists, weighted
- * combine, and the checks. One warp moves one token row (hidden x 2 bytes: 7168 channels are
- * 896 16-byte vectors, 28 per lane); the push kernels use a fixed grid so receivers know how
- * many completion signals to expect.
+ * combine (the checks are in moe_check.cu). One warp moves a 1024-channel part of a token row
+ * (moe_rows.cuh); the push kernels use a fixed grid so receivers know how many completion
+ * signals to expect.
  *
  * Signals (custom path, peer memory): counts travel LL-style ({count, epoch} in one 8-byte
  * store); row pushes complete with one release-add per block on the receiver's counter for this
