@@ -82,7 +82,9 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   for (int s = 0; s < st->n; s++) {
     int T = cb_moe_tokens_for_rank(c, in->p.tokens, s, st->n);
     if (T > st->cap) st->cap = T;
-    if (cb_moe_route(c, in->p.seed, s, st->n, T, &st->all[s])) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+    if (cb_moe_route(c, in->p.seed, s, st->n, T, &st->all[s]))
+      CB_DIE(CB_EXIT_RUNTIME, "routing rank %d failed: out of host memory, or fewer than --topk experts with non-zero "
+                              "probability", s);
   }
   st->ntokens = st->all[st->r].ntokens;
   expectations(in, st);

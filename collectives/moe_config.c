@@ -118,6 +118,13 @@ int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, 
              c->routing.hot_k, c->routing.hot_f, c->experts);
     return -1;
   }
+  if (c->routing.kind == CB_ROUTE_HOT && c->routing.hot_k * c->routing.hot_f >= c->experts && c->topk > c->routing.hot_k) {
+    /* K*F == experts gives the other experts no probability at all: only K can be drawn */
+    snprintf(why, n, "routing hot:%d:%g leaves the other %d experts no probability, so --topk %d distinct experts "
+                     "cannot be drawn (need topk <= K or K*F < experts)",
+             c->routing.hot_k, c->routing.hot_f, c->experts - c->routing.hot_k, c->topk);
+    return -1;
+  }
   if (c->drop < 0.0 || c->drop >= 1.0) {
     snprintf(why, n, "--drop %g must be in [0, 1)", c->drop);
     return -1;

@@ -26,7 +26,7 @@ typedef struct cb_moe_config {
   int topk;       /* experts per token */
   int experts;    /* total experts, split evenly across ranks */
   cb_routing_t routing;
-  int uneven;   /* per-rank token counts differ (rank r gets tokens*(r % 3)/... see router) */
+  int uneven;   /* per-rank token counts differ, the last rank has none (cb_moe_tokens_for_rank) */
   int validate; /* print a PASS/FAIL verdict per configuration */
   double drop;  /* fraction of (token, k) selections set to -1 (dropped), 0 <= drop < 1 */
 } cb_moe_config_t;

@@ -80,6 +80,12 @@ int cb_moe_route(const cb_moe_config_t *c, uint64_t seed, int rank, int nranks, 
         pick = e;
         if (u < acc) break;
       }
+      if (pick < 0) { /* nothing left with non-zero probability (cb_moe_config_check rejects that) */
+        free(p);
+        free(q);
+        cb_moe_routing_free(out);
+        return -1;
+      }
       left -= q[pick];
       q[pick] = 0.0;
       if (left < 1e-12) left = 0.0;

@@ -22,11 +22,13 @@ typedef struct cb_moe_routing {
   float *weights; /* [ntokens][topk]: 0 where dropped */
 } cb_moe_routing_t;
 
-/* Tokens of rank r: `tokens` everywhere, or with uneven = 1, round(2·tokens·(n-1-r)/n): rank 0
- * gets the most, the last rank none, and the mean over ranks is tokens·(n-1)/n. */
+/* Tokens of rank r: `tokens` everywhere, or with uneven = 1 and n >= 2 ranks,
+ * round(2·tokens·(n-1-r)/n): rank 0 gets the most, the last rank none, and the mean over ranks
+ * is tokens·(n-1)/n (a single rank keeps `tokens`). */
 int cb_moe_tokens_for_rank(const cb_moe_config_t *c, uint64_t tokens, int rank, int nranks);
 
-/* Returns 0, or -1 (out of memory). */
+/* Returns 0, or -1: out of memory, or the law has fewer than topk experts with non-zero
+ * probability (cb_moe_config_check rejects such configurations first). */
 int cb_moe_route(const cb_moe_config_t *c, uint64_t seed, int rank, int nranks, int ntokens, cb_moe_routing_t *out);
 void cb_moe_routing_free(cb_moe_routing_t *r);
 
