@@ -321,21 +321,27 @@ static void test_topk(void) {
   }
 }
 
+/* A preset (model) or a custom shape (hidden 128), with a routing law. */
+static void make_config(const char *model, int experts, int topk, const char *routing, cb_moe_config_t *c) {
+  memset(c, 0, sizeof *c);
+  if (model) CHECK(cb_moe_preset(model, c) == 0, "preset %s", model);
+  else {
+    c->hidden = 128;
+    c->experts = experts;
+    c->topk = topk;
+  }
+  char why[256] = "";
+  CHECK(cb_routing_parse(routing, &c->routing, why, sizeof why) == 0, "%s", why);
+}
+
 /* Every configuration cb_moe_config_check accepts must route: distinct valid ids, weights as
  * above. hot:K:F with K*F == experts leaves the cold experts probability 0, so with topk > K
  * there is nothing left to draw after K selections. Each case runs in a child process so a
  * crash is reported instead of ending the test program. */
 static void check_routable(const char *model, int experts, int topk, const char *routing) {
   cb_moe_config_t c;
-  memset(&c, 0, sizeof c);
-  if (model) CHECK(cb_moe_preset(model, &c) == 0, "preset %s", model);
-  else {
-    c.hidden = 128;
-    c.experts = experts;
-    c.topk = topk;
-  }
+  make_config(model, experts, topk, routing, &c);
   char why[256] = "";
-  CHECK(cb_routing_parse(routing, &c.routing, why, sizeof why) == 0, "%s", why);
   if (cb_moe_config_check(&c, 2, CB_BF16, why, sizeof why) != 0) return; /* rejected: fine */
   fflush(stdout);
   fflush(stderr);
@@ -372,15 +378,8 @@ static void check_routable(const char *model, int experts, int topk, const char 
 /* hot:K:F with K*F == experts and topk > K cannot be drawn: the check must say so. */
 static void check_rejected(const char *model, int experts, int topk, const char *routing) {
   cb_moe_config_t c;
-  memset(&c, 0, sizeof c);
-  if (model) CHECK(cb_moe_preset(model, &c) == 0, "preset %s", model);
-  else {
-    c.hidden = 128;
-    c.experts = experts;
-    c.topk = topk;
-  }
+  make_config(model, experts, topk, routing, &c);
   char why[256] = "";
-  CHECK(cb_routing_parse(routing, &c.routing, why, sizeof why) == 0, "%s", why);
   CHECK(cb_moe_config_check(&c, 2, CB_BF16, why, sizeof why) != 0 && strstr(why, "no probability"),
         "%s E %d top-%d --routing %s must be rejected (got '%s')", model ? model : "custom", c.experts, c.topk, routing,
         why);
