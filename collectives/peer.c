@@ -12,14 +12,6 @@
 #include "../launcher/error_gpu.h"
 #include "collective.h"
 
-static int node_agree(const cb_world_t *w, int ok, char *why, size_t n) {
-  int mine = ok ? INT_MAX : w->mpi.local_rank, first = INT_MAX;
-  CB_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->mpi.node_comm));
-  if (first == INT_MAX) return 1;
-  CB_MPI(MPI_Bcast(why, (int)n, MPI_CHAR, first, w->mpi.node_comm));
-  return 0;
-}
-
 int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
   const cb_mpi_world_t *m = &w->mpi;
   memset(pm, 0, sizeof *pm);
@@ -41,7 +33,7 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
     ok = 0;
   }
   if (ok) CB_CUDA(cudaDeviceSynchronize());
-  if (!node_agree(w, ok, why, n)) {
+  if (!cb_mpi_agree(w->mpi.node_comm, ok, why, n)) {
     if (mine) CB_CUDA(cudaFree(mine));
     return -1;
   }
@@ -56,7 +48,7 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
       ok = 0;
     }
   }
-  if (!node_agree(w, ok, why, n)) {
+  if (!cb_mpi_agree(w->mpi.node_comm, ok, why, n)) {
     cb_peer_free(pm);
     return -1;
   }

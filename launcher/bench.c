@@ -36,15 +36,6 @@ int cb_bench_rounds(int iters) {
   return 1;
 }
 
-/* Every rank learns whether all are ok; if not, all get the reason of the lowest failing rank. */
-static int agree(const cb_world_t *w, int ok, char *why, size_t n) {
-  int mine = ok ? INT_MAX : w->mpi.rank, first = INT_MAX;
-  CB_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, w->mpi.comm));
-  if (first == INT_MAX) return 1;
-  CB_MPI(MPI_Bcast(why, (int)n, MPI_CHAR, first, w->mpi.comm));
-  return 0;
-}
-
 static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   const cb_params_t *p = &g->p;
   const cb_algo_t *al = s->algo;
@@ -62,7 +53,7 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   } else if (al->supported && !al->supported(b->w, p, why, sizeof why)) {
     ok = 0;
   }
-  if (!agree(b->w, ok, why, sizeof why)) {
+  if (!cb_mpi_agree(b->w->mpi.comm, ok, why, sizeof why)) {
     snprintf(s->note, sizeof s->note, "%s", why);
     return;
   }
@@ -76,7 +67,7 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   cb_watchdog_disarm(b->wd);
   /* A setup that fails frees what it made itself; one that succeeded here while another rank
    * failed is torn down. */
-  if (!agree(b->w, rc == 0, why, sizeof why)) {
+  if (!cb_mpi_agree(b->w->mpi.comm, rc == 0, why, sizeof why)) {
     if (rc == 0 && al->teardown) al->teardown(&s->in);
     snprintf(s->note, sizeof s->note, "not run: %s", why);
     return;

@@ -1,6 +1,7 @@
 /* Implementation of mpi_world.h. */
 #include "mpi_world.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,4 +48,14 @@ void cb_mpi_gather_strings(const cb_mpi_world_t *w, const char *mine, char *all,
   strncpy(buf, mine, (size_t)len - 1);
   CB_MPI(MPI_Gather(buf, len, MPI_CHAR, all, len, MPI_CHAR, 0, w->comm));
   free(buf);
+}
+
+int cb_mpi_agree(MPI_Comm comm, int ok, char *why, size_t n) {
+  int rank = 0, mine, first = INT_MAX;
+  CB_MPI(MPI_Comm_rank(comm, &rank));
+  mine = ok ? INT_MAX : rank;
+  CB_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  if (first == INT_MAX) return 1;
+  CB_MPI(MPI_Bcast(why, (int)n, MPI_CHAR, first, comm));
+  return 0;
 }

@@ -5,6 +5,7 @@
 #define CB_MPI_WORLD_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #define CB_HOST_MAX 64
 
@@ -21,6 +22,11 @@ typedef struct cb_mpi_world {
 /* Call after MPI_Init. Every MPI call is checked (aborts the job on failure). */
 void cb_mpi_world_init(cb_mpi_world_t *w);
 void cb_mpi_world_free(cb_mpi_world_t *w);
+
+/* Collective over comm: returns 1 when every rank passed ok; otherwise 0 on every rank, with
+ * why (n bytes, the same n everywhere) replaced by the reason of the lowest failing rank, so all
+ * ranks report and act alike (a setup that failed on one rank must not hang the others). */
+int cb_mpi_agree(MPI_Comm comm, int ok, char *why, size_t n);
 
 /* Gathers one fixed-size string per rank to rank 0 (all[rank * len]); all may be NULL on
  * other ranks. */

@@ -17,6 +17,9 @@
  *              longer than it: the watchdog must stay silent; exits 0.
  *   early-exit rank 1 calls exit(3) before a barrier the others wait in: the whole job must
  *              end non-zero quickly instead of hanging.
+ *   agree      cb_mpi_agree: all ranks ok gives 1 and leaves the reasons alone; ranks 1 and
+ *              (with 4 ranks) 3 failing gives 0 on every rank, every rank holding rank 1's
+ *              reason (the lowest failing rank); over the node communicator too.
  *   die        rank 1 calls CB_DIE(CB_EXIT_RUNTIME, ...): the job ends with 3 and the message
  *              carries the "[rank 1/N host H] file:line" prefix.
  *
@@ -254,6 +257,22 @@ static void case_die(const cb_mpi_world_t *w) {
   fprintf(stderr, "rank %d: passed a barrier without rank 1\n", w->rank);
 }
 
+static void case_agree(const cb_mpi_world_t *w) {
+  char why[64];
+  snprintf(why, sizeof why, "untouched %d", w->rank);
+  CHECK(cb_mpi_agree(w->comm, 1, why, sizeof why) == 1, "all ok must agree");
+  char want[64];
+  snprintf(want, sizeof want, "untouched %d", w->rank);
+  CHECK(strcmp(why, want) == 0, "reason changed without a failure: '%s'", why);
+  int fails = w->rank % 2 == 1;
+  snprintf(why, sizeof why, fails ? "rank %d failed" : "rank %d fine", w->rank);
+  CHECK(cb_mpi_agree(w->comm, !fails, why, sizeof why) == 0, "a failing rank must make everyone fail");
+  CHECK(strcmp(why, "rank 1 failed") == 0, "reason '%s', expected the lowest failing rank's", why);
+  snprintf(why, sizeof why, w->local_rank == 0 ? "local 0 failed" : "ok");
+  CHECK(cb_mpi_agree(w->node_comm, w->local_rank != 0, why, sizeof why) == 0, "node agree");
+  CHECK(strcmp(why, "local 0 failed") == 0, "node reason '%s'", why);
+}
+
 int main(int argc, char **argv) {
   int provided = 0;
   CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
@@ -266,6 +285,7 @@ int main(int argc, char **argv) {
   else if (strcmp(name, "watchdog-quiet") == 0) case_watchdog_quiet(&w);
   else if (strcmp(name, "early-exit") == 0) case_early_exit(&w);
   else if (strcmp(name, "die") == 0) case_die(&w);
+  else if (strcmp(name, "agree") == 0) case_agree(&w);
   else {
     if (w.rank == 0) fprintf(stderr, "mpi_cases: unknown case '%s'\n", name);
     MPI_Finalize();
