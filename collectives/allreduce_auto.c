@@ -3,10 +3,10 @@
  * One-shot moves (n-1)·S per rank (LL twice that) against two-shot's 2(n-1)/n·S, but saves
  * barriers, so the crossovers shrink as n grows: each threshold is its 2-rank value · 2 / n.
  * CB_AR_LL_MAX and CB_AR_ONESHOT_MAX (environment, bytes) override them for experiments. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../launcher/env.h"
 #include "../launcher/error.h"
 #include "collective.h"
 
@@ -23,15 +23,10 @@ typedef struct auto_state {
 } auto_state_t;
 
 static unsigned long long threshold(const char *env, unsigned long long two_rank_value, int nranks) {
-  const char *s = getenv(env);
-  if (s && s[0]) {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno) CB_DIE(CB_EXIT_USAGE, "%s='%s' is not a byte count", env, s);
-    return v;
-  }
-  return two_rank_value * 2 / (unsigned long long)(nranks > 1 ? nranks : 2);
+  uint64_t v = two_rank_value * 2 / (unsigned long long)(nranks > 1 ? nranks : 2);
+  char why[160];
+  if (cb_env_u64(env, 0, UINT64_MAX, &v, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
+  return v;
 }
 
 static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {

@@ -1,7 +1,6 @@
 /* Implementation of peer.h. */
 #include "peer.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 
 #include "../kernels/signal.h"
 
+#include "../launcher/env.h"
 #include "../launcher/error_gpu.h"
 #include "collective.h"
 
@@ -65,13 +65,9 @@ void cb_peer_free(cb_peer_mem_t *pm) {
 }
 
 int cb_peer_max_blocks(int dflt) {
-  const char *s = getenv("CB_MAX_BLOCKS");
-  if (!s || !s[0]) return dflt;
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (*end || errno || v < 1 || v > CB_SIGNAL_MAX_BLOCKS)
-    CB_DIE(CB_EXIT_USAGE, "CB_MAX_BLOCKS='%s' is not a block count 1..%d", s, CB_SIGNAL_MAX_BLOCKS);
+  uint64_t v = (uint64_t)dflt;
+  char why[160];
+  if (cb_env_u64("CB_MAX_BLOCKS", 1, CB_SIGNAL_MAX_BLOCKS, &v, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
   return (int)v;
 }
 

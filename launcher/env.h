@@ -1,0 +1,14 @@
+/* Tuning knobs read from the environment (CB_MAX_BLOCKS, CB_AR_LL_MAX, CB_AR_ONESHOT_MAX): one
+ * strict parser, so a malformed value is an error that names the variable, never a silent
+ * default. */
+#ifndef CB_ENV_H
+#define CB_ENV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Returns 0 when `name` is unset or empty (*out untouched), 1 with *out set when it holds a
+ * decimal integer in [lo, hi], -1 with why otherwise. */
+int cb_env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *why, size_t n);
+
+#endif
