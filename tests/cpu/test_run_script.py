@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""CPU test of launcher/collbench-run's bad input: unknown options, a missing --topo file,
+a non-numeric --gpus and options without values exit 2 with a message naming the problem;
+on a machine without a GPU a run exits 5 saying so (skipped where nvidia-smi lists a GPU).
+
+usage: test_run_script.py COLLBENCH_RUN BUILD_DIR"""
+import shutil
+import subprocess
+import sys
+
+script, build = sys.argv[1], sys.argv[2]
+problems = []
+
+
+def run(args):
+    p = subprocess.run([script, "--build", build, "--no-plots"] + args, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout + p.stderr
+
+
+cases = [
+    (["--bogus"], 2, "unknown option '--bogus'"),
+    (["--topo", "/nonexistent/node.xml"], 2, "cannot read '/nonexistent/node.xml'"),
+    (["--gpus", "two"], 2, "--gpus: 'two' is not a positive number"),
+    (["--gpus", "0"], 2, "--gpus: '0' is not a positive number"),
+    (["--topo"], 2, "--topo needs a file"),
+    (["--hosts"], 2, "--hosts needs a list"),
+]
+for args, want_rc, want_msg in cases:
+    rc, out = run(args)
+    if rc != want_rc or want_msg not in out:
+        problems.append(f"{args}: rc {rc} (want {want_rc}), output {out.strip()!r} lacks {want_msg!r}")
+
+rc, out = run(["--help"])
+if rc != 0 or "usage: launcher/collbench-run" not in out:
+    problems.append(f"--help: rc {rc}, output {out[:200]!r}")
+
+has_gpu = False
+if shutil.which("nvidia-smi"):
+    has_gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.startswith("GPU")
+if not has_gpu:
+    rc, out = run(["--", "allreduce"])
+    if rc != 5 or "no NVIDIA GPU on this machine" not in out:
+        problems.append(f"no GPU: rc {rc} (want 5), output {out.strip()!r}")
+
+for p in problems:
+    print("test_run_script:", p)
+print("test_run_script:", "FAILED" if problems else "OK")
+sys.exit(1 if problems else 0)
