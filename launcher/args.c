@@ -111,6 +111,28 @@ static int add_algo(parser_t *p, cb_args_t *a, const char *s) {
   return 0;
 }
 
+/* A comma list of sweep points for opt: sizes (digits with K/M/G/T) when sizes is 1, token
+ * counts 0..16777216 otherwise. Empty items and repeated values are errors. */
+static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const char *list, int sizes) {
+  char buf[4096];
+  if (strlen(list) >= sizeof buf) return fail(p, "%s: list too long", opt);
+  if (empty_item(list)) return fail(p, "%s: '%s' has an empty item", opt, list);
+  snprintf(buf, sizeof buf, "%s", list);
+  a->npoints = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    uint64_t v;
+    long t;
+    if (sizes && cb_parse_size(tok, &v)) return fail(p, "%s: '%s' is not a size", opt, tok);
+    if (!sizes) {
+      if (parse_int(tok, 0, 1L << 24, &t)) return fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
+      v = (uint64_t)t;
+    }
+    int rc = add_point(p, a, opt, v, tok);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 /* --tokens: "128,512,4096" or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F). */
 static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
   char why[256];
@@ -133,19 +155,7 @@ static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
     a->npoints = n;
     return 0;
   }
-  char buf[1024];
-  if (strlen(s) >= sizeof buf) return fail(p, "--tokens: list too long");
-  if (empty_item(s)) return fail(p, "--tokens: '%s' has an empty item", s);
-  snprintf(buf, sizeof buf, "%s", s);
-  a->npoints = 0;
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    long v;
-    if (parse_int(tok, 0, 1L << 24, &v))
-      return fail(p, "--tokens: '%s' is not a token count (0..16777216)", tok);
-    int rc = add_point(p, a, "--tokens", (uint64_t)v, tok);
-    if (rc) return rc;
-  }
-  return 0;
+  return parse_point_list(p, a, "--tokens", s, 0);
 }
 
 static void defaults(cb_args_t *a) {
@@ -350,16 +360,8 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
       seen_moe_opt = 1;
       break;
     case O_SIZES: {
-      char buf[4096];
-      if (strlen(val) >= sizeof buf) return fail(p, "--sizes: list too long");
-      if (empty_item(val)) return fail(p, "--sizes: '%s' has an empty item", val);
-      snprintf(buf, sizeof buf, "%s", val);
-      a->npoints = 0;
-      for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (cb_parse_size(tok, &u)) return fail(p, "--sizes: '%s' is not a size", tok);
-        int prc = add_point(p, a, "--sizes", u, tok);
-        if (prc) return prc;
-      }
+      int lrc = parse_point_list(p, a, "--sizes", val, 1);
+      if (lrc) return lrc;
       seen_list = seen_size = 1;
       break;
     }

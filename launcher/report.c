@@ -21,18 +21,11 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
                (unsigned long long)w->count, w->inplace, w->ranks, w->nodes);
   cb_sb_csv_field(b, w->gpu);
   cb_sb_printf(b, ",");
-  num(b, w->timed, w->time_us_mean, "%.3f");
-  cb_sb_printf(b, ",");
-  num(b, w->timed, w->time_us_max, "%.3f");
-  cb_sb_printf(b, ",");
-  num(b, w->timed, w->time_us_p50, "%.3f");
-  cb_sb_printf(b, ",");
-  num(b, w->timed, w->time_us_p99, "%.3f");
-  cb_sb_printf(b, ",");
-  num(b, w->timed, w->algbw_gbs, "%.3f");
-  cb_sb_printf(b, ",");
-  num(b, w->timed, w->busbw_gbs, "%.3f");
-  cb_sb_printf(b, ",");
+  const double measured[] = {w->time_us_mean, w->time_us_max, w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->busbw_gbs};
+  for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++) {
+    num(b, w->timed, measured[i], "%.3f");
+    cb_sb_printf(b, ",");
+  }
   if (w->wrong >= 0) cb_sb_printf(b, "%lld", w->wrong);
   cb_sb_printf(b, ",");
   cb_sb_csv_field(b, w->note);
@@ -65,12 +58,9 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
                w->dtype, w->op, (unsigned long long)w->bytes, (unsigned long long)w->count,
                w->inplace, w->ranks, w->nodes);
   cb_sb_json_str(b, w->gpu);
-  jnum(b, "time_us_mean", w->timed, w->time_us_mean);
-  jnum(b, "time_us_max", w->timed, w->time_us_max);
-  jnum(b, "time_us_p50", w->timed, w->time_us_p50);
-  jnum(b, "time_us_p99", w->timed, w->time_us_p99);
-  jnum(b, "algbw_gbs", w->timed, w->algbw_gbs);
-  jnum(b, "busbw_gbs", w->timed, w->busbw_gbs);
+  const char *keys[] = {"time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs"};
+  const double measured[] = {w->time_us_mean, w->time_us_max, w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->busbw_gbs};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) jnum(b, keys[i], w->timed, measured[i]);
   if (w->wrong >= 0) cb_sb_printf(b, ",\"wrong\":%lld", w->wrong);
   else cb_sb_printf(b, ",\"wrong\":null");
   cb_sb_printf(b, ",\"note\":");
