@@ -59,6 +59,7 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   cb_inst_set_buffers(in, st->pm.ptrs[st->pm.me], &plan);
   L->in = in->send;
   L->out = in->recv;
+  L->in_off = plan.send_off;
   L->out_off = plan.recv_off;
   L->scratch_off = scratch_off;
   L->pad_off = pad_off;

@@ -1,5 +1,5 @@
 /* Host-callable launchers of the custom all-reduce kernels (kernels/allreduce_oneshot.cu,
- * kernels/allreduce_twoshot.cu). Each rank's peer allocation (collectives/peer.h) is laid out
+ * kernels/allreduce_twoshot.cu, kernels/allreduce_twoshot_pull.cu). Each rank's peer allocation (collectives/peer.h) is laid out
  * identically on every rank:
  *
  *   [ data: send | recv (buffers.h) ][ scratch ][ signal pad (CB_PAD_BYTES) ]
@@ -23,7 +23,7 @@ typedef struct cb_ar_launch {
   void *base[CB_AR_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
   const void *in;              /* this rank's input (local) */
   void *out;                   /* this rank's output (local; = base[rank] + out_off) */
-  size_t out_off, scratch_off, pad_off;
+  size_t in_off, out_off, scratch_off, pad_off; /* in_off: this call's input, the same on every rank */
   uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_MAX_BLOCKS words) */
   size_t count;    /* elements */
   int rank, nranks, dtype, op;
@@ -35,16 +35,19 @@ typedef struct cb_ar_launch {
 size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks);
+size_t cb_ar_twoshot_pull_scratch(size_t count, int dtype, int nranks);
 
 /* Grid for a size; the same on every rank (depends only on count, dtype, nranks and
  * max_blocks). */
 void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+void cb_ar_twoshot_pull_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 
 void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_oneshot_ll_launch(const cb_ar_launch_t *a, cudaStream_t s);
+void cb_ar_twoshot_pull_launch(const cb_ar_launch_t *a, cudaStream_t s);
 
 #ifdef __cplusplus
 }

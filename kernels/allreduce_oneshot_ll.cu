@@ -1,10 +1,11 @@
 /* One-shot all-reduce on the LL ("low latency") protocol: for the smallest messages.
  *
- * Each 4-byte word of the input travels with the call's epoch in one 8-byte store
- * {data, epoch} into every peer's LL buffer. An 8-byte store arrives whole, so the receiver
- * polls the word itself until its flag equals the epoch: no separate flag, no system fence, no
- * barrier: one NVLink hop of latency. The price is twice the bytes on the wire, so it serves
- * small messages only.
+ * Each pair of 4-byte input words travels with the call's epoch in one 16-byte line
+ * {data0, epoch, data1, epoch} into every peer's LL buffer (ll.cuh); a thread's 16-byte
+ * input vector makes two lines, laid out so each warp store is one contiguous run. Each 8-byte
+ * half of a line arrives whole, so the receiver polls the line itself until both epochs match:
+ * no separate flag, no system fence, no barrier: one NVLink hop of latency. The price is twice
+ * the bytes on the wire, so it serves small messages only.
  *
  * LL buffers are double-buffered by epoch parity. A rank can only start call k+1 after it has
  * received every peer's call-k data, which each peer sent after finishing call k-1, so
@@ -12,7 +13,7 @@
  * never match. Inputs are read in whole 16-byte vectors: buffers must be padded to 16 bytes
  * (collbench's are padded to 256); outputs are written exactly.
  *
- * Scratch per rank: LL[2][n][V] x 32 bytes, V = 16-byte vectors in the message. */
+ * Scratch per rank: LL[2][n][2V] x 16 bytes, V = 16-byte vectors in the message. */
 #include "allreduce_common.cuh"
 #include "ll.cuh"
 
@@ -25,9 +26,10 @@ __global__ void __launch_bounds__(kArThreads) oneshot_ll_kernel(cb_ar_launch_t a
   const uint32_t e = a.epoch[b] + 1;
   const size_t V = (a.count + N - 1) / N; /* vectors, the last one possibly partial */
   const size_t par = e & 1;
-  /* LL slot of (parity, source, vector): 32 bytes = 4 x {word, epoch} */
-  auto slot = [&](int owner, int src, size_t v) -> char * {
-    return (char *)a.base[owner] + a.scratch_off + (((par * n + src) * V) + v) * 32;
+  /* LL line j (0, 1) of (parity, source, vector v): line j*V + v of the (parity, source)
+   * region of 2V 16-byte lines, so a warp's j-th stores are one contiguous run */
+  auto line = [&](int owner, int src, int j, size_t v) -> char * {
+    return (char *)a.base[owner] + a.scratch_off + ((par * n + src) * 2 * V + (size_t)j * V + v) * 16;
   };
   size_t per = (V + gridDim.x - 1) / gridDim.x, v0 = per * b, v1 = v0 + per;
   if (v1 > V) v1 = V;
@@ -36,11 +38,8 @@ __global__ void __launch_bounds__(kArThreads) oneshot_ll_kernel(cb_ar_launch_t a
     uint4 x = ((const uint4 *)a.in)[v];
     for (int q = 0; q < n; q++) {
       if (q == r) continue;
-      char *d = slot(q, r, v);
-      cb_ll_send(d, x.x, e);
-      cb_ll_send(d + 8, x.y, e);
-      cb_ll_send(d + 16, x.z, e);
-      cb_ll_send(d + 24, x.w, e);
+      cb_ll_send_line(line(q, r, 0, v), x.x, x.y, e);
+      cb_ll_send_line(line(q, r, 1, v), x.z, x.w, e);
     }
   }
   for (size_t v = v0 + tid; v < v1; v += blockDim.x) {
@@ -50,11 +49,9 @@ __global__ void __launch_bounds__(kArThreads) oneshot_ll_kernel(cb_ar_launch_t a
       if (q == r) {
         raw = ((const uint4 *)a.in)[v];
       } else {
-        const char *s = slot(r, q, v);
-        raw.x = cb_ll_recv(s, e, a.timeout_ns, r, q);
-        raw.y = cb_ll_recv(s + 8, e, a.timeout_ns, r, q);
-        raw.z = cb_ll_recv(s + 16, e, a.timeout_ns, r, q);
-        raw.w = cb_ll_recv(s + 24, e, a.timeout_ns, r, q);
+        uint2 lo = cb_ll_recv_line(line(r, q, 0, v), e, a.timeout_ns, r, q);
+        uint2 hi = cb_ll_recv_line(line(r, q, 1, v), e, a.timeout_ns, r, q);
+        raw = make_uint4(lo.x, lo.y, hi.x, hi.y);
       }
       cb_vec_to_float<T>(raw, q == 0 ? acc : f);
       if (q > 0) {
