@@ -85,6 +85,8 @@ void cb_ar_run(cb_inst_t *in, int phase, cudaStream_t s) {
   st->kind->launch(&st->launch, s);
 }
 
+cb_ar_launch_t *cb_ar_launch_of(cb_inst_t *in) { return &((ar_state_t *)in->priv)->launch; }
+
 void cb_ar_teardown(cb_inst_t *in) {
   ar_state_t *st = in->priv;
   if (!st) return;

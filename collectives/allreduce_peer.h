@@ -21,6 +21,8 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n);
 int cb_ar_supported_upto(const cb_world_t *w, const cb_params_t *p, unsigned long long max_bytes, const char *name,
                          const char *what, char *why, size_t n);
 void cb_ar_run(cb_inst_t *in, int phase, cudaStream_t s);
+/* The launch arguments cb_ar_setup filled in (in->priv must be its state). */
+cb_ar_launch_t *cb_ar_launch_of(cb_inst_t *in);
 void cb_ar_teardown(cb_inst_t *in);
 
 #endif

@@ -26,6 +26,7 @@ typedef struct cb_ar_launch {
   size_t in_off, out_off, scratch_off, pad_off; /* in_off: this call's input, the same on every rank */
   uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_MAX_BLOCKS words) */
   size_t count;    /* elements */
+  size_t chunk;    /* twoshot_ce: elements per chunk of a shard (a multiple of 16 bytes) */
   int rank, nranks, dtype, op;
   int blocks, threads;
   uint64_t timeout_ns; /* device spin timeout */
@@ -36,6 +37,7 @@ size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_twoshot_pull_scratch(size_t count, int dtype, int nranks);
+size_t cb_ar_twoshot_ce_scratch(size_t count, int dtype, int nranks);
 
 /* Grid for a size; the same on every rank (depends only on count, dtype, nranks and
  * max_blocks). */
@@ -43,11 +45,16 @@ void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int
 void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 void cb_ar_twoshot_pull_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+void cb_ar_twoshot_ce_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 
 void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_oneshot_ll_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_pull_launch(const cb_ar_launch_t *a, cudaStream_t s);
+/* twoshot_ce: the reducing kernel only (the copies and flags are queued by the host side), and
+ * the address of ready flag (chunk, src) in a pad. */
+void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s);
+uint32_t *cb_ar_twoshot_ce_ready_flag(void *pad, int chunk, int src);
 
 #ifdef __cplusplus
 }

@@ -36,7 +36,7 @@ __device__ __forceinline__ uint64_t cb_globaltimer_ns(void) {
   return t;
 }
 
-__device__ __forceinline__ uint32_t *cb_pad_flag(void *pad, int slot, int block, int src) {
+__host__ __device__ __forceinline__ uint32_t *cb_pad_flag(void *pad, int slot, int block, int src) {
   return (uint32_t *)pad + ((size_t)slot * CB_SIGNAL_MAX_BLOCKS + block) * CB_SIGNAL_MAX_RANKS + src;
 }
 

@@ -1,0 +1,134 @@
+/* Custom all-reduce "twoshot_ce": two-shot whose reduce-scatter runs on the copy engines.
+ * Per chunk of each shard, a copy-engine copy into the owner's scratch and a stream write of
+ * its ready flag; a kernel on a forked stream reduces each chunk as it lands and pushes the
+ * result into every output (kernels/allreduce_twoshot_ce.cu says why this is safe).
+ *
+ * The stream write is the driver's cuStreamWriteValue32, fetched through the runtime
+ * (cudaGetDriverEntryPointByVersion) so the program does not link libcuda and still starts on
+ * machines without a GPU driver. CB_AR_CE_CHUNK (bytes per chunk of a shard) overrides the
+ * measured chunk size. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../launcher/env.h"
+#include "../launcher/error_gpu.h"
+#include "allreduce_peer.h"
+
+/* Bytes per chunk of a shard; at most CB_SIGNAL_MAX_BLOCKS chunks (one ready flag each). */
+#define CE_CHUNK_BYTES (8ull << 20)
+#define CE_MAX_CHUNKS 512
+
+typedef int (*write_value_fn)(cudaStream_t stream, unsigned long long addr, unsigned int value, unsigned int flags);
+
+typedef struct ce_state {
+  void *inner; /* cb_ar_setup's state */
+  cudaStream_t side;
+  cudaEvent_t fork, join;
+  write_value_fn write_value;
+  size_t es;
+  int chunks;
+} ce_state_t;
+
+static const cb_ar_kind_t kind = {
+    .scratch = cb_ar_twoshot_ce_scratch, .grid = cb_ar_twoshot_ce_grid, .launch = cb_ar_twoshot_ce_launch,
+    .default_max_blocks = 132,
+};
+
+static int setup(cb_inst_t *in, char *why, size_t n) {
+  uint64_t chunk_bytes = CE_CHUNK_BYTES;
+  if (cb_env_u64("CB_AR_CE_CHUNK", 16, 1ull << 40, &chunk_bytes, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
+  if (chunk_bytes % 16) CB_DIE(CB_EXIT_USAGE, "CB_AR_CE_CHUNK=%llu: must be a multiple of 16 bytes",
+                               (unsigned long long)chunk_bytes);
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult q;
+  char e[200];
+  if (CB_TRY_CUDA(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &q), e,
+                  sizeof e) ||
+      q != cudaDriverEntryPointSuccess || !fn) {
+    snprintf(why, n, "not supported: the driver has no cuStreamWriteValue32");
+    return -1;
+  }
+  if (cb_ar_setup(in, &kind, why, n)) return -1;
+  ce_state_t *st = calloc(1, sizeof *st);
+  if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  st->inner = in->priv;
+  st->write_value = (write_value_fn)fn;
+  cb_ar_launch_t *L = cb_ar_launch_of(in);
+  st->es = cb_dtype_size(in->p.dtype);
+  size_t N = 16 / st->es;
+  size_t shard = ((L->count + (size_t)L->nranks - 1) / (size_t)L->nranks + N - 1) / N * N;
+  size_t C = chunk_bytes / st->es;
+  if (shard > 0 && (shard + C - 1) / C > CE_MAX_CHUNKS) C = ((shard + CE_MAX_CHUNKS - 1) / CE_MAX_CHUNKS + N - 1) / N * N;
+  if (C == 0) C = N;
+  L->chunk = C;
+  st->chunks = shard ? (int)((shard + C - 1) / C) : 0;
+  CB_CUDA(cudaStreamCreateWithFlags(&st->side, cudaStreamNonBlocking));
+  CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
+  CB_CUDA(cudaEventCreateWithFlags(&st->join, cudaEventDisableTiming));
+  in->priv = st;
+  char inner[sizeof in->note];
+  snprintf(inner, sizeof inner, "%s", in->note);
+  snprintf(in->note, sizeof in->note, "%.100s, %d chunks of %zu KiB", inner, st->chunks, C * st->es >> 10);
+  return 0;
+}
+
+static void run(cb_inst_t *in, int phase, cudaStream_t s) {
+  (void)phase;
+  ce_state_t *st = in->priv;
+  in->priv = st->inner;
+  const cb_ar_launch_t *L = cb_ar_launch_of(in);
+  in->priv = st;
+  if (L->count == 0) return;
+  const int r = L->rank, n = L->nranks;
+  const size_t C = L->chunk, es = st->es, N = 16 / es;
+  const size_t shard = ((L->count + (size_t)n - 1) / (size_t)n + N - 1) / N * N;
+
+  CB_CUDA(cudaEventRecord(st->fork, s));
+  CB_CUDA(cudaStreamWaitEvent(st->side, st->fork, 0));
+  cb_ar_twoshot_ce_launch(L, st->side);
+  for (int c = 0; c < st->chunks; c++) {
+    for (int q = 0; q < n; q++) {
+      if (q == r) continue;
+      size_t start = (size_t)q * shard, len = L->count > start ? L->count - start : 0;
+      if (len > shard) len = shard;
+      size_t c0 = (size_t)c * C, clen = len > c0 ? len - c0 : 0;
+      if (clen > C) clen = C;
+      if (clen) {
+        char *dst = (char *)L->base[q] + L->scratch_off + ((size_t)r * shard + c0) * es;
+        const char *src = (const char *)L->in + (start + c0) * es;
+        CB_CUDA(cudaMemcpyAsync(dst, src, clen * es, cudaMemcpyDeviceToDevice, s));
+      }
+      uint32_t *flag = cb_ar_twoshot_ce_ready_flag((char *)L->base[q] + L->pad_off, c, r);
+      int rc = st->write_value(s, (unsigned long long)(uintptr_t)flag, 1, 0);
+      if (rc) CB_DIE(CB_EXIT_RUNTIME, "twoshot_ce: cuStreamWriteValue32 to rank %d's flag failed (CUresult %d)", q, rc);
+    }
+  }
+  CB_CUDA(cudaEventRecord(st->join, st->side));
+  CB_CUDA(cudaStreamWaitEvent(s, st->join, 0));
+}
+
+static void teardown(cb_inst_t *in) {
+  ce_state_t *st = in->priv;
+  if (!st) return;
+  CB_CUDA(cudaStreamSynchronize(st->side));
+  CB_CUDA(cudaEventDestroy(st->fork));
+  CB_CUDA(cudaEventDestroy(st->join));
+  CB_CUDA(cudaStreamDestroy(st->side));
+  in->priv = st->inner;
+  cb_ar_teardown(in);
+  free(st);
+}
+
+const cb_algo_t cb_algo_allreduce_twoshot_ce = {
+    .name = "twoshot_ce",
+    .family = CB_ALLREDUCE,
+    .summary = "two-shot, reduce-scatter by copy engines in chunks overlapped with the reduce kernel",
+    .dtypes = CB_ALL_DTYPES,
+    .ops = CB_ALL_OPS,
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = cb_peer_supported_params,
+    .setup = setup,
+    .run = run,
+    .teardown = teardown,
+};

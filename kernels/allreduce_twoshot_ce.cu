@@ -1,0 +1,119 @@
+/* Two-shot all-reduce with copy-engine reduce-scatter: the large-message form that hands half
+ * the NVLink traffic to the copy engines.
+ *
+ * The message is cut into n shards of L elements; rank r owns shard r, and every shard is cut
+ * into K chunks of C elements. The host side (collectives/allreduce_twoshot_ce.c) queues, on
+ * the caller's stream, for each chunk c and each peer q: a copy-engine copy of my chunk c of
+ * shard q into q's scratch slot [my rank], then a stream write of 1 into q's ready flag
+ * (c, my rank); the write carries a memory fence, so q sees the data before the flag. On a
+ * second stream, forked from and joined back into the caller's, this kernel runs at the same
+ * time: for each chunk c, every block waits for the ready flags (c, q) of all peers, reduces
+ * its slice of chunk c of my shard in rank order (my input + n-1 scratch slots, local reads)
+ * and stores the result into every rank's output (NVLink writes from the SMs). Copies of chunk
+ * c+1 overlap the reduction and all-gather of chunk c.
+ *
+ * The flags are written with a constant (captured graphs replay the same value), so the
+ * kernel clears them: the last block to finish clears all K·(n-1) of them before it arrives at
+ * the end barrier, and no peer can queue the next call's copies before every one of my blocks
+ * has arrived there. The end barrier (per block, as in twoshot) also tells me every peer has
+ * finished writing my output and reading its scratch, so the next call may overwrite both.
+ *
+ * Traffic per rank: 2·(n-1)/n·S each way over NVLink, half by copy engines, half by SM stores.
+ * Scratch per rank: n slots of L elements (≈ S), as twoshot. */
+#include "allreduce_common.cuh"
+
+namespace {
+
+/* The ready flag of (chunk c, source q) in a pad, and the pad word counting finished blocks. */
+constexpr int kReadySlot = 2, kDoneSlot = 3;
+
+template <typename T>
+__global__ void __launch_bounds__(kArThreads) twoshot_ce_kernel(cb_ar_launch_t a) {
+  constexpr int N = cb_vec<T>::N;
+  const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
+  const uint32_t e = a.epoch[b] + 1;
+  const size_t L = cb_round_up((a.count + n - 1) / n, N);
+  const size_t start = (size_t)r * L;
+  size_t len = a.count > start ? a.count - start : 0;
+  if (len > L) len = L;
+  const size_t C = a.chunk;
+  const int K = (int)((L + C - 1) / C);
+  void *pads[CB_MAX_RANKS];
+#pragma unroll
+  for (int q = 0; q < CB_MAX_RANKS; q++) pads[q] = q < n ? (char *)a.base[q] + a.pad_off : nullptr;
+  T *outs[CB_MAX_RANKS];
+#pragma unroll
+  for (int q = 0; q < CB_MAX_RANKS; q++) outs[q] = q < n ? (T *)((char *)a.base[q] + a.out_off) + start : nullptr;
+
+  for (int c = 0; c < K; c++) {
+    if (tid < n && tid != r) {
+      const uint32_t *f = cb_pad_flag(pads[r], kReadySlot, c, tid);
+      cb_wait_geq_acquire_sys(f, 1, a.timeout_ns, r, tid, kReadySlot);
+    }
+    __syncthreads();
+    const size_t c0 = (size_t)c * C;
+    size_t clen = len > c0 ? len - c0 : 0;
+    if (clen > C) clen = C;
+    size_t lo, hi; /* relative to the chunk */
+    cb_block_slice(clen, N, b, gridDim.x, &lo, &hi);
+    const size_t vh = hi / N;
+    const void *src[CB_MAX_RANKS];
+#pragma unroll
+    for (int q = 0; q < CB_MAX_RANKS; q++)
+      src[q] = q == r ? (const void *)((const T *)a.in + start + c0)
+                      : (const void *)((const T *)((const char *)a.base[r] + a.scratch_off) + (size_t)q * L + c0);
+    const size_t T2 = 2 * (size_t)blockDim.x;
+    for (size_t v = lo / N + tid; v < vh; v += T2) {
+      const bool second = v + blockDim.x < vh;
+      uint4 x0 = cb_reduce_vec<T>(src, n, v, a.op);
+      uint4 x1 = second ? cb_reduce_vec<T>(src, n, v + blockDim.x, a.op) : x0;
+#pragma unroll
+      for (int q = 0; q < CB_MAX_RANKS; q++)
+        if (q < n) {
+          ((uint4 *)(outs[q] + c0))[v] = x0;
+          if (second) ((uint4 *)(outs[q] + c0))[v + blockDim.x] = x1;
+        }
+    }
+    for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < hi; i += blockDim.x) {
+      T x = cb_reduce_scalar<T>(src, n, i, a.op);
+      for (int q = 0; q < n; q++) outs[q][c0 + i] = x;
+    }
+  }
+
+  /* the last block to get here clears the ready flags for the next call */
+  __syncthreads();
+  if (tid == 0) {
+    uint32_t *done = cb_pad_flag(pads[r], kDoneSlot, 0, 0);
+    if (atomicAdd(done, 1u) == gridDim.x - 1) {
+      for (int c = 0; c < K; c++)
+        for (int q = 0; q < n; q++)
+          if (q != r) *(volatile uint32_t *)cb_pad_flag(pads[r], kReadySlot, c, q) = 0;
+      *(volatile uint32_t *)done = 0;
+      __threadfence_system();
+    }
+  }
+  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  if (tid == 0) a.epoch[b] = e;
+}
+
+template <typename T>
+void launch(const cb_ar_launch_t *a, cudaStream_t s) {
+  twoshot_ce_kernel<T><<<a->blocks, a->threads, 0, s>>>(*a);
+  CB_CUDA_LAUNCH("twoshot_ce_kernel");
+}
+
+} // namespace
+
+extern "C" size_t cb_ar_twoshot_ce_scratch(size_t count, int dtype, int nranks) {
+  return cb_ar_twoshot_scratch(count, dtype, nranks);
+}
+
+extern "C" void cb_ar_twoshot_ce_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
+  cb_ar_twoshot_pull_grid(count, dtype, nranks, max_blocks, blocks, threads);
+}
+
+extern "C" void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+
+extern "C" uint32_t *cb_ar_twoshot_ce_ready_flag(void *pad, int chunk, int src) {
+  return cb_pad_flag(pad, kReadySlot, chunk, src);
+}
