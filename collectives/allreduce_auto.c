@@ -1,39 +1,31 @@
-/* Custom all-reduce "auto": picks oneshot_ll, oneshot or twoshot per message size from
- * thresholds measured on 2 x H200 (results/README.md has the sweeps), and runs the pick.
- * One-shot moves (n-1)·S per rank (LL twice that) against two-shot's 2(n-1)/n·S, but saves
- * barriers, so the crossovers shrink as n grows: each threshold is its 2-rank value · 2 / n.
- * CB_AR_LL_MAX and CB_AR_ONESHOT_MAX (environment, bytes) override them for experiments. */
+/* Custom all-reduce "auto": picks oneshot_ll, oneshot, twoshot or twoshot_ce per message size
+ * from thresholds measured on 2 x H200 (allreduce_plan.h holds them and their scaling with the
+ * rank count; results/README.md has the sweeps), and runs the pick. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../launcher/env.h"
 #include "../launcher/error.h"
+#include "allreduce_plan.h"
 #include "collective.h"
-
-extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, cb_algo_allreduce_twoshot;
-
-/* Largest per-rank messages for which oneshot_ll beat oneshot, and oneshot beat twoshot, at 2
- * ranks (measured, graph mode). */
-#define CB_AUTO_LL_MAX_BYTES_2RANKS (32ull << 10)
-#define CB_AUTO_ONESHOT_MAX_BYTES_2RANKS (4ull << 20)
 
 typedef struct auto_state {
   const cb_algo_t *pick;
   void *priv;
 } auto_state_t;
 
-static unsigned long long threshold(const char *env, unsigned long long two_rank_value, int nranks) {
-  uint64_t v = two_rank_value * 2 / (unsigned long long)(nranks > 1 ? nranks : 2);
-  char why[160];
-  if (cb_env_u64(env, 0, UINT64_MAX, &v, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
-  return v;
+static cb_ar_thresholds_t thresholds(int nranks) {
+  cb_ar_thresholds_t t;
+  char why[200];
+  if (cb_ar_thresholds(nranks, &t, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
+  return t;
 }
 
 static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
-  int n = w->mpi.nranks;
-  if (p->bytes <= threshold("CB_AR_LL_MAX", CB_AUTO_LL_MAX_BYTES_2RANKS, n)) return &cb_algo_allreduce_oneshot_ll;
-  if (p->bytes <= threshold("CB_AR_ONESHOT_MAX", CB_AUTO_ONESHOT_MAX_BYTES_2RANKS, n)) return &cb_algo_allreduce_oneshot;
-  return &cb_algo_allreduce_twoshot;
+  cb_ar_thresholds_t t = thresholds(w->mpi.nranks);
+  const char *name = cb_ar_auto_pick(&t, p->bytes);
+  const cb_algo_t *a = cb_algo_find(CB_ALLREDUCE, name);
+  if (!a) CB_DIE(CB_EXIT_RUNTIME, "auto: picked '%s', which is not registered", name);
+  return a;
 }
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
@@ -74,15 +66,15 @@ static void teardown(cb_inst_t *in) {
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
   int r = w->mpi.nranks;
-  snprintf(buf, n, "oneshot_ll up to %llu B per rank, oneshot up to %llu B, twoshot above (%d ranks)",
-           threshold("CB_AR_LL_MAX", CB_AUTO_LL_MAX_BYTES_2RANKS, r),
-           threshold("CB_AR_ONESHOT_MAX", CB_AUTO_ONESHOT_MAX_BYTES_2RANKS, r), r);
+  cb_ar_thresholds_t t = thresholds(r);
+  snprintf(buf, n, "oneshot_ll up to %llu B per rank, oneshot up to %llu B, twoshot up to %llu B, twoshot_ce above (%d ranks)",
+           (unsigned long long)t.ll_max, (unsigned long long)t.oneshot_max, (unsigned long long)t.twoshot_max, r);
 }
 
 const cb_algo_t cb_algo_allreduce_auto = {
     .name = "auto",
     .family = CB_ALLREDUCE,
-    .summary = "oneshot_ll, oneshot or twoshot by message size (measured thresholds)",
+    .summary = "oneshot_ll, oneshot, twoshot or twoshot_ce by message size (measured thresholds)",
     .dtypes = CB_ALL_DTYPES,
     .ops = CB_ALL_OPS,
     .nphases = 1,

@@ -5,18 +5,14 @@
  *
  * The stream write is the driver's cuStreamWriteValue32, fetched through the runtime
  * (cudaGetDriverEntryPointByVersion) so the program does not link libcuda and still starts on
- * machines without a GPU driver. CB_AR_CE_CHUNK (bytes per chunk of a shard) overrides the
- * measured chunk size. */
+ * machines without a GPU driver. Chunking is planned in allreduce_plan.c (CB_AR_CE_CHUNK
+ * overrides the measured chunk size). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../launcher/env.h"
 #include "../launcher/error_gpu.h"
 #include "allreduce_peer.h"
-
-/* Bytes per chunk of a shard; at most CB_SIGNAL_MAX_BLOCKS chunks (one ready flag each). */
-#define CE_CHUNK_BYTES (8ull << 20)
-#define CE_MAX_CHUNKS 512
+#include "allreduce_plan.h"
 
 typedef int (*write_value_fn)(cudaStream_t stream, unsigned long long addr, unsigned int value, unsigned int flags);
 
@@ -35,10 +31,8 @@ static const cb_ar_kind_t kind = {
 };
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
-  uint64_t chunk_bytes = CE_CHUNK_BYTES;
-  if (cb_env_u64("CB_AR_CE_CHUNK", 16, 1ull << 40, &chunk_bytes, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
-  if (chunk_bytes % 16) CB_DIE(CB_EXIT_USAGE, "CB_AR_CE_CHUNK=%llu: must be a multiple of 16 bytes",
-                               (unsigned long long)chunk_bytes);
+  uint64_t chunk_bytes;
+  if (cb_ar_ce_chunk_bytes(&chunk_bytes, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult q;
   char e[200];
@@ -55,20 +49,14 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   st->write_value = (write_value_fn)fn;
   cb_ar_launch_t *L = cb_ar_launch_of(in);
   st->es = cb_dtype_size(in->p.dtype);
-  size_t N = 16 / st->es;
-  size_t shard = ((L->count + (size_t)L->nranks - 1) / (size_t)L->nranks + N - 1) / N * N;
-  size_t C = chunk_bytes / st->es;
-  if (shard > 0 && (shard + C - 1) / C > CE_MAX_CHUNKS) C = ((shard + CE_MAX_CHUNKS - 1) / CE_MAX_CHUNKS + N - 1) / N * N;
-  if (C == 0) C = N;
-  L->chunk = C;
-  st->chunks = shard ? (int)((shard + C - 1) / C) : 0;
+  cb_ar_ce_plan(L->count, st->es, L->nranks, chunk_bytes, &L->chunk, &st->chunks);
   CB_CUDA(cudaStreamCreateWithFlags(&st->side, cudaStreamNonBlocking));
   CB_CUDA(cudaEventCreateWithFlags(&st->fork, cudaEventDisableTiming));
   CB_CUDA(cudaEventCreateWithFlags(&st->join, cudaEventDisableTiming));
   in->priv = st;
   char inner[sizeof in->note];
   snprintf(inner, sizeof inner, "%s", in->note);
-  snprintf(in->note, sizeof in->note, "%.100s, %d chunks of %zu KiB", inner, st->chunks, C * st->es >> 10);
+  snprintf(in->note, sizeof in->note, "%.100s, %d chunks of %zu KiB", inner, st->chunks, L->chunk * st->es >> 10);
   return 0;
 }
 
@@ -80,8 +68,8 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   in->priv = st;
   if (L->count == 0) return;
   const int r = L->rank, n = L->nranks;
-  const size_t C = L->chunk, es = st->es, N = 16 / es;
-  const size_t shard = ((L->count + (size_t)n - 1) / (size_t)n + N - 1) / N * N;
+  const size_t C = L->chunk, es = st->es;
+  const size_t shard = cb_ar_shard_elems(L->count, es, n);
 
   CB_CUDA(cudaEventRecord(st->fork, s));
   CB_CUDA(cudaStreamWaitEvent(st->side, st->fork, 0));
@@ -119,6 +107,14 @@ static void teardown(cb_inst_t *in) {
   free(st);
 }
 
+static void describe(const cb_world_t *w, char *buf, size_t n) {
+  (void)w;
+  uint64_t chunk;
+  char why[200];
+  if (cb_ar_ce_chunk_bytes(&chunk, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
+  snprintf(buf, n, "chunks of %llu KiB per shard, at most %d", (unsigned long long)(chunk >> 10), CB_AR_CE_MAX_CHUNKS);
+}
+
 const cb_algo_t cb_algo_allreduce_twoshot_ce = {
     .name = "twoshot_ce",
     .family = CB_ALLREDUCE,
@@ -131,4 +127,5 @@ const cb_algo_t cb_algo_allreduce_twoshot_ce = {
     .setup = setup,
     .run = run,
     .teardown = teardown,
+    .describe = describe,
 };

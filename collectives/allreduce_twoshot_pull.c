@@ -6,7 +6,7 @@
 
 static const cb_ar_kind_t kind = {
     .scratch = cb_ar_twoshot_pull_scratch, .grid = cb_ar_twoshot_pull_grid, .launch = cb_ar_twoshot_pull_launch,
-    .default_max_blocks = 132,
+    .default_max_blocks = 512,
 };
 
 static int setup(cb_inst_t *in, char *why, size_t n) { return cb_ar_setup(in, &kind, why, n); }

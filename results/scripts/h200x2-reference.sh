@@ -3,16 +3,19 @@
 # all-reduce and all-to-all (float and bfloat16, 8 B - 8 GiB, eager and graph, NCCL and custom
 # in the same run) and MoE (DeepSeek-V3 shape with bf16 and fp8 dispatch, Mixtral shape, and a
 # --validate run), through launcher/collbench-run exactly as a user runs it; then the GPU
-# test suite. Results folders and logs land in logs.tgz.
+# test suite. Results folders and logs land in logs.tgz. Arguments name the runs to make
+# (allreduce alltoall moe moe_mixtral moe_validate ctest_gpu); none makes them all.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 build || { pack; exit 1; }
 RUN=(launcher/collbench-run --build build --out "$OUT/results" --)
-step allreduce 240 "${RUN[@]}" allreduce -b 8 -e 8G -f 2 -d float,bfloat16 --inplace 0 --mode both -n 20 -w 5 -T 60
-step alltoall 170 "${RUN[@]}" alltoall -b 8 -e 8G -f 2 -d float,bfloat16 --mode both -n 20 -w 5 -T 60
-step moe 100 "${RUN[@]}" moe --model deepseek-v3 --tokens 1:8192 -d bfloat16,fp8e4m3 --mode both -n 20 -w 5 -T 60
-step moe_mixtral 60 "${RUN[@]}" moe --model mixtral-8x7b --tokens 1:8192 --mode both -n 20 -w 5 -T 60
-step moe_validate 60 "${RUN[@]}" moe --model deepseek-v3 --tokens 4096 --validate -n 20 -w 5 -T 60
-step ctest_gpu 300 ctest --test-dir build -L gpu --output-on-failure --timeout 240
-mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+ONLY="$*"
+want() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
+want allreduce && step allreduce 420 "${RUN[@]}" allreduce -b 8 -e 8G -f 2 -d float,bfloat16 --inplace 0 --mode both -n 20 -w 5 -T 60
+want alltoall && step alltoall 170 "${RUN[@]}" alltoall -b 8 -e 8G -f 2 -d float,bfloat16 --mode both -n 20 -w 5 -T 60
+want moe && step moe 100 "${RUN[@]}" moe --model deepseek-v3 --tokens 1:8192 -d bfloat16,fp8e4m3 --mode both -n 20 -w 5 -T 60
+want moe_mixtral && step moe_mixtral 60 "${RUN[@]}" moe --model mixtral-8x7b --tokens 1:8192 --mode both -n 20 -w 5 -T 60
+want moe_validate && step moe_validate 60 "${RUN[@]}" moe --model deepseek-v3 --tokens 4096 --validate -n 20 -w 5 -T 60
+want ctest_gpu && step ctest_gpu 300 ctest --test-dir build -L gpu --output-on-failure --timeout 240
+want ctest_gpu && mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
 pack

@@ -1,5 +1,5 @@
-/* CPU test of cb_env_u64 (launcher/env.h), the parser behind the CB_MAX_BLOCKS,
- * CB_AR_LL_MAX and CB_AR_ONESHOT_MAX tuning knobs: unset and empty leave the default, valid
+/* CPU test of cb_env_u64 (launcher/env.h), the parser behind the CB_MAX_BLOCKS, CB_AR_*_MAX
+ * and CB_AR_CE_CHUNK tuning knobs: unset and empty leave the default, valid
  * values in range are taken, anything else (signs, junk, out of range, overflow) is an error
  * naming the variable and the range. */
 #define _POSIX_C_SOURCE 200809L
