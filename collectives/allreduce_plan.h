@@ -11,7 +11,7 @@
  * graph and eager mode, float and bfloat16 (results/README.md, experiment log). */
 #define CB_AUTO_LL_MAX_2RANKS (256ull << 10)      /* oneshot_ll: 5.5 vs 6.5 µs at 256 KiB, loses at 512 */
 #define CB_AUTO_ONESHOT_MAX_2RANKS (4ull << 20)   /* oneshot: 19.7 vs 21.7 µs at 4 MiB, loses at 8 */
-#define CB_AUTO_TWOSHOT_MAX_2RANKS (128ull << 20) /* twoshot; twoshot_ce wins from 256 MiB */
+#define CB_AUTO_TWOSHOT_MAX_2RANKS (64ull << 20)  /* twoshot; twoshot_ce wins from 128 MiB */
 
 typedef struct cb_ar_thresholds {
   uint64_t ll_max, oneshot_max, twoshot_max; /* bytes per rank; above twoshot_max: twoshot_ce */

@@ -11,7 +11,7 @@ build || { pack; exit 1; }
 RUN=(launcher/collbench-run --build build --out "$OUT/results" --)
 ONLY="$*"
 want() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
-want allreduce && step allreduce 420 "${RUN[@]}" allreduce -b 8 -e 8G -f 2 -d float,bfloat16 --inplace 0 --mode both -n 20 -w 5 -T 60
+want allreduce && step allreduce 420 "${RUN[@]}" allreduce -b 8 -e 8G -f 2 -d float,bfloat16 --inplace 0 --mode both -n 100 -w 10 -T 60
 want alltoall && step alltoall 170 "${RUN[@]}" alltoall -b 8 -e 8G -f 2 -d float,bfloat16 --mode both -n 20 -w 5 -T 60
 want moe && step moe 100 "${RUN[@]}" moe --model deepseek-v3 --tokens 1:8192 -d bfloat16,fp8e4m3 --mode both -n 20 -w 5 -T 60
 want moe_mixtral && step moe_mixtral 60 "${RUN[@]}" moe --model mixtral-8x7b --tokens 1:8192 --mode both -n 20 -w 5 -T 60
