@@ -1,5 +1,6 @@
-/* Pieces both custom all-reduce kernels share: the block size, the split of an element range
- * into per-block slices of whole 16-byte vectors, and dtype dispatch for the launchers. */
+/* Pieces the custom all-reduce kernels share: the block size, the split of an element range
+ * into per-block slices of whole 16-byte vectors, the reduce-and-write-everywhere loop of the
+ * two-shot forms, and dtype dispatch for the launchers. */
 #ifndef CB_ALLREDUCE_COMMON_CUH
 #define CB_ALLREDUCE_COMMON_CUH
 
@@ -20,6 +21,31 @@ __host__ __device__ inline void cb_block_slice(size_t len, int N, int b, int blo
   if (v1 > nvec) v1 = nvec;
   *lo = v0 * (size_t)N;
   *hi = b == blocks - 1 ? len : v1 * (size_t)N;
+}
+
+/* Elements [lo, hi) (lo a multiple of the vector width): reduce src[0..n-1] in rank order and
+ * store the result into every outs[0..n-1] (local and NVLink stores), the block's threads
+ * sharing the work. Two vectors per thread per step keep 2n independent loads in flight. */
+template <typename T>
+__device__ __forceinline__ void cb_reduce_to_all(const void *const *src, T *const *outs, int n, size_t lo, size_t hi,
+                                                 int op) {
+  constexpr int N = cb_vec<T>::N;
+  const size_t vh = hi / N, T2 = 2 * (size_t)blockDim.x;
+  for (size_t v = lo / N + threadIdx.x; v < vh; v += T2) {
+    const bool second = v + blockDim.x < vh;
+    uint4 x0 = cb_reduce_vec<T>(src, n, v, op);
+    uint4 x1 = second ? cb_reduce_vec<T>(src, n, v + blockDim.x, op) : x0;
+#pragma unroll
+    for (int q = 0; q < CB_MAX_RANKS; q++)
+      if (q < n) {
+        ((uint4 *)outs[q])[v] = x0;
+        if (second) ((uint4 *)outs[q])[v + blockDim.x] = x1;
+      }
+  }
+  for (size_t i = (lo > vh * N ? lo : vh * N) + threadIdx.x; i < hi; i += blockDim.x) {
+    T x = cb_reduce_scalar<T>(src, n, i, op);
+    for (int q = 0; q < n; q++) outs[q][i] = x;
+  }
 }
 
 inline size_t cb_dtype_bytes(int dtype) {

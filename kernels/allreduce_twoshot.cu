@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
     size_t start = (size_t)r * L;
     size_t len = a.count > start ? a.count - start : 0;
     if (len > L) len = L;
-    size_t h = hi < len ? hi : len, vh = h / N;
+    size_t h = hi < len ? hi : len;
     const void *src[CB_MAX_RANKS];
     T *outs[CB_MAX_RANKS];
 #pragma unroll
@@ -62,23 +62,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
                       : (const void *)((const T *)((const char *)a.base[r] + a.scratch_off) + (size_t)q * L);
       outs[q] = q < n ? (T *)((char *)a.base[q] + a.out_off) + start : nullptr;
     }
-    const size_t T2 = 2 * (size_t)blockDim.x;
-    for (size_t v = lo / N + tid; v < vh; v += T2) {
-      /* two vectors per thread per step: 2n independent loads in flight */
-      const bool second = v + blockDim.x < vh;
-      uint4 x0 = cb_reduce_vec<T>(src, n, v, a.op);
-      uint4 x1 = second ? cb_reduce_vec<T>(src, n, v + blockDim.x, a.op) : x0;
-#pragma unroll
-      for (int q = 0; q < CB_MAX_RANKS; q++)
-        if (q < n) {
-          ((uint4 *)outs[q])[v] = x0;
-          if (second) ((uint4 *)outs[q])[v + blockDim.x] = x1;
-        }
-    }
-    for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < h; i += blockDim.x) {
-      T x = cb_reduce_scalar<T>(src, n, i, a.op);
-      for (int q = 0; q < n; q++) outs[q][i] = x;
-    }
+    cb_reduce_to_all<T>(src, outs, n, lo, h, a.op);
   }
 
   cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);

@@ -42,27 +42,11 @@ __global__ void __launch_bounds__(kArThreads) twoshot_pull_kernel(cb_ar_launch_t
   size_t lo, hi;
   cb_block_slice(L, N, b, gridDim.x, &lo, &hi);
   if (hi > len) hi = len;
-  const size_t vh = hi / N;
 
   cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
 
-  /* two vectors per thread per step: 2n independent loads in flight, most of them remote */
-  const size_t T2 = 2 * (size_t)blockDim.x;
-  for (size_t v = lo / N + tid; v < vh; v += T2) {
-    const bool second = v + blockDim.x < vh;
-    uint4 x0 = cb_reduce_vec<T>(src, n, v, a.op);
-    uint4 x1 = second ? cb_reduce_vec<T>(src, n, v + blockDim.x, a.op) : x0;
-#pragma unroll
-    for (int q = 0; q < CB_MAX_RANKS; q++)
-      if (q < n) {
-        ((uint4 *)outs[q])[v] = x0;
-        if (second) ((uint4 *)outs[q])[v + blockDim.x] = x1;
-      }
-  }
-  for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < hi; i += blockDim.x) {
-    T x = cb_reduce_scalar<T>(src, n, i, a.op);
-    for (int q = 0; q < n; q++) outs[q][i] = x;
-  }
+  /* most of the 2n loads in flight per thread are remote */
+  cb_reduce_to_all<T>(src, outs, n, lo, hi, a.op);
 
   cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
   if (tid == 0) a.epoch[b] = e;
@@ -81,20 +65,12 @@ extern "C" size_t cb_ar_twoshot_pull_scratch(size_t count, int dtype, int nranks
   return 0;
 }
 
+/* twoshot's grid (at most 132 blocks up to 64 MiB), from a default cap of 512 blocks rather
+ * than 256 (collectives/allreduce_twoshot_pull.c). Measured on 2 x H200 (results/README.md):
+ * more blocks keep more NVLink reads in flight, 317 -> 342 GB/s at 4 GiB with 512. */
 extern "C" void cb_ar_twoshot_pull_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks,
                                         int *threads) {
-  size_t N = 16 / cb_dtype_bytes(dtype);
-  size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
-  size_t b = (L / N + kArThreads - 1) / kArThreads;
-  /* max_blocks is 512 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB at most 132. Measured
-   * on 2 x H200 (results/README.md): more blocks keep more NVLink reads in flight, 317 -> 342
-   * GB/s at 4 GiB with 512, but 16 MiB fell from 270 to 209. */
-  size_t cap = (size_t)max_blocks;
-  if (count * cb_dtype_bytes(dtype) <= (64ull << 20) && cap > 132) cap = 132;
-  if (b < 1) b = 1;
-  if (b > cap) b = cap;
-  *blocks = (int)b;
-  *threads = kArThreads;
+  cb_ar_twoshot_grid(count, dtype, nranks, max_blocks, blocks, threads);
 }
 
 extern "C" void cb_ar_twoshot_pull_launch(const cb_ar_launch_t *a, cudaStream_t s) {
