@@ -36,11 +36,11 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   if (cb_ar_ce_chunk_bytes(&chunk_bytes, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult q;
-  char e[200];
+  char e[200] = "";
   if (CB_TRY_CUDA(cudaGetDriverEntryPointByVersion("cuStreamWriteValue32", &fn, 12000, cudaEnableDefault, &q), e,
                   sizeof e) ||
       q != cudaDriverEntryPointSuccess || !fn) {
-    snprintf(why, n, "not supported: the driver has no cuStreamWriteValue32");
+    snprintf(why, n, "not supported: the driver has no cuStreamWriteValue32 (%s)", e[0] ? e : "symbol not found");
     return -1;
   }
   if (cb_ar_setup(in, &kind, why, n)) return -1;
