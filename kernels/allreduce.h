@@ -32,20 +32,17 @@ typedef struct cb_ar_launch {
   uint64_t timeout_ns; /* device spin timeout */
 } cb_ar_launch_t;
 
-/* Scratch bytes each algorithm needs per rank. */
+/* Scratch bytes each algorithm needs per rank (twoshot_ce stages like twoshot; twoshot_pull
+ * stages nothing). */
 size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks);
-size_t cb_ar_twoshot_pull_scratch(size_t count, int dtype, int nranks);
-size_t cb_ar_twoshot_ce_scratch(size_t count, int dtype, int nranks);
 
 /* Grid for a size; the same on every rank (depends only on count, dtype, nranks and
- * max_blocks). */
+ * max_blocks). twoshot_pull and twoshot_ce use twoshot's rule with their own default cap. */
 void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
-void cb_ar_twoshot_pull_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
-void cb_ar_twoshot_ce_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
 
 void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);

@@ -91,16 +91,6 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 
 } // namespace
 
-extern "C" size_t cb_ar_twoshot_ce_scratch(size_t count, int dtype, int nranks) {
-  return cb_ar_twoshot_scratch(count, dtype, nranks);
-}
-
-/* twoshot's grid from a default cap of 132 (64 blocks measured the same from 1 GiB up and
- * slower at 64 MiB). */
-extern "C" void cb_ar_twoshot_ce_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
-  cb_ar_twoshot_grid(count, dtype, nranks, max_blocks, blocks, threads);
-}
-
 extern "C" void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
 
 extern "C" uint32_t *cb_ar_twoshot_ce_ready_flag(void *pad, int chunk, int src) {

@@ -60,19 +60,6 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 
 } // namespace
 
-extern "C" size_t cb_ar_twoshot_pull_scratch(size_t count, int dtype, int nranks) {
-  (void)count, (void)dtype, (void)nranks;
-  return 0;
-}
-
-/* twoshot's grid (at most 132 blocks up to 64 MiB), from a default cap of 512 blocks rather
- * than 256 (collectives/allreduce_twoshot_pull.c). Measured on 2 x H200 (results/README.md):
- * more blocks keep more NVLink reads in flight, 317 -> 342 GB/s at 4 GiB with 512. */
-extern "C" void cb_ar_twoshot_pull_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks,
-                                        int *threads) {
-  cb_ar_twoshot_grid(count, dtype, nranks, max_blocks, blocks, threads);
-}
-
 extern "C" void cb_ar_twoshot_pull_launch(const cb_ar_launch_t *a, cudaStream_t s) {
   CB_DISPATCH_DTYPE(a->dtype, launch, a, s);
 }
