@@ -12,6 +12,9 @@
  *                             definition, family.h)
  *   teardown(inst)            free everything setup made
  *
+ *   measure(inst, stream)     optional, after the check: times the algorithm's parts on their
+ *                             own (ringattn: compute alone, communication alone) into inst
+ *
  * A run with several phases (moe: layout, dispatch, combine) is timed per phase and as a
  * round trip. */
 #ifndef CB_COLLECTIVE_H
@@ -21,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attn_config.h"
 #include "dtype.h"
 #include "family.h"
 #include "moe_config.h"
@@ -39,6 +43,9 @@ typedef struct cb_params {
   int graph;        /* the timed loop will be captured in a CUDA graph */
   uint64_t tokens;  /* moe: tokens per rank at this sweep point */
   const cb_moe_config_t *moe;
+  uint64_t seq;     /* ringattn: total sequence length at this sweep point */
+  int causal;       /* ringattn: 1 = causal (zigzag sharding) */
+  const cb_attn_config_t *attn;
   uint64_t seed;
 } cb_params_t;
 
@@ -63,6 +70,11 @@ typedef struct cb_inst {
   double imbalance; /* moe: max/mean received tokens (0 = not applicable) */
   char note[256];   /* informational note for the row (e.g. auto's choice) */
   unsigned long long digest; /* hash of the last checked output (cross-rank equality) */
+  /* ringattn (set by check and measure; the engine reports the max over ranks) */
+  double err_max, err_mean;   /* absolute error of the output against the fp32 reference */
+  double compute_us, comm_us; /* one forward's attention kernels alone; its K/V transfers alone */
+  double local_us;            /* the local kernel alone on one S/P block (ring_over_single) */
+  double flops;               /* this rank's FLOPs in one forward (TFLOP/s per GPU) */
   void *priv;       /* the algorithm's own state */
 } cb_inst_t;
 
@@ -81,6 +93,7 @@ typedef struct cb_algo {
   long long (*check)(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
   void (*bytes)(const cb_inst_t *in, int phase, cb_bytes_t *out);
   void (*teardown)(cb_inst_t *in);
+  void (*measure)(cb_inst_t *in, cudaStream_t s); /* NULL: nothing extra */
   /* Optional: one line for the run header (e.g. auto's thresholds). */
   void (*describe)(const cb_world_t *w, char *buf, size_t n);
 } cb_algo_t;

@@ -16,6 +16,7 @@ static const cb_family_info_t families[CB_NFAMILIES] = {
     [CB_ALLTOALL] = {"alltoall", 0, 0, CB_SWEEP_BYTES, 1, 1.0, 0.0},
     [CB_SENDRECV] = {"sendrecv", 0, 0, CB_SWEEP_BYTES, 0, 1.0, 1.0},
     [CB_MOE] = {"moe", 0, 0, CB_SWEEP_TOKENS, 0, 1.0, 1.0},
+    [CB_RINGATTN] = {"ringattn", 0, 0, CB_SWEEP_SEQ, 0, 1.0, 1.0},
 };
 
 const cb_family_info_t *cb_family_info(cb_family_t f) {
@@ -34,7 +35,7 @@ int cb_family_parse(const char *s, cb_family_t *out) {
 }
 
 const char *cb_family_accepted(void) {
-  return "allreduce, allgather, reducescatter, alltoall, sendrecv, moe";
+  return "allreduce, allgather, reducescatter, alltoall, sendrecv, moe, ringattn";
 }
 
 double cb_busbw_factor(cb_family_t f, int nranks) {

@@ -8,7 +8,9 @@
  *   alltoall       per-rank send buffer (total)     bytes/elem/n      (n-1)/n
  *   sendrecv       per-rank send buffer             bytes/elem        1
  * algbw = bytes / time, GB = 1e9 bytes. MoE rows define their own bytes (launcher docs and
- * results/README.md): logical bytes per rank moved by the phase, busbw = algbw. */
+ * results/README.md): logical bytes per rank moved by the phase, busbw = algbw. ringattn rows
+ * sweep the total sequence length; their size column is the K/V bytes one rank sends over the
+ * whole ring ((P-1) shards), busbw = algbw, and TFLOP/s is their headline (attn_config.h). */
 #ifndef CB_FAMILY_H
 #define CB_FAMILY_H
 
@@ -21,10 +23,11 @@ typedef enum cb_family {
   CB_ALLTOALL,
   CB_SENDRECV,
   CB_MOE,
+  CB_RINGATTN,
   CB_NFAMILIES
 } cb_family_t;
 
-typedef enum cb_sweep_kind { CB_SWEEP_BYTES, CB_SWEEP_TOKENS } cb_sweep_kind_t;
+typedef enum cb_sweep_kind { CB_SWEEP_BYTES, CB_SWEEP_TOKENS, CB_SWEEP_SEQ } cb_sweep_kind_t;
 
 typedef struct cb_family_info {
   const char *name;

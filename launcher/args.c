@@ -158,6 +158,49 @@ static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
   return parse_point_list(p, a, "--tokens", s, 0);
 }
 
+/* --seq: "8K,16K" (sizes: K = 1024) or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F". */
+static int parse_seq(parser_t *p, cb_args_t *a, const char *s) {
+  char why[256];
+  if (!strchr(s, ':')) return parse_point_list(p, a, "--seq", s, 1);
+  char buf[128];
+  if (strlen(s) >= sizeof buf) return fail(p, "--seq: '%s' is too long", s);
+  snprintf(buf, sizeof buf, "%s", s);
+  char *c1 = strchr(buf, ':');
+  *c1 = 0;
+  char *c2 = strchr(c1 + 1, ':');
+  if (c2) *c2 = 0;
+  uint64_t lo, hi;
+  double f = 2.0;
+  if (cb_parse_size(buf, &lo) || cb_parse_size(c1 + 1, &hi) || lo == 0 || (c2 && (parse_real(c2 + 1, &f) || f <= 1.0)))
+    return fail(p, "--seq: '%s' is not A:B or A:B:F (lengths > 0 with an optional K/M suffix, factor > 1)", s);
+  int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+  if (n < 0) return fail(p, "--seq: %s", why);
+  a->npoints = n;
+  return 0;
+}
+
+/* ringattn after the loop: defaults, dtypes, and the checks that need no rank count. */
+static int finish_ringattn(parser_t *p, cb_args_t *a, int seen_size, int seen_seq) {
+  if (seen_size) return fail(p, "ringattn sweeps the sequence length: use --seq instead of -b/-e/-f/-i/--sizes");
+  if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
+  if (!seen_seq) {
+    char why[256];
+    int n = cb_sweep(8192, 65536, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+    if (n < 0) return fail(p, "--seq: %s", why);
+    a->npoints = n;
+  }
+  for (int i = 0; i < a->npoints; i++)
+    if (a->points[i] == 0 || a->points[i] > (1ull << 30))
+      return fail(p, "--seq: %llu is not a sequence length 1..2^30", (unsigned long long)a->points[i]);
+  a->nops = 1;
+  a->ops[0] = CB_OP_NONE;
+  a->places = CB_PLACE_OUT;
+  char why[256];
+  for (int t = 0; t < a->ndtypes; t++)
+    if (cb_attn_config_check(&a->attn, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
+  return CB_ARGS_OK;
+}
+
 static void defaults(cb_args_t *a) {
   memset(a, 0, sizeof *a);
   a->iters = 20;
@@ -170,12 +213,14 @@ static void defaults(cb_args_t *a) {
   a->seed = 1;
   cb_moe_preset("deepseek-v3", &a->moe);
   a->moe.routing.kind = CB_ROUTE_UNIFORM;
+  cb_attn_defaults(&a->attn);
 }
 
 enum opt_id {
   O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
   O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
-  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING
+  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING,
+  O_SEQ, O_BATCH, O_HEADS, O_KVHEADS, O_HEADDIM, O_CAUSAL, O_SAVE
 };
 
 static const struct opt {
@@ -194,7 +239,9 @@ static const struct opt {
     {0, "experts", 1, O_EXPERTS},     {0, "routing", 1, O_ROUTING},    {0, "model", 1, O_MODEL},
     {0, "uneven", 0, O_UNEVEN},       {0, "validate", 0, O_VALIDATE},  {0, "drop", 1, O_DROP},
     {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},      {0, "sizes", 1, O_SIZES},
-    {0, "timing", 1, O_TIMING},
+    {0, "timing", 1, O_TIMING},       {0, "seq", 1, O_SEQ},            {0, "batch", 1, O_BATCH},
+    {0, "heads", 1, O_HEADS},         {0, "kv-heads", 1, O_KVHEADS},   {0, "head-dim", 1, O_HEADDIM},
+    {0, "causal", 1, O_CAUSAL},       {0, "save", 1, O_SAVE},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -237,7 +284,8 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   uint64_t minb = 8, maxb = 256ull << 20, step = 0;
   double factor = 0.0;
   int seen_size = 0, seen_factor = 0, seen_step = 0, seen_tokens = 0, seen_moe_opt = 0;
-  int seen_model = 0, seen_shape = 0, seen_list = 0, seen_bounds = 0;
+  int seen_model = 0, seen_shape = 0, seen_list = 0, seen_bounds = 0, seen_attn_opt = 0, seen_seq = 0;
+  int seen_heads = 0, seen_kvheads = 0;
 
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
@@ -370,6 +418,32 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
       else if (strcmp(val, "round") == 0) a->iter_timing = 0;
       else return fail(p, "--timing: '%s' (accepted: iter, round)", val);
       break;
+    case O_SEQ:
+      rc = parse_seq(p, a, val);
+      seen_seq = seen_attn_opt = 1;
+      break;
+    case O_BATCH:
+    case O_HEADS:
+    case O_KVHEADS:
+    case O_HEADDIM:
+      if (parse_int(val, 1, 4096, &v)) return fail(p, "%s: '%s' is not an integer 1..4096", arg, val);
+      if (o->id == O_BATCH) a->attn.batch = (int)v;
+      else if (o->id == O_HEADS) a->attn.heads = (int)v;
+      else if (o->id == O_KVHEADS) a->attn.kv_heads = (int)v;
+      else a->attn.head_dim = (int)v;
+      seen_attn_opt = 1;
+      if (o->id == O_HEADS) seen_heads = 1;
+      if (o->id == O_KVHEADS) seen_kvheads = 1;
+      break;
+    case O_CAUSAL:
+      if (cb_attn_parse_causal(val, &a->attn.causal_modes)) return fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
+      seen_attn_opt = 1;
+      break;
+    case O_SAVE:
+      if (!val[0] || strlen(val) >= sizeof a->attn.save_dir) return fail(p, "--save: bad directory name '%s'", val);
+      snprintf(a->attn.save_dir, sizeof a->attn.save_dir, "%s", val);
+      seen_attn_opt = 1;
+      break;
     case O_HELP: return CB_ARGS_HELP;
     case O_NGPUS:
       return fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
@@ -383,6 +457,15 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   } else if (seen_shape && !seen_model) {
     snprintf(a->moe.model, sizeof a->moe.model, "custom");
   }
+
+  if (a->family == CB_RINGATTN) {
+    if (seen_moe_opt) return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
+    /* --heads alone: as many K/V heads (plain multi-head attention) */
+    if (seen_heads && !seen_kvheads) a->attn.kv_heads = a->attn.heads;
+    return finish_ringattn(p, a, seen_size, seen_seq);
+  }
+  if (seen_attn_opt)
+    return fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
 
   if (is_moe) {
     if (seen_size)
@@ -442,7 +525,7 @@ void cb_args_usage(FILE *f) {
   fprintf(f,
     "usage: collbench FAMILY [options]      (one MPI rank per GPU: mpirun -np N collbench ...)\n"
     "\n"
-    "FAMILY: allreduce | allgather | reducescatter | alltoall | sendrecv | moe\n"
+    "FAMILY: allreduce | allgather | reducescatter | alltoall | sendrecv | moe | ringattn\n"
     "\n"
     "sizes (classic families; K/M/G/T = 2^10/2^20/2^30/2^40, as nccl-tests):\n"
     "  -b, --minbytes SIZE     first size (default 8)\n"
@@ -478,6 +561,11 @@ void cb_args_usage(FILE *f) {
     "      --drop P            fraction of expert selections dropped (-1), default 0\n"
     "      --uneven            different token counts per rank (one rank gets none)\n"
     "      --validate          print one PASS/FAIL verdict per configuration\n"
+    "ringattn (family ringattn only; -d bfloat16 (default) or half):\n"
+    "      --seq LIST|A:B[:F]  total sequence lengths (K = 1024; default 8K:64K, factor 2)\n"
+    "      --batch N --heads N --kv-heads N --head-dim 64|128   shape (default 1, 32, 32, 128)\n"
+    "      --causal 0|1|both   non-causal, causal (zigzag sharding) or both (default both)\n"
+    "      --save DIR          write q, k, v, out and lse of each row's first check as .npy files\n"
     "\n"
     "exit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../collectives/attn_config.h"
 #include "../collectives/dtype.h"
 #include "../collectives/family.h"
 #include "../collectives/moe_config.h"
@@ -22,7 +23,8 @@ enum cb_place_bits { CB_PLACE_OUT = 1, CB_PLACE_IN = 2 };
 
 typedef struct cb_args {
   cb_family_t family;
-  /* Sweep: bytes per point for the classic families, tokens per rank for moe. */
+  /* Sweep: bytes per point for the classic families, tokens per rank for moe, total sequence
+   * length for ringattn. */
   int npoints;
   uint64_t points[CB_MAX_SWEEP_POINTS];
   int iters;       /* -n: timed iterations per row */
@@ -46,6 +48,7 @@ typedef struct cb_args {
   uint64_t seed;
   int no_bind; /* --no-bind: keep whatever CPU binding the process has */
   cb_moe_config_t moe;
+  cb_attn_config_t attn;
   char cmdline[8192]; /* argv joined, for the results metadata */
 } cb_args_t;
 

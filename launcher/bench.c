@@ -182,6 +182,32 @@ static void fill_row_common(cb_bench_t *b, const group_t *g, const slot_t *s, cb
     r->experts = p->moe->experts;
     r->phase = "roundtrip";
   }
+  if (p->family == CB_RINGATTN) {
+    r->is_attn = 1;
+    r->seq = p->seq;
+    r->batch = p->attn->batch;
+    r->heads = p->attn->heads;
+    r->kv_heads = p->attn->kv_heads;
+    r->head_dim = p->attn->head_dim;
+    r->causal = p->causal;
+  }
+}
+
+/* ringattn: the max over ranks of what check and measure left in the instance (the mean error
+ * is averaged), into the row. */
+static void attn_metrics(cb_bench_t *b, const slot_t *s, double time_us, cb_row_t *r) {
+  const cb_inst_t *in = &s->in;
+  double mx[4] = {in->err_max, in->compute_us, in->comm_us, in->local_us}, mx_all[4];
+  double mean = in->err_mean, mean_all = 0.0;
+  CB_MPI(MPI_Allreduce(mx, mx_all, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm));
+  CB_MPI(MPI_Allreduce(&mean, &mean_all, 1, MPI_DOUBLE, MPI_SUM, b->w->mpi.comm));
+  r->err_max = b->a->check_iters > 0 ? mx_all[0] : NAN;
+  r->err_mean = b->a->check_iters > 0 ? mean_all / b->w->mpi.nranks : NAN;
+  r->compute_us = mx_all[1] > 0 ? mx_all[1] : NAN;
+  r->comm_us = mx_all[2] > 0 ? mx_all[2] : NAN;
+  r->tflops = in->flops / time_us / 1e6;
+  r->overlap_eff = mx_all[1] > 0 ? mx_all[1] / time_us : NAN;
+  r->ring_over_single = mx_all[3] > 0 ? time_us / (b->w->mpi.nranks * mx_all[3]) : NAN;
 }
 
 static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
@@ -218,6 +244,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     r.remote_gbs = by.remote_bytes / st.mean_us / 1e3;
     r.imbalance = s->in.imbalance;
     r.mem_bytes = mem_max;
+    if (g->p.family == CB_RINGATTN) attn_metrics(b, s, st.mean_us, &r);
     if (g->p.family == CB_MOE) {
       r.phase = ph == np ? "roundtrip" : s->algo->phase_names[ph];
       r.bytes = (uint64_t)by.algbw_bytes;
@@ -298,6 +325,13 @@ static void run_group(cb_bench_t *b, group_t *g) {
     }
     cb_watchdog_disarm(b->wd);
     b->wrong_total += s->wrong;
+    if (s->algo->measure) {
+      cb_watchdog_arm(b->wd, "%s %s: measuring parts alone", s->algo->name, g->what);
+      CB_MPI(MPI_Barrier(b->w->mpi.comm));
+      s->algo->measure(&s->in, st);
+      CB_CUDA(cudaStreamSynchronize(st));
+      cb_watchdog_disarm(b->wd);
+    }
   }
 
   cb_watchdog_arm(b->wd, "%s: reporting", g->what);
@@ -343,8 +377,12 @@ void cb_bench_run(cb_bench_t *b) {
       for (int o = 0; o < a->nops; o++)
         for (int place = 0; place < 2; place++) {
           if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
+          for (int cz = 0; cz < 2; cz++)
           for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1) {
             if (!(a->modes & mode)) continue;
+            /* cz: ringattn's causal form (non-causal, causal); other families run once */
+            if (a->family == CB_RINGATTN ? !(a->attn.causal_modes & (cz ? CB_ATTN_CAUSAL : CB_ATTN_NONCAUSAL)) : cz)
+              continue;
             group_t g;
             memset(&g, 0, sizeof g);
             g.mode = mode;
@@ -357,7 +395,16 @@ void cb_bench_run(cb_bench_t *b) {
             g.p.moe = &a->moe;
             char why[256] = "";
             int ok = 1;
-            if (a->family == CB_MOE) {
+            if (a->family == CB_RINGATTN) {
+              g.p.seq = a->points[pt];
+              g.p.causal = cz;
+              g.p.attn = &a->attn;
+              g.p.count = g.p.seq;
+              snprintf(g.what, sizeof g.what, "ringattn %s S=%llu %s %s", cb_dtype_name(g.p.dtype),
+                       (unsigned long long)g.p.seq, cz ? "causal" : "non-causal", mode == CB_MODE_GRAPH ? "graph" : "eager");
+              ok = cb_attn_seq_check(g.p.seq, n, cz, why, sizeof why) == 0;
+              if (ok) g.p.bytes = (uint64_t)(n - 1) * cb_attn_kv_shard_bytes(&a->attn, g.p.seq, n, cb_dtype_size(g.p.dtype));
+            } else if (a->family == CB_MOE) {
               g.p.tokens = a->points[pt];
               g.p.count = a->points[pt];
               cb_routing_format(&a->moe.routing, g.routing, sizeof g.routing);

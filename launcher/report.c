@@ -41,6 +41,17 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
   } else {
     cb_sb_printf(b, ",,,,,,,,");
   }
+  if (w->is_attn) {
+    cb_sb_printf(b, ",%llu,%d,%d,%d,%d,%d,", (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads,
+                 w->head_dim, w->causal);
+    const double m[] = {w->tflops, w->comm_us, w->compute_us, w->overlap_eff, w->ring_over_single, w->err_max, w->err_mean};
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+      if (i) cb_sb_printf(b, ",");
+      num(b, w->timed, m[i], i >= 5 ? "%.6g" : "%.4f");
+    }
+  } else {
+    cb_sb_printf(b, ",,,,,,,,,,,,");
+  }
 }
 
 static void jnum(cb_strbuf_t *b, const char *key, int present, double v) {
@@ -77,12 +88,25 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
     jnum(b, "remote_gbs", w->timed, w->remote_gbs);
     jnum(b, "imbalance", 1, w->imbalance);
   }
+  if (w->is_attn) {
+    cb_sb_printf(b, ",\"seq\":%llu,\"batch\":%d,\"heads\":%d,\"kv_heads\":%d,\"head_dim\":%d,\"causal\":%d",
+                 (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads, w->head_dim, w->causal);
+    const char *k[] = {"tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single", "err_max", "err_mean"};
+    const double m[] = {w->tflops, w->comm_us, w->compute_us, w->overlap_eff, w->ring_over_single, w->err_max, w->err_mean};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) jnum(b, k[i], w->timed, m[i]);
+  }
   cb_sb_printf(b, "}");
 }
 
-static void table_header(cb_report_t *r, int moe) {
+static void table_header(cb_report_t *r, int kind) {
   if (!r->table) return;
-  if (moe)
+  if (kind == 3)
+    fprintf(r->table,
+            "#\n# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %7s  %s\n"
+            "# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %7s\n",
+            "seq", "type", "cau", "algo", "mode", "time", "TFLOP/s", "compute", "comm", "overlap", "r/single",
+            "max err", "#wrong", "note", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "", "");
+  else if (kind == 2)
     fprintf(r->table,
             "#\n# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s  %s\n"
             "# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s\n",
@@ -96,7 +120,7 @@ static void table_header(cb_report_t *r, int moe) {
             "size", "count", "type", "redop", "ip", "mode", "algo", "time", "algbw", "busbw",
             "p50", "p99", "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)",
             "(GB/s)", "(GB/s)", "(us)", "(us)", "");
-  r->table_kind = moe ? 2 : 1;
+  r->table_kind = kind;
 }
 
 static void table_row(cb_report_t *r, const cb_row_t *in) {
@@ -106,10 +130,20 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
   const cb_row_t *w = &copy;
   for (char *c = copy.note; *c; c++)
     if ((unsigned char)*c < 0x20) *c = ' ';
-  if (r->table_kind != (w->is_moe ? 2 : 1)) table_header(r, w->is_moe);
+  int kind = w->is_attn ? 3 : w->is_moe ? 2 : 1;
+  if (r->table_kind != kind) table_header(r, kind);
   char wrong[32] = "-";
   if (w->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", w->wrong);
-  if (w->is_moe) {
+  if (w->is_attn) {
+    if (w->timed)
+      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11.1f %8.1f %10.1f %10.1f %7.3f %7.3f %9.2e %7s  %s\n",
+              (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, w->time_us_mean, w->tflops,
+              w->compute_us, w->comm_us, w->overlap_eff, w->ring_over_single, w->err_max, wrong, w->note);
+    else
+      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %7s  %s\n",
+              (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, "-", "-", "-", "-", "-", "-", "-",
+              wrong, w->note);
+  } else if (w->is_moe) {
     if (w->timed)
       fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11.2f %11.2f %11.2f %9.2f %9.2f %7.3f %9s  %s\n",
               (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, w->time_us_mean,

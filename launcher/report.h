@@ -18,7 +18,8 @@
 #define CB_CSV_HEADER                                                                          \
   "family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"        \
   "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens," \
-  "hidden,topk,experts,routing,phase,remote_gbs,imbalance"
+  "hidden,topk,experts,routing,phase,remote_gbs,imbalance,seq,batch,heads,kv_heads,head_dim,"  \
+  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean"
 
 typedef struct cb_row {
   const char *family, *algo, *dtype, *op;
@@ -39,6 +40,11 @@ typedef struct cb_row {
   uint64_t tokens;
   int hidden, topk, experts;
   double remote_gbs, imbalance;
+  /* ringattn only (is_attn = 0 leaves these columns empty; results/README.md defines them) */
+  int is_attn;
+  uint64_t seq;
+  int batch, heads, kv_heads, head_dim, causal;
+  double tflops, comm_us, compute_us, overlap_eff, ring_over_single, err_max, err_mean;
 } cb_row_t;
 
 typedef struct cb_report {
@@ -49,7 +55,7 @@ typedef struct cb_report {
   cb_strbuf_t meta; /* metadata object text */
   cb_strbuf_t rows; /* row objects joined by ",\n" for the final JSON */
   int nrows;
-  int table_kind; /* 0 none yet, 1 classic, 2 moe: header printed before the first row */
+  int table_kind; /* 0 none yet, 1 classic, 2 moe, 3 ringattn: header printed before the first row */
 } cb_report_t;
 
 /* Opens the outputs (either path may be empty). meta_json is a JSON object's text. Returns 0,

@@ -1,0 +1,86 @@
+/* Ring-attention configuration (attn_config.h): defaults, checks, sharding and FLOPs. */
+#include "attn_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void cb_attn_defaults(cb_attn_config_t *c) {
+  memset(c, 0, sizeof *c);
+  c->batch = 1;
+  c->heads = 32;
+  c->kv_heads = 32;
+  c->head_dim = 128;
+  c->causal_modes = CB_ATTN_NONCAUSAL | CB_ATTN_CAUSAL;
+}
+
+int cb_attn_parse_causal(const char *s, int *bits) {
+  if (strcmp(s, "0") == 0) *bits = CB_ATTN_NONCAUSAL;
+  else if (strcmp(s, "1") == 0) *bits = CB_ATTN_CAUSAL;
+  else if (strcmp(s, "both") == 0) *bits = CB_ATTN_NONCAUSAL | CB_ATTN_CAUSAL;
+  else return -1;
+  return 0;
+}
+
+int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why, size_t n) {
+  if (dtype != CB_BF16 && dtype != CB_HALF) {
+    snprintf(why, n, "-d: ringattn supports bfloat16 and half, not '%s'", cb_dtype_name(dtype));
+    return -1;
+  }
+  if (c->head_dim != 64 && c->head_dim != 128) {
+    snprintf(why, n, "--head-dim: %d is not supported (accepted: 64, 128)", c->head_dim);
+    return -1;
+  }
+  if (c->batch < 1 || c->heads < 1 || c->kv_heads < 1) {
+    snprintf(why, n, "--batch, --heads and --kv-heads must be positive");
+    return -1;
+  }
+  if (c->heads % c->kv_heads) {
+    snprintf(why, n, "--kv-heads %d does not divide --heads %d (grouped K/V heads need heads = k * kv_heads)",
+             c->kv_heads, c->heads);
+    return -1;
+  }
+  return 0;
+}
+
+int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n) {
+  uint64_t parts = causal ? 2ull * (uint64_t)nranks : (uint64_t)nranks;
+  if (seq == 0 || seq % parts) {
+    snprintf(why, n, "sequence %llu does not split into %llu equal chunks (%s over %d ranks)",
+             (unsigned long long)seq, (unsigned long long)parts, causal ? "zigzag: 2 chunks per rank" : "one chunk per rank",
+             nranks);
+    return -1;
+  }
+  if (seq > (1ull << 30)) {
+    snprintf(why, n, "sequence %llu is longer than 2^30", (unsigned long long)seq);
+    return -1;
+  }
+  return 0;
+}
+
+cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal) {
+  cb_attn_runs_t r;
+  memset(&r, 0, sizeof r);
+  if (!causal) {
+    int64_t len = (int64_t)(seq / (uint64_t)nranks);
+    r.start0 = len * rank;
+    r.len0 = len;
+    r.start1 = r.start0 + len;
+    return r;
+  }
+  int64_t c = (int64_t)(seq / (2ull * (uint64_t)nranks));
+  r.start0 = c * rank;
+  r.len0 = c;
+  r.start1 = c * (2 * nranks - 1 - rank);
+  r.len1 = c;
+  return r;
+}
+
+double cb_attn_flops(const cb_attn_config_t *c, uint64_t seq, int causal) {
+  double s = (double)seq;
+  double f = 4.0 * c->batch * c->heads * s * s * c->head_dim;
+  return causal ? f / 2.0 : f;
+}
+
+uint64_t cb_attn_kv_shard_bytes(const cb_attn_config_t *c, uint64_t seq, int nranks, size_t elem) {
+  return 2ull * (uint64_t)c->batch * (seq / (uint64_t)nranks) * (uint64_t)c->kv_heads * (uint64_t)c->head_dim * elem;
+}

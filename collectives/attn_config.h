@@ -1,0 +1,56 @@
+/* Ring-attention configuration (family ringattn): the attention shape, which causal forms to
+ * run, how the sequence is sharded over the ranks, and the FLOP count the rows report.
+ * Host-only and CUDA-free, so the CLI and the CPU tests use it as the algorithms do.
+ *
+ * Sharding. The total sequence S is split over P ranks in sequence order:
+ *   non-causal: rank r holds positions [r*S/P, (r+1)*S/P)               (one run)
+ *   causal:     zigzag, S split into 2P chunks of c = S/(2P); rank r holds chunks r and
+ *               2P-1-r (two runs), so every rank has the same share of the causal work
+ * A rank's shard of q, k and v is one contiguous [batch][S/P][heads][head_dim] array whose rows
+ * are those runs, in that order. */
+#ifndef CB_ATTN_CONFIG_H
+#define CB_ATTN_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dtype.h"
+
+enum cb_attn_causal_bits { CB_ATTN_NONCAUSAL = 1, CB_ATTN_CAUSAL = 2 };
+
+typedef struct cb_attn_config {
+  int batch, heads, kv_heads, head_dim;
+  int causal_modes;   /* CB_ATTN_* bits: --causal 0 | 1 | both */
+  char save_dir[1024]; /* --save DIR: empty = do not save */
+} cb_attn_config_t;
+
+/* batch 1, 32 heads, 32 kv heads, head dim 128, non-causal and causal. */
+void cb_attn_defaults(cb_attn_config_t *c);
+
+/* "0", "1", "both" -> CB_ATTN_* bits. Returns 0 or -1. */
+int cb_attn_parse_causal(const char *s, int *bits);
+
+/* Rejects what cannot run anywhere (before any GPU work): head_dim not 64/128, kv_heads not
+ * dividing heads, a dtype other than bfloat16/half. Returns 0, or -1 with why. */
+int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why, size_t n);
+
+/* Rejects a sequence length that does not shard over nranks: S must be a multiple of nranks
+ * (non-causal) or of 2*nranks (causal, zigzag). Returns 0, or -1 with why. */
+int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n);
+
+/* One or two runs of global positions (the layout of kernels/attn.h's cb_attn_pos_t). */
+typedef struct cb_attn_runs {
+  int64_t start0, len0, start1, len1;
+} cb_attn_runs_t;
+
+/* The positions rank r holds (layout above). */
+cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal);
+
+/* Forward FLOPs of the whole problem: 4 * batch * heads * seq^2 * head_dim (two matrix products
+ * of 2 FLOPs per multiply-add), half of that when causal (the masked half is not computed). */
+double cb_attn_flops(const cb_attn_config_t *c, uint64_t seq, int causal);
+
+/* Bytes of one rank's K and V shard (what one ring step moves). */
+uint64_t cb_attn_kv_shard_bytes(const cb_attn_config_t *c, uint64_t seq, int nranks, size_t elem);
+
+#endif

@@ -1,0 +1,93 @@
+/* Shared host machinery of the ring-attention algorithms (ringattn_ring.c, ringattn_nccl.c,
+ * ringattn_allgather.c, ringattn_single.c): the rank's shard buffers, the block-kernel launch,
+ * the correctness check against the fp32 reference, timing of parts alone, and --save.
+ *
+ * Buffers of one rank (shape from cb_attn_config_t; rows = S/P, or S for `single`):
+ *   q    [batch][rows][heads][head_dim]          dtype
+ *   kv   [ K: batch][rows][kv_heads][head_dim] | V: same ]   dtype, one block = kv_bytes
+ *   o    [batch][rows][heads][head_dim]          fp32 running output (attn.h)
+ *   lse  [batch][heads][rows]                    fp32 running log-sum-exp
+ *   out  [batch][rows][heads][head_dim]          dtype final output
+ * A K/V block is one contiguous allocation so one copy (or one NCCL send) moves it.
+ *
+ * Every ringattn algorithm's private state (in->priv) starts with its cb_ra_t, so the shared
+ * check and measurements below find it there. */
+#ifndef CB_RINGATTN_COMMON_H
+#define CB_RINGATTN_COMMON_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../kernels/attn.h"
+#include "collective.h"
+
+#define CB_RA_MAX_STEPS 64 /* ranks of one ring (events per step) */
+
+typedef struct cb_ra {
+  const cb_world_t *w;
+  const cb_attn_config_t *cfg;
+  int P, r, bf16, causal;
+  uint64_t S;
+  int64_t rows;
+  size_t elem;
+  size_t q_elems, kv_elems; /* kv_elems: elements of K (= of V) in one block */
+  size_t kv_bytes;          /* one K/V block, K and V */
+  cb_attn_runs_t runs;      /* global positions of this rank's rows */
+  void *q, *kv, *out;
+  float *o, *lse;
+  cudaStream_t comm;        /* the ring's second stream (transfers) */
+  cudaEvent_t fork, join;
+  cudaEvent_t step_a[CB_RA_MAX_STEPS], step_b[CB_RA_MAX_STEPS];
+  size_t mem;               /* device bytes this state allocated (mem_bytes) */
+  void *extra[8];           /* further allocations of the algorithm (cb_ra_alloc), freed with it */
+  int nextra;
+} cb_ra_t;
+
+/* Every ringattn algorithm's supported(): shape and dtype checks, the rank limit. */
+int cb_ra_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
+
+/* Allocates and fills the rank's shard (full = 1: the whole sequence in natural order, for
+ * `single`), creates the comm stream and events. Returns 0, or -1 with why (out of memory)
+ * after freeing what it made. */
+int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n);
+void cb_ra_free(cb_ra_t *x);
+
+/* Device memory counted in x->mem and freed by cb_ra_free. Returns 0 or -1 with why. */
+int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n);
+
+/* cb_attn_runs_t -> the kernel's position runs. */
+cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r);
+
+/* One block-kernel launch of this rank's queries against the K/V block `kv` whose rows hold
+ * the positions kvpos. */
+void cb_ra_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, int first, int final, cudaStream_t s);
+
+/* Fills q and the own K/V block from seed (attn_util.h). */
+void cb_ra_fill(cb_ra_t *x, uint64_t seed, cudaStream_t s);
+
+/* The check shared by every ringattn algorithm: fresh inputs for (seed, iter), poisoned output,
+ * one forward (the algorithm's run), then the output compared with the fp32 reference on all of
+ * this rank's rows (short problems) or on windows at the start and end of every run (where the
+ * zigzag masks change). Tolerance: 2 x the max error of a naive low-precision computation of
+ * the same rows (attn.h), measured in the same check. Sets in->err_max/err_mean; returns the
+ * number of elements beyond the tolerance. With --save, the first check's tensors are written. */
+long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
+
+/* Mean time in us of `reps` calls of fn on s (CUDA events; one warm-up call first). */
+double cb_ra_time_us(cudaStream_t s, int reps, void (*fn)(cb_inst_t *in, cudaStream_t s), cb_inst_t *in);
+
+/* The local kernel alone on one S/P block (same causal form, contiguous positions): the
+ * denominator of ring_over_single, into in->local_us. */
+void cb_ra_measure_local(cb_inst_t *in, cudaStream_t s);
+
+/* Position runs of the K/V block that rank `src` holds (the ring's step i carries the block of
+ * rank (r - i) mod P). */
+cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src);
+
+/* --save DIR: rank 0 writes q, k, v, out (float32, [batch][seq][heads][head_dim], sequence
+ * order) and lse ([batch][heads][seq]) as .npy plus meta.json; collective over the world unless
+ * the state holds the full sequence (`single`: rank 0 alone). Returns 0, or -1 with why. */
+int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n);
+
+#endif

@@ -1,0 +1,111 @@
+/* ringattn `nccl_ring`: the ring schedule of ringattn_ring.c with NCCL point-to-point instead of
+ * peer memory: on a communication stream, step i sends the block held for step i to the next
+ * rank and receives the block for step i+1 from the previous one (one ncclGroup), while the
+ * compute stream attends step i. Events order the two streams:
+ *   compute step i waits for the receive of step i (step_b[i]);
+ *   the receive into slot (i+1)%2 waits for compute step i-1, the last reader of that slot
+ *   (step_a[i-1]).
+ * Two receive slots: the ring holds two K/V blocks beyond its own. Works across nodes (NCCL's
+ * network transport), which is what the peer-memory ring cannot do. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../launcher/error_gpu.h"
+#include "ringattn_common.h"
+
+typedef struct nring {
+  cb_ra_t x; /* first (ringattn_common.h) */
+  void *slot[2];
+} nring_t;
+
+static int nring_setup(cb_inst_t *in, char *why, size_t n) {
+  nring_t *g = calloc(1, sizeof *g);
+  if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  if (cb_ra_init(&g->x, in, 0, why, n) || cb_ra_alloc(&g->x, &g->slot[0], g->x.kv_bytes, why, n) ||
+      cb_ra_alloc(&g->x, &g->slot[1], g->x.kv_bytes, why, n)) {
+    cb_ra_free(&g->x);
+    free(g);
+    return -1;
+  }
+  in->priv = g;
+  in->mem_bytes = g->x.mem;
+  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
+  snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream", in->p.causal ? "zigzag" : "contiguous shards");
+  return 0;
+}
+
+/* Step i's exchange on stream c: send `block` to next, receive slot (i+1)%2 from prev. */
+static void exchange(const nring_t *g, const cb_world_t *w, int i, const void *block, cudaStream_t c) {
+  const int P = g->x.P, r = g->x.r;
+  CB_NCCL(ncclGroupStart());
+  CB_NCCL(ncclSend(block, g->x.kv_bytes, ncclChar, (r + 1) % P, w->nccl, c));
+  CB_NCCL(ncclRecv(g->slot[(i + 1) % 2], g->x.kv_bytes, ncclChar, (r + P - 1) % P, w->nccl, c));
+  CB_NCCL(ncclGroupEnd());
+}
+
+static void nring_run(cb_inst_t *in, int phase, cudaStream_t s) {
+  nring_t *g = in->priv;
+  cb_ra_t *x = &g->x;
+  const int P = x->P;
+  cudaStream_t c = x->comm;
+  CB_CUDA(cudaEventRecord(x->fork, s));
+  CB_CUDA(cudaStreamWaitEvent(c, x->fork, 0));
+  for (int i = 0; i < P; i++) {
+    const void *block = i == 0 ? x->kv : g->slot[i % 2];
+    if (i + 1 < P) {
+      if (i >= 1) CB_CUDA(cudaStreamWaitEvent(c, x->step_a[i - 1], 0));
+      exchange(g, in->world, i, block, c);
+      CB_CUDA(cudaEventRecord(x->step_b[i + 1], c));
+    }
+    if (i >= 1) CB_CUDA(cudaStreamWaitEvent(s, x->step_b[i], 0));
+    cb_ra_attend(x, block, cb_ra_src_pos(x, (x->r + P - i) % P), i == 0, i == P - 1, s);
+    CB_CUDA(cudaEventRecord(x->step_a[i], s));
+  }
+  CB_CUDA(cudaEventRecord(x->join, c));
+  CB_CUDA(cudaStreamWaitEvent(s, x->join, 0));
+}
+
+static void nring_compute_only(cb_inst_t *in, cudaStream_t s) {
+  nring_t *g = in->priv;
+  cb_ra_t *x = &g->x;
+  for (int i = 0; i < x->P; i++)
+    cb_ra_attend(x, i == 0 ? x->kv : g->slot[i % 2], cb_ra_src_pos(x, (x->r + x->P - i) % x->P), i == 0, i == x->P - 1,
+                 s);
+}
+
+static void nring_comm_only(cb_inst_t *in, cudaStream_t s) {
+  nring_t *g = in->priv;
+  for (int i = 0; i + 1 < g->x.P; i++) exchange(g, in->world, i, i == 0 ? g->x.kv : g->slot[i % 2], s);
+}
+
+static void nring_measure(cb_inst_t *in, cudaStream_t s) {
+  in->compute_us = cb_ra_time_us(s, 3, nring_compute_only, in);
+  CB_CUDA(cudaStreamSynchronize(s));
+  CB_MPI(MPI_Barrier(in->world->mpi.comm));
+  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, nring_comm_only, in) : 0.0;
+  CB_CUDA(cudaStreamSynchronize(s));
+  cb_ra_measure_local(in, s);
+}
+
+static void nring_teardown(cb_inst_t *in) {
+  nring_t *g = in->priv;
+  cb_ra_free(&g->x);
+  free(g);
+  in->priv = NULL;
+}
+
+const cb_algo_t cb_algo_ringattn_nccl_ring = {
+    .name = "nccl_ring",
+    .family = CB_RINGATTN,
+    .summary = "the same ring with ncclSend/ncclRecv on a communication stream",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = cb_ra_supported,
+    .setup = nring_setup,
+    .run = nring_run,
+    .check = cb_ra_check,
+    .teardown = nring_teardown,
+    .measure = nring_measure,
+};

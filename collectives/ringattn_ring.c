@@ -1,0 +1,172 @@
+/* ringattn `ring`: K/V blocks rotate around the ranks of one node over peer memory while each
+ * rank attends its queries to the block it holds; the fp32 output and log-sum-exp merge step
+ * by step (attn.h). Zigzag sharding for causal runs (attn_config.h).
+ *
+ * Schedule of rank r (P ranks, next = r+1, prev = r-1 mod P), one forward:
+ *   compute stream (the bench stream)      comm stream (its own, copy engine)
+ *   step 0: attend own block               send own block -> next.slot[1], raise next.arrived[1]
+ *   step i: wait arrived[i%2]              wait arrived[i%2]; wait freed[(i+1)%2] (next is done
+ *           attend slot[i%2]                 with that slot); copy slot[i%2] -> next.slot[(i+1)%2];
+ *           after the forward copy of it     raise next.arrived[(i+1)%2]
+ *           is done: raise prev.freed[i%2]
+ * The transfer for step i+1 runs on the copy engine while step i computes; no SM does
+ * communication and the host never waits. Two slots per rank: the ring holds two K/V blocks
+ * beyond its own.
+ *
+ * Peer allocation of every rank: [ slot 0 | slot 1 | flags ], flags = uint32 arrived[2],
+ * freed[2] at 256-byte offsets. arrived[s] in the receiver's memory is raised by the sender
+ * after its copy into slot s landed; freed[s] in the sender's memory is raised by the receiver
+ * once slot s's block was attended and forwarded. Flag values count fills of the slot
+ * (attn_util.h: value(k) = (forward - 1) * fills_per_forward + k), so graph replays stay in step
+ * and a sender waits for freed >= value(k) - 1 before fill k. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/attn_util.h"
+#include "../launcher/error_gpu.h"
+#include "peer.h"
+#include "ringattn_common.h"
+
+typedef struct ring {
+  cb_ra_t x; /* first: the shared check finds it (ringattn_common.h) */
+  cb_peer_mem_t pm;
+  size_t slot_bytes, flags_off;
+  uint32_t *counter; /* forwards so far (device memory of this rank) */
+} ring_t;
+
+enum { FLAG_ARRIVED = 0, FLAG_FREED = 2 };
+
+static uint32_t *flag_of(const ring_t *g, int rank_local, int which, int slot) {
+  return (uint32_t *)((char *)g->pm.ptrs[rank_local] + g->flags_off + (size_t)(which + slot) * 256);
+}
+
+static void *slot_of(const ring_t *g, int rank_local, int slot) {
+  return (char *)g->pm.ptrs[rank_local] + (size_t)slot * g->slot_bytes;
+}
+
+/* Fills of slot s (= t % 2) per forward for steps t = 1..P-1, and the 1-based index of step t
+ * among them. */
+static uint32_t fills_per_forward(int P, int s) {
+  uint32_t c = 0;
+  for (int t = 1; t < P; t++) c += (t % 2) == s;
+  return c;
+}
+static uint32_t fill_index(int t) { return (uint32_t)((t + 1) / 2); }
+
+static int ring_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  if (!cb_ra_supported(w, p, why, n)) return 0;
+  return cb_peer_supported(w, why, n);
+}
+
+static int ring_setup(cb_inst_t *in, char *why, size_t n) {
+  ring_t *g = calloc(1, sizeof *g);
+  if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  if (cb_ra_init(&g->x, in, 0, why, n)) {
+    free(g);
+    return -1;
+  }
+  g->slot_bytes = (g->x.kv_bytes + 255) / 256 * 256;
+  g->flags_off = 2 * g->slot_bytes;
+  if (cb_ra_alloc(&g->x, (void **)&g->counter, sizeof(uint32_t), why, n) ||
+      cb_peer_alloc(in->world, g->flags_off + 4 * 256, &g->pm, why, n)) {
+    cb_ra_free(&g->x);
+    free(g);
+    return -1;
+  }
+  CB_CUDA(cudaMemset(g->counter, 0, sizeof(uint32_t)));
+  in->priv = g;
+  in->mem_bytes = g->x.mem + g->pm.bytes;
+  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
+  snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped", in->p.causal ? "zigzag" : "contiguous shards");
+  return 0;
+}
+
+static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
+  ring_t *g = in->priv;
+  cb_ra_t *x = &g->x;
+  const int P = x->P, r = g->pm.me, next = (r + 1) % P, prev = (r + P - 1) % P;
+  const uint64_t tmo = in->world->spin_timeout_ns;
+  cudaStream_t c = x->comm;
+  cb_ring_iter_advance(g->counter, s);
+  CB_CUDA(cudaEventRecord(x->fork, s));
+  CB_CUDA(cudaStreamWaitEvent(c, x->fork, 0));
+  for (int i = 0; i < P; i++) {
+    const int cur = i % 2, nxt = (i + 1) % 2;
+    const void *block = i == 0 ? x->kv : slot_of(g, r, cur);
+    if (i + 1 < P) {
+      /* the block for step i+1 of next: this step's block */
+      if (i >= 1)
+        cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), tmo,
+                          x->r, prev, i, c);
+      cb_ring_flag_wait(flag_of(g, r, FLAG_FREED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1) - 1,
+                        tmo, x->r, next, i + 1, c);
+      CB_CUDA(cudaMemcpyAsync(slot_of(g, next, nxt), block, x->kv_bytes, cudaMemcpyDefault, c));
+      cb_ring_flag_set(flag_of(g, next, FLAG_ARRIVED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1), c);
+      CB_CUDA(cudaEventRecord(x->step_a[i], c));
+    }
+    if (i >= 1)
+      cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), tmo,
+                        x->r, prev, i, s);
+    cb_ra_attend(x, block, cb_ra_src_pos(x, (x->r + P - i) % P), i == 0, i == P - 1, s);
+    if (i >= 1) {
+      if (i + 1 < P) CB_CUDA(cudaStreamWaitEvent(s, x->step_a[i], 0)); /* forwarded too */
+      cb_ring_flag_set(flag_of(g, prev, FLAG_FREED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), s);
+    }
+  }
+  CB_CUDA(cudaEventRecord(x->join, c));
+  CB_CUDA(cudaStreamWaitEvent(s, x->join, 0));
+}
+
+/* Parts alone: the P attention launches (on whatever the slots hold), and the P-1 block copies
+ * to next (no compute reads the slots meanwhile: every rank is in this measurement, behind a
+ * barrier, and the next forward refills the slots before reading them). */
+static void ring_compute_only(cb_inst_t *in, cudaStream_t s) {
+  ring_t *g = in->priv;
+  cb_ra_t *x = &g->x;
+  for (int i = 0; i < x->P; i++)
+    cb_ra_attend(x, i == 0 ? x->kv : slot_of(g, g->pm.me, i % 2), cb_ra_src_pos(x, (x->r + x->P - i) % x->P), i == 0,
+                 i == x->P - 1, s);
+}
+
+static void ring_comm_only(cb_inst_t *in, cudaStream_t s) {
+  ring_t *g = in->priv;
+  cb_ra_t *x = &g->x;
+  const int next = (g->pm.me + 1) % x->P;
+  for (int i = 0; i + 1 < x->P; i++)
+    CB_CUDA(cudaMemcpyAsync(slot_of(g, next, (i + 1) % 2), i == 0 ? x->kv : slot_of(g, g->pm.me, i % 2), x->kv_bytes,
+                            cudaMemcpyDefault, s));
+}
+
+static void ring_measure(cb_inst_t *in, cudaStream_t s) {
+  in->compute_us = cb_ra_time_us(s, 3, ring_compute_only, in);
+  CB_CUDA(cudaStreamSynchronize(s));
+  CB_MPI(MPI_Barrier(in->world->mpi.comm));
+  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, ring_comm_only, in) : 0.0;
+  CB_CUDA(cudaStreamSynchronize(s));
+  CB_MPI(MPI_Barrier(in->world->mpi.comm));
+  cb_ra_measure_local(in, s);
+}
+
+static void ring_teardown(cb_inst_t *in) {
+  ring_t *g = in->priv;
+  cb_peer_free(&g->pm);
+  cb_ra_free(&g->x);
+  free(g);
+  in->priv = NULL;
+}
+
+const cb_algo_t cb_algo_ringattn_ring = {
+    .name = "ring",
+    .family = CB_RINGATTN,
+    .summary = "K/V rotate over peer memory on the copy engine, overlapped with the block kernel; zigzag for causal",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = ring_supported,
+    .setup = ring_setup,
+    .run = ring_run,
+    .check = cb_ra_check,
+    .teardown = ring_teardown,
+    .measure = ring_measure,
+};

@@ -1,0 +1,55 @@
+/* ringattn `single`: the P = 1 reference, the block kernel alone over the whole sequence (every
+ * query against every key, one launch) with the same inputs the ring forms shard. Every rank
+ * runs it on its own GPU at the same time (no communication), so its row is the single-GPU
+ * time; its TFLOP/s counts the whole problem on one GPU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../launcher/error_gpu.h"
+#include "ringattn_common.h"
+
+typedef struct single {
+  cb_ra_t x; /* first (ringattn_common.h) */
+} single_t;
+
+static int single_setup(cb_inst_t *in, char *why, size_t n) {
+  single_t *g = calloc(1, sizeof *g);
+  if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  if (cb_ra_init(&g->x, in, 1, why, n)) {
+    free(g);
+    return -1;
+  }
+  in->priv = g;
+  in->mem_bytes = g->x.mem;
+  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal);
+  in->p.bytes = 0; /* nothing crosses a link */
+  snprintf(in->note, sizeof in->note, "one GPU, whole sequence");
+  return 0;
+}
+
+static void single_run(cb_inst_t *in, int phase, cudaStream_t s) {
+  single_t *g = in->priv;
+  cb_ra_attend(&g->x, g->x.kv, cb_ra_pos(g->x.runs), 1, 1, s);
+}
+
+static void single_teardown(cb_inst_t *in) {
+  single_t *g = in->priv;
+  cb_ra_free(&g->x);
+  free(g);
+  in->priv = NULL;
+}
+
+const cb_algo_t cb_algo_ringattn_single = {
+    .name = "single",
+    .family = CB_RINGATTN,
+    .summary = "P = 1 reference: the block kernel alone on the whole sequence, one GPU",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = cb_ra_supported,
+    .setup = single_setup,
+    .run = single_run,
+    .check = cb_ra_check,
+    .teardown = single_teardown,
+};
