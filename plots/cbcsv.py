@@ -13,10 +13,15 @@ import sys
 
 EXIT_INPUT = 2
 
-# Columns every chart needs; moe rows additionally need MOE_REQUIRED.
+# Columns every chart needs; moe rows additionally need MOE_REQUIRED, ringattn rows ATTN_REQUIRED.
 REQUIRED = ("family", "algo", "dtype", "op", "bytes", "inplace", "mode",
             "time_us_mean", "busbw_gbs", "wrong", "note")
 MOE_REQUIRED = ("tokens", "phase")
+ATTN_REQUIRED = ("seq", "causal")
+# ringattn columns (CSVs older than the family lack them: then None for every row).
+ATTN_INT = ("seq", "batch", "heads", "kv_heads", "head_dim", "causal")
+ATTN_FLOAT = ("tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single", "err_max",
+              "err_mean")
 # Read when present, empty otherwise (titles and MoE configuration only).
 OPTIONAL = ("ranks", "nodes", "gpu", "model", "hidden", "topk", "experts", "routing")
 
@@ -126,6 +131,10 @@ def load(arg, warn=True):
         missing = [c for c in MOE_REQUIRED if c not in col]
         if missing:
             raise InputError(f"{path}: moe rows present but header lacks {', '.join(missing)}")
+    if any(r["family"] == "ringattn" for r in rows):
+        missing = [c for c in ATTN_REQUIRED if c not in col]
+        if missing:
+            raise InputError(f"{path}: ringattn rows present but header lacks {', '.join(missing)}")
     return Run(path, run_dir, name, rows)
 
 
@@ -165,10 +174,24 @@ def _parse_row(rec, col, path, n):
     r["wrong"] = _number(rec, col, "wrong", path, n, int) or 0
     if r["wrong"] < 0:
         raise InputError(f"{path}:{n}: column wrong is {r['wrong']}, expected a count >= 0")
-    if not r["skipped"] and r["family"] != "ringattn":  # ringattn: sweep column not settled yet
-        x = "tokens" if r["family"] == "moe" else "bytes"
+    _parse_attn(r, rec, col, path, n)
+    if not r["skipped"]:
+        x = {"moe": "tokens", "ringattn": "seq"}.get(r["family"], "bytes")
         if r[x] is None or r[x] <= 0:
             raise InputError(f"{path}:{n}: measured {r['family']} row has no positive {x}")
         if r["time"] <= 0:
             raise InputError(f"{path}:{n}: time_us_mean {r['time']} is not positive")
     return r
+
+
+def _parse_attn(r, rec, col, path, n):
+    """The ringattn columns of a row (None when absent or empty): counts and causal as ints,
+    metrics as floats, none negative; a measured ringattn row must say causal 0 or 1."""
+    for name in ATTN_INT + ATTN_FLOAT:
+        r[name] = _number(rec, col, name, path, n, int if name in ATTN_INT else float)
+        if r[name] is not None and r[name] < 0:
+            raise InputError(f"{path}:{n}: column {name} is {r[name]}, expected a value >= 0")
+    if r["causal"] not in (None, 0, 1):
+        raise InputError(f"{path}:{n}: column causal is {r['causal']}, expected 0 or 1")
+    if r["family"] == "ringattn" and not r["skipped"] and r["causal"] is None:
+        raise InputError(f"{path}:{n}: measured ringattn row has no causal (0 or 1)")

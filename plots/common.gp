@@ -1,11 +1,11 @@
 # Look shared by every collbench chart; each chart script loads it first. The chart's vars file
 # (written by prepare.py) has already set: outbase, datafile, W, H, charttitle, xkind
-# ('bytes' or 'tokens'), xmin, xmax, ymin, ymax (positive y only), n, the per-line arrays ttl, lcol, ldt, lpt, and the
+# ('bytes', 'tokens' or 'seq'), xmin, xmax, ymin, ymax (positive y only), n, the per-line arrays ttl, lcol, ldt, lpt, and the
 # reference lines nlinks, linkv, linkt, and the key layout keycols, keyrows.
 # The x axis is log2 with labelled powers of two: human sizes (8 B, 1 KiB, 1 MiB, 1 GiB) for
-# bytes, plain numbers for tokens. About one label per 70 pixels: the label step is 1, 2, 5
-# or 10 powers of two, aligned to multiples of the step so 1 KiB / 1 MiB / 1 GiB show when
-# they can; unlabelled powers of two get minor tics.
+# bytes, plain numbers for tokens, 8K / 16K / 1M for sequence lengths. About one label per
+# 70 pixels: the label step is 1, 2, 5 or 10 powers of two, aligned to multiples of the step so
+# 1 KiB / 1 MiB / 1 GiB show when they can; unlabelled powers of two get minor tics.
 set encoding utf8
 set title charttitle font ',11'
 # The key sits under the x axis label in keycols columns and keyrows rows (prepare.py sizes
@@ -22,7 +22,8 @@ set xrange [xmin / 1.3 : xmax * 1.3]
 hunit(b, p, u) = sprintf('%g %s', b / 2.0**p, u)
 hsize(b) = b >= 2**40 ? hunit(b, 40, 'TiB') : b >= 2**30 ? hunit(b, 30, 'GiB') : \
            b >= 2**20 ? hunit(b, 20, 'MiB') : b >= 2**10 ? hunit(b, 10, 'KiB') : hunit(b, 0, 'B')
-xlabelof(b) = xkind eq 'bytes' ? hsize(b) : sprintf('%d', b)
+hseq(s) = s >= 2**20 ? sprintf('%gM', s / 2.0**20) : s >= 2**10 ? sprintf('%gK', s / 2.0**10) : sprintf('%d', s)
+xlabelof(b) = xkind eq 'bytes' ? hsize(b) : xkind eq 'seq' ? hseq(b) : sprintf('%d', b)
 
 kmin = floor(log(xmin) / log(2) + 1e-9)
 kmax = ceil(log(xmax) / log(2) - 1e-9)
@@ -33,7 +34,8 @@ set xtics ()
 do for [k = kmin : kmax] {
     if (k % kstep == 0) { set xtics add (xlabelof(2**k) 2**k) } else { set xtics add ('' 2**k 1) }
 }
-set xlabel (xkind eq 'bytes' ? 'message size (bytes, nccl-tests convention)' : 'tokens per rank')
+set xlabel (xkind eq 'bytes' ? 'message size (bytes, nccl-tests convention)' : \
+            xkind eq 'seq' ? 'sequence length S (tokens, all ranks together)' : 'tokens per rank')
 set format y '%g'
 
 # For log-y charts: label 2 and 5 of each decade too when the data spans at most 3 decades

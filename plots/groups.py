@@ -1,21 +1,26 @@
 """Splits measured rows into chart groups and computes speedups over NCCL.
 
 A group is what one chart shows: one family, dtype, op and variant (out-of-place or in-place,
-eager or graph mode), plus the MoE configuration when a CSV holds several. Its stem names the
-chart files:  <family>[-<moe config>]-<dtype>[-<op>][-inplace][-graph]
+eager or graph mode), plus the MoE configuration when a CSV holds several; ringattn groups also split by causal
+and by the attention shape. Its stem names the chart files:
+  <family>[-<config>]-<dtype>[-<op>][-inplace][-graph]
   - <op> only when the family/dtype has rows for more than one op;
-  - <moe config> only for the columns (model, hidden, topk, experts, routing) that vary.
+  - <config> for moe: the columns (model, hidden, topk, experts, routing) that vary; for
+    ringattn: the shape columns that vary (b<batch>, h<heads>, kv<kv_heads>, d<head_dim>),
+    then always causal or noncausal.
 prepare.py (charts) and summary (markdown) both use this, so they agree on names.
 Speedup = time_us_mean of the NCCL baseline / time_us_mean of the algorithm, same group and x.
 """
 import re
 
-FAMILY_ORDER = ("allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe")
+FAMILY_ORDER = ("allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe", "ringattn")
 DTYPE_ORDER = ("float", "half", "bfloat16", "fp8e4m3", "fp8e5m2")
 PHASE_ORDER = ("layout", "dispatch", "combine", "roundtrip")
 MOE_CONFIG = ("model", "hidden", "topk", "experts", "routing")
 CONFIG_PREFIX = {"hidden": "h", "topk": "k", "experts": "e"}
-UNCHARTED = ("ringattn",)  # families without charts yet: skipped with a note
+ATTN_SHAPE = ("batch", "heads", "kv_heads", "head_dim")
+ATTN_PREFIX = {"batch": "b", "heads": "h", "kv_heads": "kv", "head_dim": "d"}
+UNCHARTED = ()  # families without charts yet: skipped with a note
 
 
 def is_nccl(algo):
@@ -39,7 +44,10 @@ def _rank(value, order):
 
 
 def xkey(row):
-    """The sweep variable: tokens per rank for moe, message bytes for the rest."""
+    """The sweep variable: tokens per rank for moe, total sequence for ringattn, message bytes
+    for the rest."""
+    if row["family"] == "ringattn":
+        return row["seq"]
     return row["tokens"] if row["family"] == "moe" else row["bytes"]
 
 
@@ -67,7 +75,7 @@ class Group:
             parts.append(self.op)
         elif self.op is None and self.rows[0]["op"] not in ("", "none"):
             parts.append(self.rows[0]["op"])
-        if self.family != "moe":
+        if self.family not in ("moe", "ringattn"):
             parts.append("in-place" if self.inplace else "out-of-place")
         parts.append(self.mode)
         return " · ".join(parts)
@@ -109,15 +117,24 @@ def make_groups(rows):
     for r in rows:
         ops.setdefault((r["family"], r["dtype"]), set()).add(r["op"])
     varying = [c for c in MOE_CONFIG if len({r[c] for r in rows if r["family"] == "moe"}) > 1]
+    attn_varying = [c for c in ATTN_SHAPE if len({r[c] for r in rows if r["family"] == "ringattn"}) > 1]
     buckets = {}
     for r in rows:
         op = r["op"] if len(ops[(r["family"], r["dtype"])]) > 1 else None
         config = tuple(CONFIG_PREFIX.get(c, "") + r[c] for c in varying) if r["family"] == "moe" else ()
+        if r["family"] == "ringattn":
+            config = attn_config(r, attn_varying)
         key = (r["family"], config, r["dtype"], op, r["inplace"], r["mode"])
         buckets.setdefault(key, []).append(r)
     order = lambda k: (_rank(k[0], FAMILY_ORDER), k[1], _rank(k[2], DTYPE_ORDER), k[3] or "",
                        k[4], k[5] != "eager", k[5])
     return [Group(k, buckets[k]) for k in sorted(buckets, key=order)]
+
+
+def attn_config(row, varying):
+    """A ringattn row's config parts: the varying shape columns (d128), then causal or noncausal."""
+    return tuple(f"{ATTN_PREFIX[c]}{row[c]}" for c in varying) + \
+        ("causal" if row["causal"] else "noncausal",)
 
 
 def series(group, warnings=None, phase=None):

@@ -13,6 +13,7 @@ import os
 import sys
 
 sys.dont_write_bytecode = True
+import attn  # noqa: E402
 import cbcsv  # noqa: E402
 import groups as G  # noqa: E402
 
@@ -169,6 +170,25 @@ def compare_charts(w, group, names, links):
             "bytes", bw, links)
 
 
+def attn_title(group, what, vs=""):
+    """title_of plus the attention shape (batch, heads, K/V heads, head dim) in the context."""
+    head, ctx = title_of(group, what, vs)
+    return head, " · ".join(t for t in (attn.shape_text(group), ctx) if t)
+
+
+def attn_charts(w, group):
+    """ringattn: TFLOP/s per GPU and overlap efficiency vs sequence length (plots/attn.py)."""
+    for script, suffix, what, lines, keys in attn.chart_specs(group, w.warnings, wrong_tag):
+        w.chart(script, group.stem + suffix, attn_title(group, what), "seq", lines, extra_keys=keys)
+
+
+def attn_compare_charts(w, group, names):
+    """ringattn --compare: TFLOP/s of both runs, colour = algorithm, run A solid, run B dashed."""
+    vs = f"{names[0]} (solid) vs {names[1]} (dashed)"
+    w.chart("tflops.gp", f"compare-{group.stem}-tflops", attn_title(group, "TFLOP/s per GPU", vs),
+            "seq", attn.compare_lines(group, names, w.warnings, wrong_tag))
+
+
 def note_uncharted(run):
     for fam in G.UNCHARTED:
         k = sum(1 for r in run.rows if r["family"] == fam)
@@ -206,7 +226,10 @@ def main(argv):
         if not gs and not any(not r["skipped"] for r in run.rows):
             raise no_plottable(run)
         for g in gs:
-            (moe_charts(w, g) if g.family == "moe" else classic_charts(w, g, links))
+            if g.family == "ringattn":
+                attn_charts(w, g)
+            else:
+                (moe_charts(w, g) if g.family == "moe" else classic_charts(w, g, links))
     else:
         names = [r.name for r in runs]
         if names[0] == names[1]:
@@ -228,7 +251,9 @@ def main(argv):
                 links = [(g, f"{n} link limit {g:g} GB/s") for g, n in found]
         for g in G.make_groups(runs[0].rows + runs[1].rows):
             have = {r["run"] for r in g.rows}
-            if len(have) == 2:
+            if len(have) == 2 and g.family == "ringattn":
+                attn_compare_charts(w, g, names)
+            elif len(have) == 2:
                 compare_charts(w, g, names, links)
             else:
                 print(f"plots: note: no compare charts for {g.stem}: only {have.pop()} has it",

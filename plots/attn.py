@@ -1,0 +1,136 @@
+"""Ring attention (family ringattn): the data behind its charts and its summary section.
+
+A ringattn group (groups.py: one dtype, causal form, mode and shape) sweeps the total sequence
+length S. Per algorithm it has TFLOP/s per GPU, overlap efficiency (compute / wall time; single
+has none: it runs alone on one GPU) and ring_over_single (time / (P x the local kernel on one
+S/P block)). This file turns those into chart lines (prepare.py writes them for tflops.gp and
+overlap.gp) and into the facts the summary prints: a seq x algorithm table, the fastest
+distributed scheme at each S and where ring overtakes nccl_allgather.
+Colours: single black (the P = 1 reference), ring red, nccl_ring blue, nccl_allgather orange;
+the NCCL forms are dashed.
+"""
+import groups as G
+
+COLOURS = {"single": "#000000", "ring": "#d62728", "nccl_ring": "#1f77b4",
+           "nccl_allgather": "#ff7f0e"}
+SPARE_COLOURS = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+ORDER = ("single", "ring", "nccl_ring", "nccl_allgather")
+POINT_TYPES = (7, 5, 9, 11, 13, 15, 4, 6)
+SHAPE_WORDS = (("batch", "batch {}"), ("heads", "{} heads"), ("kv_heads", "{} K/V heads"),
+               ("head_dim", "head dim {}"))
+
+
+def algos(group):
+    """single, ring, nccl_ring, nccl_allgather first (those present), then others by name."""
+    have = {r["algo"] for r in group.rows}
+    return [a for a in ORDER if a in have] + sorted(have - set(ORDER))
+
+
+def styles(group):
+    """{algo: (colour, dash type, point type)}: NCCL forms dashed (dash type 2)."""
+    names = algos(group)
+    spare = [a for a in names if a not in COLOURS]
+    return {a: (COLOURS.get(a) or SPARE_COLOURS[spare.index(a) % len(SPARE_COLOURS)],
+                2 if G.is_nccl(a) else 1, POINT_TYPES[i % len(POINT_TYPES)])
+            for i, a in enumerate(names)}
+
+
+def human_seq(s):
+    """8K, 16K, 1M for multiples of 1024 (binary K/M, as sequence lengths are quoted); 1000."""
+    for shift, unit in ((20, "M"), (10, "K")):
+        if s >= 1 << shift and s % (1 << shift) == 0:
+            return f"{s >> shift}{unit}"
+    return str(s)
+
+
+def shape_text(group):
+    """'batch 1, 32 heads, 8 K/V heads, head dim 128': the shape columns with one value."""
+    bits = []
+    for col, fmt in SHAPE_WORDS:
+        vals = {r[col] for r in group.rows if r[col] is not None}
+        if len(vals) == 1:
+            bits.append(fmt.format(vals.pop()))
+    return ", ".join(bits)
+
+
+def by_algo(group, warnings=None):
+    """{algo: {seq: row}} from groups.series (one row per seq; duplicates warned there)."""
+    s = G.series(group, warnings)
+    return {a: {G.xkey(r): r for r in s[(a, ph)]} for a in algos(group)
+            for (algo, ph) in s if algo == a}
+
+
+def chart_specs(group, warnings, tag):
+    """[(script, stem suffix, what, lines, extra keys)] for prepare.py's Writer.chart; lines as
+    there: (title, colour, dash type, point type, [(seq, y)]). tag(rows) marks wrong rows."""
+    st = styles(group)
+    tf, ov = [], []
+    for algo, pts in by_algo(group, warnings).items():
+        rows = [pts[s] for s in sorted(pts)]
+        c, dt, pt = st[algo]
+        label = algo + tag(rows)
+        tf.append((label, c, dt, pt, [(r["seq"], r["tflops"]) for r in rows if r["tflops"] is not None]))
+        if algo != "single":
+            ov.append((label, c, dt, pt,
+                       [(r["seq"], r["overlap_eff"]) for r in rows if r["overlap_eff"] is not None]))
+    return [("tflops.gp", "-tflops", "TFLOP/s per GPU", tf, None),
+            ("overlap.gp", "-overlap", "overlap efficiency", ov,
+             {"basetitle": "1.0 = communication fully hidden"})]
+
+
+def compare_lines(group, names, warnings, tag):
+    """TFLOP/s lines of two runs (rows carry 'run'): colour = algorithm, run A solid, B dashed."""
+    st = styles(group)
+    lines = []
+    for run_i, name in enumerate(names):
+        sub = G.Group(group.key, [r for r in group.rows if r["run"] == name])
+        if not sub.rows:
+            continue
+        for algo, pts in by_algo(sub, warnings).items():
+            rows = [pts[s] for s in sorted(pts)]
+            lines.append((f"{name}: {algo}" + tag(rows), st[algo][0], 1 + run_i, st[algo][2],
+                          [(r["seq"], r["tflops"]) for r in rows if r["tflops"] is not None]))
+    return lines
+
+
+def table(group):
+    """[(seq, algo, row)] sorted by seq, then algorithm order: the summary's table rows."""
+    pts = by_algo(group)
+    order = {a: i for i, a in enumerate(algos(group))}
+    return sorted(((s, a, r) for a, rows in pts.items() for s, r in rows.items()),
+                  key=lambda t: (t[0], order[t[1]]))
+
+
+def fastest(group):
+    """[(seq, algo, row)]: the distributed scheme (single excluded) with the lowest time at
+    each seq."""
+    best = {}
+    for s, a, r in table(group):
+        if a != "single" and (s not in best or r["time"] < best[s][1]["time"]):
+            best[s] = (a, r)
+    return [(s, a, r) for s, (a, r) in sorted(best.items())]
+
+
+def crossover(group, fast="ring", slow="nccl_allgather"):
+    """One sentence: where FAST overtakes SLOW (lower time) over the seqs both measured."""
+    pts = by_algo(group)
+    a, b = pts.get(fast, {}), pts.get(slow, {})
+    common = sorted(set(a) & set(b))
+    if not common:
+        return f"No crossover: no sequence length has both {fast} and {slow} rows."
+    wins = [a[s]["time"] < b[s]["time"] for s in common]
+    span = human_seq(common[0]) + ("" if len(common) == 1 else "–" + human_seq(common[-1]))
+    if all(wins):
+        return f"{fast} is faster than {slow} at every measured S ({span}): no crossover in range."
+    if not any(wins):
+        return f"{fast} never overtakes {slow} in the measured range ({span})."
+    flips = [i for i in range(1, len(wins)) if wins[i] != wins[i - 1]]
+    if len(flips) == 1:
+        lo, hi = human_seq(common[flips[0] - 1]), human_seq(common[flips[0]])
+        if wins[-1]:
+            return (f"{fast} overtakes {slow} between S = {lo} and {hi}: slower up to {lo}, "
+                    f"faster from {hi} on.")
+        return (f"{fast} is faster than {slow} up to S = {lo}; {slow} is faster from {hi} on "
+                "(no crossover in ring's favour).")
+    faster = ", ".join(human_seq(s) for s, w in zip(common, wins) if w)
+    return f"{fast} is faster than {slow} at S = {faster} only (no single crossover)."

@@ -1,0 +1,8 @@
+# Ring attention: TFLOP/s per GPU vs total sequence length (log x, linear y from 0), one line
+# per algorithm; single (P = 1) is the reference the distributed forms aim for.
+load plotsdir . 'common.gp'
+set yrange [0 : *]
+set ylabel 'TFLOP/s per GPU (forward attention FLOPs / time / P)'
+PLOT = "plot for [i = 1 : n] datafile index (i - 1) using 1:2 with linespoints " . \
+       "lc rgb lcol[i] dt ldt[i] pt lpt[i] ps 0.8 lw 1.5 title ttl[i]"
+load plotsdir . 'render.gp'
