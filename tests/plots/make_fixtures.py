@@ -14,6 +14,10 @@ import sys
 COLUMNS = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"
            "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,"
            "tokens,hidden,topk,experts,routing,phase,remote_gbs,imbalance").split(",")
+# ringattn's columns, at the end of the header as in launcher/report.h. The other fixtures keep
+# the older header without them (old CSVs must still load).
+ATTN_COLUMNS = COLUMNS + ("seq,batch,heads,kv_heads,head_dim,causal,tflops,comm_us,compute_us,"
+                          "overlap_eff,ring_over_single,err_max,err_mean").split(",")
 RANKS = 8
 GPU = "synthetic-fixture"
 ELEM = {"float": 4, "half": 2, "bfloat16": 2}
@@ -96,10 +100,59 @@ def moe(nccl_scale=1.0):
     return rows
 
 
+def attn_row(algo, dtype, seq, causal, head_dim, *, mode="eager", wrong=0, note=None):
+    """One ringattn row on 8 ranks, batch 1, 32 heads, 8 K/V heads, from a made-up model: a
+    kernel reaching 380 * n / (n + 3000) TFLOP/s on n query rows (the all-gather's single pass
+    5% faster), 15 µs per ring step, K/V at 120 GB/s over the ring (x1.3 for NCCL) and 200 GB/s
+    for the all-gather, so ring overtakes nccl_allgather as S grows. note: a skipped row."""
+    P, B, H, KV = RANKS, 1, 32, 8
+    flops = 4 * B * H * seq * seq * head_dim * (0.5 if causal else 1.0)
+    eff = lambda n: 380 * n / (n + 3000)  # TFLOP/s; flops / (TFLOP/s * 1e6) = µs
+    shard = 2 * B * (seq // P) * KV * head_dim * 2  # K and V of one rank, bytes
+    block = flops / P / P / (eff(seq / P) * 1e6)  # the local kernel on one S/P block
+    if algo == "single":
+        compute = flops / (eff(seq) * 1e6)
+        t, comm, b = compute, 0.0, 0
+    elif algo == "nccl_allgather":
+        compute = 0.95 * P * block
+        comm = 20 + (P - 1) * shard / 200e3
+        t, b = comm + compute, (P - 1) * shard
+    else:
+        compute = P * block + 15 * (P - 1)
+        comm = (P - 1) * (6 + shard / 120e3) * (1.3 if algo == "nccl_ring" else 1.0)
+        t = max(compute, comm) + (25 if algo == "nccl_ring" else 10)
+        b = (P - 1) * shard
+    r = dict.fromkeys(ATTN_COLUMNS, "")
+    err = 0.0039 if dtype == "bfloat16" else 0.00049
+    r.update(family="ringattn", algo=algo, dtype=dtype, op="none", bytes=b, count=b // 2,
+             inplace=0, ranks=RANKS, nodes=1, gpu=GPU, mode=mode, iters=20, seq=seq, batch=B,
+             heads=H, kv_heads=KV, head_dim=head_dim, causal=int(causal),
+             note=note if note is not None else ("one GPU, whole sequence" if algo == "single"
+                                                 else "zigzag" if causal else "contiguous shards"))
+    if note is None:
+        algbw = b / t / 1e3
+        r.update(time_us_mean=f"{t:.3f}", time_us_max=f"{t * 1.02:.3f}", time_us_p50=f"{t:.3f}",
+                 time_us_p99=f"{t * 1.05:.3f}", algbw_gbs=f"{algbw:.3f}", busbw_gbs=f"{algbw:.3f}",
+                 wrong=wrong, tflops=f"{flops / (1 if algo == 'single' else P) / t / 1e6:.4f}",
+                 comm_us=f"{comm:.4f}", compute_us=f"{compute:.4f}", err_max=f"{err:.6g}",
+                 err_mean=f"{err / 16:.6g}")
+        if algo != "single":
+            r.update(overlap_eff=f"{compute / t:.4f}", ring_over_single=f"{t / (P * block):.6g}")
+    return r
+
+
 def ringattn():
-    return [dict(dict.fromkeys(COLUMNS, ""), family="ringattn", algo="ring", dtype="bfloat16",
-                 ranks=RANKS, nodes=1, gpu=GPU, time_us_mean=t, mode="eager")
-            for t in ("812.500", "1650.000")]
+    """bf16, D 128 non-causal and causal, D 64 causal (so head_dim varies: stems carry d128/d64),
+    S = 4K..64K, all four algorithms; one wrong nccl_ring row and one skipped ring row."""
+    rows = []
+    for causal, head_dim in ((0, 128), (1, 128), (1, 64)):
+        for seq in (4096 << k for k in range(5)):
+            for algo in ("single", "ring", "nccl_ring", "nccl_allgather"):
+                wrong = 3 if (algo, seq, causal, head_dim) == ("nccl_ring", 16384, 1, 128) else 0
+                rows.append(attn_row(algo, "bfloat16", seq, causal, head_dim, wrong=wrong))
+    rows.append(attn_row("ring", "bfloat16", 131072, 1, 128,
+                         note="skipped: 131072 tokens need 9.0 GiB of K/V per rank, 8.5 GiB free"))
+    return rows
 
 
 def csv_text(rows, columns=COLUMNS):
@@ -112,9 +165,12 @@ def csv_text(rows, columns=COLUMNS):
 
 def fixtures():
     """{relative path: file content}."""
-    run_a = allreduce() + allreduce_variants() + alltoall() + allgather() + moe() + ringattn()
+    run_a = allreduce() + allreduce_variants() + alltoall() + allgather() + moe()
     run_b = allreduce(nccl_scale=0.9) + alltoall(with_sendrecv=False) + moe(nccl_scale=0.9)
-    skipped = [r for r in run_a if not r["time_us_mean"] and r["family"] != "ringattn"]
+    skipped = [r for r in run_a if not r["time_us_mean"]]
+    attn = ringattn()
+    attn_csv = csv_text(attn, ATTN_COLUMNS)
+    first = csv_text(attn[1:2], ATTN_COLUMNS).splitlines()[1]  # a measured ring row
     measured_line = csv_text(allgather()[:1]).splitlines()[1]
     return {
         "synthetic-run-a/results.csv": csv_text(run_a),
@@ -128,7 +184,9 @@ def fixtures():
         "only-skipped.csv": csv_text(skipped),
         "bad-number.csv": csv_text(allgather()).replace(",14.006,", ",fast,", 1),
         "ragged.csv": csv_text(allgather()).replace(measured_line + "\n", "nccl,1,2\n", 1),
-        "ringattn-only.csv": csv_text(ringattn()),
+        "synthetic-ringattn/results.csv": attn_csv,
+        "ringattn-no-seq.csv": attn_csv.replace(first, first.replace(",4096,1,32,", ",,1,32,", 1), 1),
+        "ringattn-bad-causal.csv": attn_csv.replace(first, first.replace(",8,128,0,", ",8,128,2,", 1), 1),
         "truncated-last-row.csv": csv_text(allgather()).rstrip("\n").rsplit(",", 20)[0],
         "binary.csv": "\x00\x01PNG not a csv\xff",
     }

@@ -67,7 +67,7 @@ def case_render(work):
     shutil.copytree(os.path.join(DATA, "synthetic-run-a"), run_dir)
     p = run([PLOT, run_dir])
     expect_rc(p, 0, "plots/plot synthetic-run-a")
-    expect("2 ringattn row(s) not charted" in p.stderr, f"no ringattn note:\n{p.stderr}")
+    expect("not charted" not in p.stderr, f"a family left uncharted:\n{p.stderr}")
     expected = lines_of("run-a-charts.txt")
     expect(charts_in(run_dir) == expected,
            f"chart files differ:\n got {charts_in(run_dir)}\nwant {expected}")
@@ -128,6 +128,10 @@ def case_errors(work):
         ([os.path.join(DATA, "bad-number.csv")], 2, "bad-number.csv:2: column time_us_mean is 'fast'"),
         ([os.path.join(DATA, "ragged.csv")], 2, "ragged.csv:2: 3 fields, the header has 30"),
         ([os.path.join(DATA, "binary.csv")], 2, "binary.csv: not UTF-8 text"),
+        ([os.path.join(DATA, "ringattn-no-seq.csv")], 2,
+         "ringattn-no-seq.csv:3: measured ringattn row has no positive seq"),
+        ([os.path.join(DATA, "ringattn-bad-causal.csv")], 2,
+         "ringattn-bad-causal.csv:3: column causal is 2, expected 0 or 1"),
         (["--link", "fast", os.path.join(DATA, "synthetic-run-a")], 2, "--link: expected one positive number"),
         (["--size", "12", os.path.join(DATA, "synthetic-run-a")], 2, "--size '12'"),
         (["--frobnicate", os.path.join(DATA, "synthetic-run-a")], 2, "unknown option --frobnicate"),
@@ -224,12 +228,52 @@ def case_columns_by_name(work):
 
 
 def case_ringattn(work):
-    out = os.path.join(work, "out")
-    p = run([PLOT, os.path.join(DATA, "ringattn-only.csv"), out])
-    expect_rc(p, 0, "ringattn-only")
-    expect(charts_in(out) == [], f"charts for ringattn: {charts_in(out)}")
-    with open(os.path.join(out, "summary.md")) as f:
-        expect("ringattn has no summary or charts yet" in f.read(), "summary.md lacks the ringattn note")
+    """ringattn: TFLOP/s and overlap charts per group, the summary's table and crossover lines,
+    and --compare (the fixture against itself: a TFLOP/s overlay per group)."""
+    run_dir = os.path.join(work, "synthetic-ringattn")
+    shutil.copytree(os.path.join(DATA, "synthetic-ringattn"), run_dir)
+    p = run([PLOT, run_dir])
+    expect_rc(p, 0, "plots/plot synthetic-ringattn")
+    expected = lines_of("ringattn-charts.txt")
+    expect(charts_in(run_dir) == expected,
+           f"ringattn chart files differ:\n got {charts_in(run_dir)}\nwant {expected}")
+    check_images(run_dir, expected)
+    with open(os.path.join(run_dir, "ringattn-d128-causal-bfloat16-tflops.svg")) as f:
+        svg = f.read()
+    for text in ("single", "ring", "nccl_ring [WRONG: 1 row]", "nccl_allgather", ">16K<", ">64K<",
+                 "batch 1, 32 heads, 8 K/V heads, head dim 128", "sequence length S"):
+        expect(text in svg, f"TFLOP/s chart lacks '{text}'")
+    with open(os.path.join(run_dir, "ringattn-d128-causal-bfloat16-overlap.svg")) as f:
+        svg = f.read()
+    expect("1.0 = communication fully hidden" in svg and "nccl_allgather" in svg,
+           "overlap chart lacks its 1.0 line or a line")
+    expect(">single<" not in svg, "overlap chart draws single (it has no overlap)")
+    with open(os.path.join(run_dir, "summary.md")) as f:
+        written = f.read()
+    for text in ("## ringattn · d128 · causal · bfloat16 · eager (8 ranks, 1 node, synthetic-fixture)",
+                 "Shape: batch 1, 32 heads, 8 K/V heads, head dim 128.",
+                 "| S | algo | time µs | TFLOP/s per GPU | overlap | ring/single | err_max |",
+                 "| 16K | ring | 1898 | 144.8 | 0.995 | 1.065 | 0.0039 |",
+                 "| 16K | single | 6847 | 321.2 | – | – | 0.0039 |",
+                 "| 16K | nccl_ring (WRONG: 3) | 1913 | 143.7 | 0.987 | 1.073 | 0.0039 |",
+                 "Fastest (lowest time, single excluded): 4K nccl_allgather · 8K ring · 16K ring",
+                 "ring overtakes nccl_allgather between S = 4K and 8K: slower up to 4K, faster from 8K on.",
+                 "ring overtakes nccl_allgather between S = 8K and 16K",
+                 "ring is faster than nccl_allgather at S = 16K only (no single crossover).",
+                 "| 1 | ringattn | ring | skipped: 131072 tokens need"):
+        expect(text in written, f"ringattn summary lacks: {text}\n{written}")
+    with open(os.path.join(EXPECTED, "ringattn-summary.md")) as f:
+        expect(written == f.read(), "ringattn summary differs from expected/ringattn-summary.md")
+    out = os.path.join(work, "cmp")
+    p = run([PLOT, "--compare", run_dir, os.path.join(DATA, "synthetic-ringattn", "results.csv"), out])
+    expect_rc(p, 0, "plots/plot --compare synthetic-ringattn (itself)")
+    want = sorted("compare-" + c for c in expected if c.endswith("-tflops"))
+    expect(charts_in(out) == want, f"ringattn compare charts differ:\n got {charts_in(out)}\nwant {want}")
+    check_images(out, want)
+    with open(os.path.join(out, "compare-ringattn-d64-causal-bfloat16-tflops.svg")) as f:
+        svg = f.read()
+    for label in ("A synthetic-ringattn: ring", "B synthetic-ringattn: nccl_allgather"):
+        expect(label in svg, f"ringattn compare chart lacks the line '{label}'")
 
 
 def case_fixtures_current(work):
