@@ -16,8 +16,8 @@ COLOURS = {"single": "#000000", "ring": "#d62728", "nccl_ring": "#1f77b4",
 SPARE_COLOURS = ("#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 ORDER = ("single", "ring", "nccl_ring", "nccl_allgather")
 POINT_TYPES = (7, 5, 9, 11, 13, 15, 4, 6)
-SHAPE_WORDS = (("batch", "batch {}"), ("heads", "{} heads"), ("kv_heads", "{} K/V heads"),
-               ("head_dim", "head dim {}"))
+SHAPE_WORDS = (("batch", "batch {}", "B {}"), ("heads", "{} heads", "H {}"),
+               ("kv_heads", "{} K/V heads", "KV {}"), ("head_dim", "head dim {}", "D {}"))
 
 
 def algos(group):
@@ -43,13 +43,14 @@ def human_seq(s):
     return str(s)
 
 
-def shape_text(group):
-    """'batch 1, 32 heads, 8 K/V heads, head dim 128': the shape columns with one value."""
+def shape_text(group, short=False):
+    """'batch 1, 32 heads, 8 K/V heads, head dim 128' (short: 'B 1, H 32, KV 8, D 128' for
+    chart titles): the shape columns with one value."""
     bits = []
-    for col, fmt in SHAPE_WORDS:
+    for col, long_fmt, short_fmt in SHAPE_WORDS:
         vals = {r[col] for r in group.rows if r[col] is not None}
         if len(vals) == 1:
-            bits.append(fmt.format(vals.pop()))
+            bits.append((short_fmt if short else long_fmt).format(vals.pop()))
     return ", ".join(bits)
 
 

@@ -171,9 +171,10 @@ def compare_charts(w, group, names, links):
 
 
 def attn_title(group, what, vs=""):
-    """title_of plus the attention shape (batch, heads, K/V heads, head dim) in the context."""
+    """title_of plus the attention shape (B batch, H heads, KV K/V heads, D head dim) in the
+    context."""
     head, ctx = title_of(group, what, vs)
-    return head, " · ".join(t for t in (attn.shape_text(group), ctx) if t)
+    return head, " · ".join(t for t in (attn.shape_text(group, short=True), ctx) if t)
 
 
 def attn_charts(w, group):

@@ -241,7 +241,7 @@ def case_ringattn(work):
     with open(os.path.join(run_dir, "ringattn-d128-causal-bfloat16-tflops.svg")) as f:
         svg = f.read()
     for text in ("single", "ring", "nccl_ring [WRONG: 1 row]", "nccl_allgather", ">16K<", ">64K<",
-                 "batch 1, 32 heads, 8 K/V heads, head dim 128", "sequence length S"):
+                 "B 1, H 32, KV 8, D 128", "sequence length S"):
         expect(text in svg, f"TFLOP/s chart lacks '{text}'")
     with open(os.path.join(run_dir, "ringattn-d128-causal-bfloat16-overlap.svg")) as f:
         svg = f.read()
