@@ -24,6 +24,7 @@
 #define CB_ATTN_H
 
 #include <cuda_runtime.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -53,6 +54,10 @@ typedef struct cb_attn_args {
 /* Returns 0, or -1 with a reason (unsupported head_dim, heads % kv_heads != 0, ...) without
  * launching anything. Launch errors are left to the caller's cudaGetLastError check. */
 int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
+
+/* The argument checks both launchers run first (exported so a caller can validate a
+ * configuration before allocating): 0, or -1 with the reason in why. */
+int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n);
 
 /* Plain reference with the same contract (simple kernel, one thread block per (batch, head,
  * query row), slow). lowp = 0: fp32 math throughout (the truth the checks compare with).
