@@ -50,7 +50,7 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
       num(b, w->timed, m[i], i >= 5 ? "%.6g" : "%.4f");
     }
   } else {
-    cb_sb_printf(b, ",,,,,,,,,,,,");
+    cb_sb_printf(b, ",,,,,,,,,,,,,"); /* the 13 ringattn columns */
   }
 }
 

@@ -23,7 +23,8 @@ import sys
 
 HEADER = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"
           "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens,"
-          "hidden,topk,experts,routing,phase,remote_gbs,imbalance").split(",")
+          "hidden,topk,experts,routing,phase,remote_gbs,imbalance,seq,batch,heads,kv_heads,head_dim,"
+          "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean").split(",")
 
 NOTE1 = "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, café → ok"
 
@@ -66,14 +67,23 @@ def expected_rows():
     x = classic("reducescatter", "a,b", 64, 0)
     x.update(gpu="GPU \"X\", rev 2", op="avg", dtype="half")
     r.append(x)
+    x = classic("ringattn", "ring", 268435456, 0)
+    x.update(op="none", dtype="bfloat16", seq=16384, batch=1, heads=32, kv_heads=8, head_dim=128, causal=1,
+             tflops=301.25, comm_us=812.5, compute_us=3650.75, overlap_eff=0.96875, ring_over_single=None,
+             err_max=0.0078125, err_mean=0.000244140625)
+    r.append(x)
     return r
 
 
-MOE_KEYS = ("model", "tokens", "hidden", "topk", "experts", "routing", "phase", "remote_gbs", "imbalance")
+MOE_KEYS = ("model", "tokens", "hidden", "topk", "experts", "routing", "phase", "remote_gbs", "imbalance",
+            # ringattn's columns: empty / absent on other rows, like moe's
+            "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "tflops", "comm_us", "compute_us",
+            "overlap_eff", "ring_over_single", "err_max", "err_mean")
 INT_KEYS = ("bytes", "count", "inplace", "ranks", "nodes", "wrong", "iters", "mem_bytes", "tokens", "hidden",
-            "topk", "experts")
+            "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal")
 FLOAT_KEYS = ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",
-              "remote_gbs", "imbalance")
+              "remote_gbs", "imbalance", "tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single",
+              "err_max", "err_mean")
 
 problems = []
 
@@ -218,6 +228,8 @@ def main():
             fail("table.txt lacks the classic header")
         if "phase" not in table:
             fail("table.txt lacks the moe header before the moe rows")
+        if "TFLOP/s" not in table or "r/single" not in table:
+            fail("table.txt lacks the ringattn header before the ringattn row")
     elif mode == "crash":
         k = 3
         rc = run(binary, "crash", work, str(k))

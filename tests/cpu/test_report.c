@@ -19,7 +19,7 @@
 #include "cb_testing.h"
 #include "report.h"
 
-#define NROWS 8
+#define NROWS 9
 
 static cb_row_t rows[NROWS];
 
@@ -104,6 +104,24 @@ static void make_rows(void) {
   rows[7].gpu = "GPU \"X\", rev 2";
   rows[7].op = "avg";
   rows[7].dtype = "half";
+  /* 8: a ringattn row (ring_over_single not applicable: NaN -> empty / null) */
+  rows[8] = classic("ringattn", "ring", 268435456, 0);
+  rows[8].op = "none";
+  rows[8].dtype = "bfloat16";
+  rows[8].is_attn = 1;
+  rows[8].seq = 16384;
+  rows[8].batch = 1;
+  rows[8].heads = 32;
+  rows[8].kv_heads = 8;
+  rows[8].head_dim = 128;
+  rows[8].causal = 1;
+  rows[8].tflops = 301.25;
+  rows[8].comm_us = 812.5;
+  rows[8].compute_us = 3650.75;
+  rows[8].overlap_eff = 0.96875;
+  rows[8].ring_over_single = NAN;
+  rows[8].err_max = 0.0078125;
+  rows[8].err_mean = 0.000244140625;
 }
 
 static const char *meta_json = "{\"hosts\":[\"node-a\",\"node-b\"],\"command\":\"collbench allreduce -b 8\","
@@ -138,7 +156,7 @@ int main(int argc, char **argv) {
 
   /* column count of every row equals the header's */
   int header_cols = count_fields(CB_CSV_HEADER);
-  CHECK(header_cols == 30, "header has %d columns", header_cols);
+  CHECK(header_cols == 43, "header has %d columns", header_cols);
   for (int i = 0; i < NROWS; i++) {
     cb_strbuf_t b;
     cb_sb_init(&b);
