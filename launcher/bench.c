@@ -193,21 +193,27 @@ static void fill_row_common(cb_bench_t *b, const group_t *g, const slot_t *s, cb
   }
 }
 
-/* ringattn: the max over ranks of what check and measure left in the instance (the mean error
- * is averaged), into the row. */
-static void attn_metrics(cb_bench_t *b, const slot_t *s, double time_us, cb_row_t *r) {
+/* ringattn: what check and measure left in the instance, the max over ranks (the mean error
+ * averaged), as the row reports it. Collective: every rank calls it. */
+typedef struct attn_metrics {
+  double err_max, err_mean, compute_us, comm_us, tflops, overlap_eff, ring_over_single;
+} attn_metrics_t;
+
+static attn_metrics_t attn_metrics(cb_bench_t *b, const slot_t *s, double time_us) {
   const cb_inst_t *in = &s->in;
   double mx[4] = {in->err_max, in->compute_us, in->comm_us, in->local_us}, mx_all[4];
   double mean = in->err_mean, mean_all = 0.0;
   CB_MPI(MPI_Allreduce(mx, mx_all, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm));
   CB_MPI(MPI_Allreduce(&mean, &mean_all, 1, MPI_DOUBLE, MPI_SUM, b->w->mpi.comm));
-  r->err_max = b->a->check_iters > 0 ? mx_all[0] : NAN;
-  r->err_mean = b->a->check_iters > 0 ? mean_all / b->w->mpi.nranks : NAN;
-  r->compute_us = mx_all[1] > 0 ? mx_all[1] : NAN;
-  r->comm_us = mx_all[2] > 0 ? mx_all[2] : NAN;
-  r->tflops = in->flops / time_us / 1e6;
-  r->overlap_eff = mx_all[1] > 0 ? mx_all[1] / time_us : NAN;
-  r->ring_over_single = mx_all[3] > 0 ? time_us / (b->w->mpi.nranks * mx_all[3]) : NAN;
+  attn_metrics_t m;
+  m.err_max = b->a->check_iters > 0 ? mx_all[0] : NAN;
+  m.err_mean = b->a->check_iters > 0 ? mean_all / b->w->mpi.nranks : NAN;
+  m.compute_us = mx_all[1] > 0 ? mx_all[1] : NAN;
+  m.comm_us = mx_all[2] > 0 ? mx_all[2] : NAN;
+  m.tflops = in->flops / time_us / 1e6;
+  m.overlap_eff = mx_all[1] > 0 ? mx_all[1] / time_us : NAN;
+  m.ring_over_single = mx_all[3] > 0 ? time_us / (b->w->mpi.nranks * mx_all[3]) : NAN;
+  return m;
 }
 
 static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
@@ -232,6 +238,8 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     cb_bytes_t by = {0};
     if (s->algo->bytes) s->algo->bytes(&s->in, ph, &by);
     else cb_bytes_default(&s->in, ph, &by);
+    attn_metrics_t am = {0};
+    if (g->p.family == CB_RINGATTN) am = attn_metrics(b, s, st.mean_us);
     if (!b->rep) continue;
     fill_row_common(b, g, s, &r);
     r.timed = 1;
@@ -244,7 +252,15 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     r.remote_gbs = by.remote_bytes / st.mean_us / 1e3;
     r.imbalance = s->in.imbalance;
     r.mem_bytes = mem_max;
-    if (g->p.family == CB_RINGATTN) attn_metrics(b, s, st.mean_us, &r);
+    if (g->p.family == CB_RINGATTN) {
+      r.err_max = am.err_max;
+      r.err_mean = am.err_mean;
+      r.compute_us = am.compute_us;
+      r.comm_us = am.comm_us;
+      r.tflops = am.tflops;
+      r.overlap_eff = am.overlap_eff;
+      r.ring_over_single = am.ring_over_single;
+    }
     if (g->p.family == CB_MOE) {
       r.phase = ph == np ? "roundtrip" : s->algo->phase_names[ph];
       r.bytes = (uint64_t)by.algbw_bytes;
