@@ -96,6 +96,19 @@ def moe(nccl_scale=1.0):
     return rows
 
 
+def nccl_forms():
+    """More NCCL forms beside allreduce's nccl (float sum, eager and graph): nccl_symm fastest up
+    to ~5 MiB, nccl_reg above, so the best-form table names both and twoshot loses to nccl_symm
+    at small sizes. Appended last in run-a so the line numbers of the other rows stay put."""
+    rows = []
+    for b in (2 ** k for k in range(3, 30, 2)):  # 8 B .. 512 MiB, as allreduce()
+        rows.append(row("allreduce", "nccl_symm", "float", "sum", b, 9 + b / 150e3))
+        rows.append(row("allreduce", "nccl_reg", "float", "sum", b, 19 + b / 210e3))
+    for b in (2 ** k for k in range(3, 16, 2)):  # graph mode, as allreduce_variants()
+        rows.append(row("allreduce", "nccl_symm", "float", "sum", b, 5 + b / 150e3, mode="graph"))
+    return rows
+
+
 def ringattn():
     return [dict(dict.fromkeys(COLUMNS, ""), family="ringattn", algo="ring", dtype="bfloat16",
                  ranks=RANKS, nodes=1, gpu=GPU, time_us_mean=t, mode="eager")
@@ -112,7 +125,8 @@ def csv_text(rows, columns=COLUMNS):
 
 def fixtures():
     """{relative path: file content}."""
-    run_a = allreduce() + allreduce_variants() + alltoall() + allgather() + moe() + ringattn()
+    run_a = (allreduce() + allreduce_variants() + alltoall() + allgather() + moe() + ringattn()
+             + nccl_forms())
     run_b = allreduce(nccl_scale=0.9) + alltoall(with_sendrecv=False) + moe(nccl_scale=0.9)
     skipped = [r for r in run_a if not r["time_us_mean"] and r["family"] != "ringattn"]
     measured_line = csv_text(allgather()[:1]).splitlines()[1]
