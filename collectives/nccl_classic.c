@@ -2,8 +2,7 @@
  * ncclAlltoAll (grouped ncclSend/ncclRecv before NCCL 2.28), the same all-to-all as grouped
  * send/recv, and a ring of ncclSend/ncclRecv (sendrecv). Each is a few lines over the shared
  * buffer layout, so they live together; custom algorithms get a file each. The run functions
- * are exported (nccl_common.h): nccl_symm.c and nccl_reg.c make the same calls on registered
- * buffers. */
+ * are exported (nccl_common.h): nccl_registered.c makes the same calls on registered buffers. */
 #include "../launcher/error_gpu.h"
 #include "nccl_common.h"
 

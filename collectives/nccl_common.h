@@ -15,7 +15,7 @@ int cb_nccl_setup_buffers(cb_inst_t *in, char *why, size_t n);
 void cb_nccl_teardown(cb_inst_t *in);
 
 /* One call of each baseline (nccl_classic.c), on whatever buffers setup made: plain cudaMalloc
- * for `nccl`, registered ones for `nccl_symm` and `nccl_reg` (nccl_registered.h). */
+ * for `nccl`, registered ones for `nccl_symm` and `nccl_reg` (nccl_registered.c). */
 void cb_nccl_run_allreduce(cb_inst_t *in, int phase, cudaStream_t s);
 void cb_nccl_run_allgather(cb_inst_t *in, int phase, cudaStream_t s);
 void cb_nccl_run_reducescatter(cb_inst_t *in, int phase, cudaStream_t s);
