@@ -119,6 +119,7 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
   if (r != ncclSuccess) {
     snprintf(e, sizeof e, "rank %d: ncclMemAlloc(%zu B): %s", rank, st->bytes, ncclGetErrorString(r));
     st->base = NULL;
+    (void)cudaGetLastError(); /* a failed CUDA call inside NCCL must not fail a later launch check */
   }
   /* Window registration is collective: no rank may enter it while another has no buffer, or
    * the ones that did would wait for it until the watchdog fires. */
@@ -129,9 +130,11 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
     return -1;
   }
   r = do_register(st, w->nccl);
-  if (r != ncclSuccess)
+  if (r != ncclSuccess) {
     snprintf(e, sizeof e, "rank %d: %s(%zu B): %s (%s)", rank, call_name(kind), st->bytes, ncclGetErrorString(r),
              ncclGetLastError(w->nccl));
+    (void)cudaGetLastError();
+  }
   if (!cb_mpi_agree(w->mpi.comm, r == ncclSuccess, e, sizeof e)) {
     /* A local registration is undone here. A window that only some ranks got cannot be: its
      * deregistration is collective too, so it stays with the communicator, and its memory
