@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # NCCL at its best against the custom kernels, on 2 x H200 (issue 14, first part).
 #
-#   results/scripts/h200x2-ncclforms.sh            the sweep (default)
-#   results/scripts/h200x2-ncclforms.sh kernels    which kernels NCCL picks for each form
+#   results/scripts/h200x2-ncclforms.sh                       the sweep (default)
+#   results/scripts/h200x2-ncclforms.sh tests kernels sweep   any of the three, in that order
+#
+# tests: the GPU tests of the NCCL forms only (ctest -R 'gpu_nccl_(symm|reg|forms)'; every
+# dtype, odd sizes, in place, eager and graph, 0 wrong), about 2-4 minutes.
 #
 # sweep: all-reduce, all-gather, reduce-scatter and all-to-all with every NCCL form (nccl,
 # nccl_symm, nccl_reg; nccl_p2p for all-to-all) and the custom algorithms in the same run,
@@ -24,13 +27,19 @@
 #   AllReduce: 1048576 Bytes -> Algo RING proto LL128 channel{Lo..Hi}={0..15}
 #   AllReduce [Symmetric]: 65536 Bytes -> Kernel AllReduce_AGxLL_R nchannels 7 nthreads 512 nWorks 1
 # This mode runs each form and family alone (one call per size, no check) with those variables
-# set for that diagnostic run only, and writes the lines to kernels.txt.
+# (and REG, NCCL's registration messages) set for that diagnostic run only, and writes the
+# lines to kernels.txt; the full logs are in logs.tgz. About 12 x 8 s (one job start each).
+# All-to-all runs as point-to-point inside NCCL and may print no such line; its registration
+# messages are then what kernels.txt shows for it.
 #
 # NVLink multicast must stay off: run with NCCL_NVLS_ENABLE=0 in the environment (the script
 # refuses otherwise; it never sets it itself).
 cd "$(dirname "$0")/../.." || exit 1
-MODE=${1:-sweep}
-case "$MODE" in sweep|kernels) ;; *) echo "usage: $0 [sweep|kernels]" >&2; exit 2 ;; esac
+MODES=" ${*:-sweep} "
+for m in $MODES; do
+  case "$m" in sweep|kernels|tests) ;; *) echo "usage: $0 [tests] [kernels] [sweep]" >&2; exit 2 ;; esac
+done
+want() { [[ "$MODES" == *" $1 "* ]]; }
 if [ "${NCCL_NVLS_ENABLE:-}" != 0 ]; then
   echo "$0: NCCL_NVLS_ENABLE is '${NCCL_NVLS_ENABLE:-unset}'; run with NCCL_NVLS_ENABLE=0 (NVLink multicast stays off)" >&2
   exit 2
@@ -79,7 +88,30 @@ join_parts() {
   done
 }
 
-if [ "$MODE" = sweep ]; then
+if want tests; then
+  step ctest_nccl_forms 420 ctest --test-dir build -R 'gpu_nccl_(symm|reg|forms)' --output-on-failure --timeout 240
+  mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/gpu-nccl_*.log "$OUT/logs/gpu/" 2>/dev/null
+fi
+if want kernels; then
+  probe_sizes=64,4K,64K,1M,16M,256M
+  for fam in allreduce allgather reducescatter alltoall; do
+    for algo in nccl nccl_symm nccl_reg; do
+      step "kernels-$fam-$algo" 60 env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING,REG \
+        "${MPIRUN[@]}" -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS -x NCCL_NVLS_ENABLE build/launcher/collbench "$fam" \
+        --algo "$algo" --sizes "$probe_sizes" -d "$DTYPES" --inplace 0 -n 1 -w 0 -c 0 -T 60
+      {
+        echo "== $fam $algo ($DTYPES; sizes $probe_sizes; the 4-byte AllReduce lines are collbench's sync, left out)"
+        grep -E "Bytes -> (Algo|Kernel)" "$OUT/logs/kernels-$fam-$algo.log" | grep -v "AllReduce: 4 Bytes" |
+          sed 's/^.*NCCL INFO //'
+        # registration messages (NCCL_DEBUG_SUBSYS=REG), the first few: what NCCL did with the buffers
+        grep -i "NCCL INFO.*regist" "$OUT/logs/kernels-$fam-$algo.log" | sed 's/^.*NCCL INFO /reg: /' | head -n 8
+        grep -E "^ +[0-9]+ " "$OUT/logs/kernels-$fam-$algo.log" | awk '{print "row:", $0}' | head -n 20
+      } >> "$OUT/logs/kernels.txt"
+    done
+  done
+  cp "$OUT/logs/kernels.txt" "$OUT/kernels.txt"
+fi
+if want sweep; then
   for fam in allreduce allgather reducescatter alltoall; do
     parts=()
     for range in small large; do
@@ -93,21 +125,5 @@ if [ "$MODE" = sweep ]; then
     join_parts "$dest" "${parts[@]}" && step "$fam-plots" 60 plots/plot "$dest"
   done
   rm -rf "$OUT/parts"
-else
-  probe_sizes=64,4K,64K,1M,16M,256M
-  for fam in allreduce allgather reducescatter alltoall; do
-    for algo in nccl nccl_symm nccl_reg; do
-      step "kernels-$fam-$algo" 60 env NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=TUNING \
-        "${MPIRUN[@]}" -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS -x NCCL_NVLS_ENABLE build/launcher/collbench "$fam" \
-        --algo "$algo" --sizes "$probe_sizes" -d "$DTYPES" --inplace 0 -n 1 -w 0 -c 0 -T 60
-      {
-        echo "== $fam $algo ($DTYPES; sizes $probe_sizes; the 4-byte AllReduce lines are collbench's sync, left out)"
-        grep -E "Bytes -> (Algo|Kernel)" "$OUT/logs/kernels-$fam-$algo.log" | grep -v "AllReduce: 4 Bytes" |
-          sed 's/^.*NCCL INFO //'
-        grep -E "^ +[0-9]+ " "$OUT/logs/kernels-$fam-$algo.log" | awk '{print "row:", $0}' | head -n 20
-      } >> "$OUT/logs/kernels.txt"
-    done
-  done
-  cp "$OUT/logs/kernels.txt" "$OUT/kernels.txt"
 fi
 pack
