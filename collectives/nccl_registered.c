@@ -150,9 +150,8 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
   cb_inst_set_buffers(in, st->base, &plan);
   char v[32];
   version_text(w->nccl_version, v, sizeof v);
-  snprintf(in->note, sizeof in->note, "%s (ncclMemAlloc + %s%s, NCCL %s); NCCL_DEBUG=INFO shows the kernel it ran",
-           kind == REG_WINDOW ? "symmetric window" : "registered buffers", call_name(kind),
-           kind == REG_WINDOW ? " NCCL_WIN_COLL_SYMMETRIC" : "", v);
+  snprintf(in->note, sizeof in->note, "%s (NCCL %s); NCCL_DEBUG=INFO shows the kernel",
+           kind == REG_WINDOW ? "window-registered symmetric buffers" : "ncclCommRegister'ed buffers", v);
   return 0;
 }
 
