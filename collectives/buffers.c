@@ -14,6 +14,10 @@ cb_layout_t cb_family_layout(cb_family_t f) {
 }
 
 void cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_t *o) {
+  cb_plan_buffers_aligned(p, nranks, rank, 256, o);
+}
+
+void cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t align, cb_buffer_plan_t *o) {
   size_t c = p->count, es = cb_dtype_size(p->dtype), n = (size_t)nranks;
   switch (p->family) {
   case CB_ALLGATHER: o->send_elems = c; o->recv_elems = n * c; break;
@@ -26,13 +30,13 @@ void cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_
     o->send_off = o->recv_off = 0;
     if (p->family == CB_ALLGATHER) o->send_off = (size_t)rank * c * es;
     if (p->family == CB_REDUCESCATTER) o->recv_off = (size_t)rank * c * es;
-    o->total_bytes = ALIGN_UP(sb > rb ? sb : rb, 256);
+    o->total_bytes = ALIGN_UP(sb > rb ? sb : rb, align);
   } else {
     o->send_off = 0;
-    o->recv_off = ALIGN_UP(sb, 256);
-    o->total_bytes = o->recv_off + ALIGN_UP(rb, 256);
+    o->recv_off = ALIGN_UP(sb, align);
+    o->total_bytes = o->recv_off + ALIGN_UP(rb, align);
   }
-  if (o->total_bytes == 0) o->total_bytes = 256;
+  if (o->total_bytes == 0) o->total_bytes = align;
 }
 
 void cb_inst_set_buffers(cb_inst_t *in, void *base, const cb_buffer_plan_t *plan) {

@@ -25,6 +25,9 @@ typedef struct cb_buffer_plan {
 } cb_buffer_plan_t;
 
 void cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_t *out);
+/* The same with the recv offset and the total rounded to `align` bytes (a power of two >= 256)
+ * instead of 256: NCCL's window registration wants 4096. */
+void cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t align, cb_buffer_plan_t *out);
 cb_layout_t cb_family_layout(cb_family_t f);
 
 /* Points in->send / in->recv into base per the plan and records the element counts. */

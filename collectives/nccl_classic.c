@@ -1,20 +1,21 @@
 /* NCCL baselines for the classic collectives: ncclAllReduce, ncclAllGather, ncclReduceScatter,
  * ncclAlltoAll (grouped ncclSend/ncclRecv before NCCL 2.28), the same all-to-all as grouped
  * send/recv, and a ring of ncclSend/ncclRecv (sendrecv). Each is a few lines over the shared
- * buffer layout, so they live together; custom algorithms get a file each. */
+ * buffer layout, so they live together; custom algorithms get a file each. The run functions
+ * are exported (nccl_common.h): nccl_registered.c makes the same calls on registered buffers. */
 #include "../launcher/error_gpu.h"
 #include "nccl_common.h"
 
-static void run_allreduce(cb_inst_t *in, int phase, cudaStream_t s) {
+void cb_nccl_run_allreduce(cb_inst_t *in, int phase, cudaStream_t s) {
   CB_NCCL(ncclAllReduce(in->send, in->recv, in->p.count, cb_nccl_dtype(in->p.dtype), cb_nccl_op(in->p.op),
                         in->world->nccl, s));
 }
 
-static void run_allgather(cb_inst_t *in, int phase, cudaStream_t s) {
+void cb_nccl_run_allgather(cb_inst_t *in, int phase, cudaStream_t s) {
   CB_NCCL(ncclAllGather(in->send, in->recv, in->p.count, cb_nccl_dtype(in->p.dtype), in->world->nccl, s));
 }
 
-static void run_reducescatter(cb_inst_t *in, int phase, cudaStream_t s) {
+void cb_nccl_run_reducescatter(cb_inst_t *in, int phase, cudaStream_t s) {
   CB_NCCL(ncclReduceScatter(in->send, in->recv, in->p.count, cb_nccl_dtype(in->p.dtype), cb_nccl_op(in->p.op),
                             in->world->nccl, s));
 }
@@ -33,7 +34,7 @@ static void alltoall_p2p(cb_inst_t *in, cudaStream_t s) {
   CB_NCCL(ncclGroupEnd());
 }
 
-static void run_alltoall(cb_inst_t *in, int phase, cudaStream_t s) {
+void cb_nccl_run_alltoall(cb_inst_t *in, int phase, cudaStream_t s) {
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
   CB_NCCL(ncclAlltoAll(in->send, in->recv, in->p.count, cb_nccl_dtype(in->p.dtype), in->world->nccl, s));
 #else
@@ -41,9 +42,9 @@ static void run_alltoall(cb_inst_t *in, int phase, cudaStream_t s) {
 #endif
 }
 
-static void run_alltoall_p2p(cb_inst_t *in, int phase, cudaStream_t s) { alltoall_p2p(in, s); }
+void cb_nccl_run_alltoall_p2p(cb_inst_t *in, int phase, cudaStream_t s) { alltoall_p2p(in, s); }
 
-static void run_sendrecv(cb_inst_t *in, int phase, cudaStream_t s) {
+void cb_nccl_run_sendrecv(cb_inst_t *in, int phase, cudaStream_t s) {
   int n = in->world->mpi.nranks, r = in->world->mpi.rank;
   ncclDataType_t dt = cb_nccl_dtype(in->p.dtype);
   CB_NCCL(ncclGroupStart());
@@ -59,12 +60,12 @@ static void run_sendrecv(cb_inst_t *in, int phase, cudaStream_t s) {
       .setup = cb_nccl_setup_buffers, .run = runfn, .teardown = cb_nccl_teardown,              \
   }
 
-NCCL_ALGO(cb_algo_nccl_allreduce, CB_ALLREDUCE, "nccl", "ncclAllReduce", run_allreduce);
-NCCL_ALGO(cb_algo_nccl_allgather, CB_ALLGATHER, "nccl", "ncclAllGather", run_allgather);
-NCCL_ALGO(cb_algo_nccl_reducescatter, CB_REDUCESCATTER, "nccl", "ncclReduceScatter", run_reducescatter);
+NCCL_ALGO(cb_algo_nccl_allreduce, CB_ALLREDUCE, "nccl", "ncclAllReduce", cb_nccl_run_allreduce);
+NCCL_ALGO(cb_algo_nccl_allgather, CB_ALLGATHER, "nccl", "ncclAllGather", cb_nccl_run_allgather);
+NCCL_ALGO(cb_algo_nccl_reducescatter, CB_REDUCESCATTER, "nccl", "ncclReduceScatter", cb_nccl_run_reducescatter);
 NCCL_ALGO(cb_algo_nccl_alltoall, CB_ALLTOALL, "nccl", "ncclAlltoAll (grouped send/recv before NCCL 2.28)",
-          run_alltoall);
+          cb_nccl_run_alltoall);
 NCCL_ALGO(cb_algo_nccl_alltoall_p2p, CB_ALLTOALL, "nccl_p2p", "grouped ncclSend/ncclRecv to every peer",
-          run_alltoall_p2p);
+          cb_nccl_run_alltoall_p2p);
 NCCL_ALGO(cb_algo_nccl_sendrecv, CB_SENDRECV, "nccl", "ring of ncclSend/ncclRecv (rank r sends to r+1)",
-          run_sendrecv);
+          cb_nccl_run_sendrecv);

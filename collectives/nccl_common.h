@@ -1,5 +1,5 @@
 /* Shared pieces of the NCCL baselines: type/op mapping, fp8 support, plain device buffers in
- * the classic layout (buffers.h). */
+ * the classic layout (buffers.h), the collective calls themselves. */
 #ifndef CB_NCCL_COMMON_H
 #define CB_NCCL_COMMON_H
 
@@ -13,5 +13,14 @@ ncclRedOp_t cb_nccl_op(cb_redop_t op);
 int cb_nccl_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
 int cb_nccl_setup_buffers(cb_inst_t *in, char *why, size_t n);
 void cb_nccl_teardown(cb_inst_t *in);
+
+/* One call of each baseline (nccl_classic.c), on whatever buffers setup made: plain cudaMalloc
+ * for `nccl`, registered ones for `nccl_symm` and `nccl_reg` (nccl_registered.c). */
+void cb_nccl_run_allreduce(cb_inst_t *in, int phase, cudaStream_t s);
+void cb_nccl_run_allgather(cb_inst_t *in, int phase, cudaStream_t s);
+void cb_nccl_run_reducescatter(cb_inst_t *in, int phase, cudaStream_t s);
+void cb_nccl_run_alltoall(cb_inst_t *in, int phase, cudaStream_t s);
+void cb_nccl_run_alltoall_p2p(cb_inst_t *in, int phase, cudaStream_t s);
+void cb_nccl_run_sendrecv(cb_inst_t *in, int phase, cudaStream_t s);
 
 #endif

@@ -9,7 +9,9 @@ and by the attention shape. Its stem names the chart files:
     ringattn: the shape columns that vary (b<batch>, h<heads>, kv<kv_heads>, d<head_dim>),
     then always causal or noncausal.
 prepare.py (charts) and summary (markdown) both use this, so they agree on names.
-Speedup = time_us_mean of the NCCL baseline / time_us_mean of the algorithm, same group and x.
+Speedup = time_us_mean of the NCCL baseline / time_us_mean of the algorithm, same group and x;
+with best=True the reference at each x is the fastest NCCL form there (nccl, nccl_p2p,
+nccl_symm, nccl_reg: whichever ran), so a custom kernel is measured against NCCL at its best.
 """
 import re
 
@@ -160,13 +162,38 @@ def series(group, warnings=None, phase=None):
     return out
 
 
-def speedups(group, phase=""):
-    """{custom algo: [(x, speedup, wrong rows involved)]} against the group's NCCL baseline."""
+def nccl_forms(group):
+    """The group's NCCL algorithms (the baseline first)."""
+    return [a for a in group.algos if is_nccl(a)]
+
+
+def speedup_reference(group):
+    """What speedups(group, best=True) compares against, for titles: the baseline's name, or
+    'best NCCL form' when the group has several; None without NCCL rows."""
+    forms = nccl_forms(group)
+    return None if not forms else forms[0] if len(forms) == 1 else "best NCCL form"
+
+
+def fastest_nccl(group, phase=""):
+    """{x: the fastest NCCL row at x} over every NCCL form in the group (ties: the first form
+    in algo_order, so the baseline wins a tie)."""
+    best = {}
+    for (algo, _), rows in series(group, phase=phase).items():
+        if is_nccl(algo):
+            for r in rows:
+                if xkey(r) not in best or r["time"] < best[xkey(r)]["time"]:
+                    best[xkey(r)] = r
+    return best
+
+
+def speedups(group, phase="", best=False):
+    """{custom algo: [(x, speedup, wrong rows involved)]} against the group's NCCL baseline, or
+    with best=True against the fastest NCCL form at each x (fastest_nccl gives which one)."""
     base = baseline_of(group.algos)
     if base is None:
         return {}
     s = series(group, phase=phase)
-    ref = {xkey(r): r for r in s.get((base, phase), [])}
+    ref = fastest_nccl(group, phase) if best else {xkey(r): r for r in s.get((base, phase), [])}
     out = {}
     for (algo, ph), rows in s.items():
         if is_nccl(algo):

@@ -123,10 +123,10 @@ def classic_charts(w, group, links):
         bw.append((label, c, 1, pt, [(G.xkey(r), r["busbw"]) for r in rows if r["busbw"] is not None]))
     w.chart("latency.gp", group.stem + "-latency", title_of(group, "latency"), "bytes", lat)
     w.chart("busbw.gp", group.stem + "-busbw", title_of(group, "bus bandwidth"), "bytes", bw, links)
-    base = G.baseline_of(group.algos)
+    base = G.speedup_reference(group)  # the fastest NCCL form at each size when there are several
     sp = [(algo + (" [includes WRONG rows]" if any(p[2] for p in pts) else ""),
            styles[algo][0], 1, styles[algo][1], [(x, y) for x, y, _ in pts])
-          for algo, pts in G.speedups(group).items()]
+          for algo, pts in G.speedups(group, best=True).items()]
     w.chart("speedup.gp", group.stem + "-speedup", title_of(group, f"speedup over {base}"),
             "bytes", sp, extra_keys={"basetitle": f"{base} = 1.0"})
 

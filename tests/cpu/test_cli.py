@@ -88,6 +88,11 @@ def main():
         expect([cb, "allreduce", "--algo", "nccl,bogus2"], 2, stderr_has=("'bogus2'", "nccl"), stdout_empty=True)
         expect([cb, "alltoall", "--algo", "oneshot_typo"], 2, stderr_has=("'oneshot_typo'", "alltoall", "nccl"),
                stdout_empty=True)
+        # the registered-buffer NCCL forms: in every family NCCL has them for, not symm for sendrecv
+        for fam in ("allreduce", "allgather", "reducescatter", "alltoall"):
+            expect([cb, fam, "--algo", "bogus"], 2, stderr_has=("nccl_symm", "nccl_reg"), stdout_empty=True)
+        expect([cb, "sendrecv", "--algo", "nccl_symm"], 2, stderr_has=("'nccl_symm'", "accepted: nccl, nccl_reg)"),
+               stdout_empty=True)
     elif case == "nogpu":
         if have_gpu():
             print("test_cli: a GPU is present: the no-GPU case does not apply here")

@@ -141,6 +141,19 @@ def attn_row(algo, dtype, seq, causal, head_dim, *, mode="eager", wrong=0, note=
     return r
 
 
+def nccl_forms():
+    """More NCCL forms beside allreduce's nccl (float sum, eager and graph): nccl_symm fastest up
+    to ~5 MiB, nccl_reg above, so the best-form table names both and twoshot loses to nccl_symm
+    at small sizes. Appended last in run-a so the line numbers of the other rows stay put."""
+    rows = []
+    for b in (2 ** k for k in range(3, 30, 2)):  # 8 B .. 512 MiB, as allreduce()
+        rows.append(row("allreduce", "nccl_symm", "float", "sum", b, 9 + b / 150e3))
+        rows.append(row("allreduce", "nccl_reg", "float", "sum", b, 19 + b / 210e3))
+    for b in (2 ** k for k in range(3, 16, 2)):  # graph mode, as allreduce_variants()
+        rows.append(row("allreduce", "nccl_symm", "float", "sum", b, 5 + b / 150e3, mode="graph"))
+    return rows
+
+
 def ringattn():
     """bf16, D 128 non-causal and causal, D 64 causal (so head_dim varies: stems carry d128/d64),
     S = 4K..64K, all four algorithms; one wrong nccl_ring row and one skipped ring row."""
@@ -165,7 +178,7 @@ def csv_text(rows, columns=COLUMNS):
 
 def fixtures():
     """{relative path: file content}."""
-    run_a = allreduce() + allreduce_variants() + alltoall() + allgather() + moe()
+    run_a = allreduce() + allreduce_variants() + alltoall() + allgather() + moe() + nccl_forms()
     run_b = allreduce(nccl_scale=0.9) + alltoall(with_sendrecv=False) + moe(nccl_scale=0.9)
     skipped = [r for r in run_a if not r["time_us_mean"]]
     attn = ringattn()

@@ -81,6 +81,11 @@ def case_render(work):
         expect("link limit 478 GB/s" in f.read(), "busbw chart lacks the link_gbs line")
     with open(os.path.join(run_dir, "allreduce-float-sum-latency.svg")) as f:
         expect("twoshot [WRONG: 1 row]" in f.read(), "latency chart does not flag the wrong row")
+    # several NCCL forms: speedups against the fastest one; a single form: against it by name
+    for stem, title in (("allreduce-float-sum-speedup", "speedup over best NCCL form"),
+                        ("allreduce-float-max-speedup", "speedup over nccl")):
+        with open(os.path.join(run_dir, stem + ".svg")) as f:
+            expect(title in f.read(), f"{stem}.svg lacks the title '{title}'")
 
 
 def case_render_size(work):
@@ -186,7 +191,13 @@ def case_summary(work):
                  "| 128 | 104.4 | 35.6 | 2.93× |",
                  "Link limit: 478 GB/s",
                  "Configuration: model synthetic, hidden 7168, topk 8, experts 256, routing uniform.",
-                 "NCCL only: no custom algorithm to compare."):
+                 "NCCL only: no custom algorithm to compare.",
+                 # against the fastest NCCL form at each size, naming it
+                 "the fastest of nccl, nccl_reg, nccl_symm there",
+                 "| oneshot | < 64 KiB | 7 | 1.12× vs nccl_symm | 8 B | 1.08× vs nccl_symm | 32 KiB | nccl_symm (7) |",
+                 "| twoshot | 1 – 16 MiB | 2 | 1.26× vs nccl_reg | 8 MiB | 1.11× vs nccl_symm (WRONG) | 2 MiB | "
+                 "nccl_reg (1), nccl_symm (1) |",
+                 "| twoshot | < 64 KiB | 7 | 0.73× vs nccl_symm | 32 KiB | 0.71× vs nccl_symm | 8 B | nccl_symm (7) |"):
         expect(text in p.stdout, f"summary lacks: {text}\n{p.stdout}")
     with open(os.path.join(EXPECTED, "run-a-summary.md")) as f:
         want = f.read()
