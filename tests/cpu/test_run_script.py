@@ -24,6 +24,8 @@ cases = [
     (["--gpus", "0"], 2, "--gpus: '0' is not a positive number"),
     (["--topo"], 2, "--topo needs a file"),
     (["--hosts"], 2, "--hosts needs a list"),
+    (["--vnodes", "0"], 2, "--vnodes: '0' is not a positive number"),
+    (["--vnodes", "2", "--hosts", "a,b"], 2, "it does not combine with --hosts"),
 ]
 for args, want_rc, want_msg in cases:
     rc, out = run(args)
