@@ -14,6 +14,8 @@
 
 static void abort_nccl(void *arg) {
   cb_world_t *w = arg;
+  if (w->rail) ncclCommAbort(w->rail);
+  w->rail = NULL;
   if (w->nccl) ncclCommAbort(w->nccl);
   w->nccl = NULL;
 }
@@ -103,6 +105,8 @@ static void init_nccl(cb_world_t *w) {
   w->nccl_fp8 = 0;
 #endif
   cb_set_abort_hook(abort_nccl, w);
+  /* the rails: split once here (collective over every rank), not per sweep point */
+  if (w->mpi.nnodes > 1) CB_NCCL(ncclCommSplit(w->nccl, w->mpi.local_rank, w->mpi.node, &w->rail, NULL));
 }
 
 /* Peer-memory probe: every rank of the node exports a small buffer holding its rank, opens
@@ -168,6 +172,8 @@ void cb_world_init(cb_world_t *w, const struct cb_args *args) {
 
 void cb_world_free(cb_world_t *w) {
   cb_set_abort_hook(NULL, NULL);
+  if (w->rail) CB_NCCL(ncclCommDestroy(w->rail));
+  w->rail = NULL;
   if (w->nccl) CB_NCCL(ncclCommDestroy(w->nccl));
   w->nccl = NULL;
   if (w->stream) CB_CUDA(cudaStreamDestroy(w->stream));
