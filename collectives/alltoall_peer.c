@@ -50,6 +50,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   L->rank = w->mpi.rank;
   L->nranks = w->mpi.nranks;
   L->ll = ll;
+  L->nnodes = 1;
   L->timeout_ns = w->spin_timeout_ns;
   cb_a2a_grid(B, w->mpi.nranks, ll, cb_peer_max_blocks(256), &L->blocks, &L->threads);
   in->priv = st;

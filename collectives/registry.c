@@ -8,7 +8,8 @@
 extern const cb_algo_t cb_algo_nccl_allreduce, cb_algo_nccl_allgather, cb_algo_nccl_reducescatter,
     cb_algo_nccl_alltoall, cb_algo_nccl_alltoall_p2p, cb_algo_nccl_sendrecv;
 extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, cb_algo_allreduce_twoshot,
-    cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_allreduce_hier, cb_algo_alltoall_peer, cb_algo_moe_nccl, cb_algo_moe_peer;
+    cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_allreduce_hier, cb_algo_alltoall_peer,
+    cb_algo_alltoall_hier, cb_algo_moe_nccl, cb_algo_moe_peer;
 
 const cb_algo_t *const cb_registry[] = {
     &cb_algo_nccl_allreduce,
@@ -24,6 +25,7 @@ const cb_algo_t *const cb_registry[] = {
     &cb_algo_nccl_alltoall,
     &cb_algo_nccl_alltoall_p2p,
     &cb_algo_alltoall_peer,
+    &cb_algo_alltoall_hier,
     &cb_algo_nccl_sendrecv,
     &cb_algo_moe_nccl,
     &cb_algo_moe_peer,
