@@ -58,27 +58,7 @@ typedef struct hier_state {
 } hier_state_t;
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  const cb_mpi_world_t *m = &w->mpi;
-  if (m->nnodes < 2) {
-    snprintf(why, n, "not supported: one node (hier is the multi-node form; twoshot is its data path without the network step)");
-    return 0;
-  }
-  if (m->min_local_nranks != m->max_local_nranks) {
-    snprintf(why, n, "not supported: nodes hold %d to %d ranks (hier needs the same count on every node)",
-             m->min_local_nranks, m->max_local_nranks);
-    return 0;
-  }
-  if (m->local_nranks > CB_AR_MAX_RANKS) {
-    snprintf(why, n, "not supported: %d ranks per node (peer kernels connect up to %d)", m->local_nranks,
-             CB_AR_MAX_RANKS);
-    return 0;
-  }
-  if (m->local_nranks > 1 && !w->peer_ok) {
-    snprintf(why, n, "not supported: %s", w->peer_why);
-    return 0;
-  }
-  if (!cb_nccl_supported(w, p, why, n)) return 0;
-  return 1;
+  return cb_hier_supported(w, "twoshot", why, n) && cb_nccl_supported(w, p, why, n);
 }
 
 static void teardown(cb_inst_t *in) {
@@ -88,8 +68,7 @@ static void teardown(cb_inst_t *in) {
   if (st->ev_fork) CB_CUDA(cudaEventDestroy(st->ev_fork));
   if (st->ev_rs) CB_CUDA(cudaEventDestroy(st->ev_rs));
   if (st->ev_ar) CB_CUDA(cudaEventDestroy(st->ev_ar));
-  if (st->epochs) CB_CUDA(cudaFree(st->epochs));
-  cb_peer_free(&st->pm);
+  cb_peer_free_epochs(&st->pm, &st->epochs);
   free(st->rs);
   free(st->ag);
   free(st->shard_off);
@@ -118,18 +97,11 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   st->N = m->nnodes;
   st->esize = esize;
   st->chunks = chunks;
-  if (cb_peer_alloc(w, total, &st->pm, why, n)) {
+  if (cb_peer_alloc_epochs(w, total, 2 * CB_SIGNAL_MAX_BLOCKS, &st->pm, &st->epochs, why, n)) {
     in->priv = NULL;
     free(st);
     return -1;
   }
-  char e[200];
-  if (CB_TRY_CUDA(cudaMalloc((void **)&st->epochs, 2 * CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)), e, sizeof e)) {
-    snprintf(why, n, "epoch counters: %s", e);
-    teardown(in);
-    return -1;
-  }
-  CB_CUDA(cudaMemset(st->epochs, 0, 2 * CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)));
   CB_CUDA(cudaStreamCreateWithFlags(&st->net, cudaStreamNonBlocking));
   CB_CUDA(cudaEventCreateWithFlags(&st->ev_fork, cudaEventDisableTiming));
   CB_CUDA(cudaEventCreateWithFlags(&st->ev_rs, cudaEventDisableTiming));

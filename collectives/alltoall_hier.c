@@ -40,33 +40,13 @@ typedef struct a2a_hier_state {
 } a2a_hier_state_t;
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  const cb_mpi_world_t *m = &w->mpi;
-  if (m->nnodes < 2) {
-    snprintf(why, n, "not supported: one node (hier is the multi-node form; peer is its one-node case)");
-    return 0;
-  }
-  if (m->min_local_nranks != m->max_local_nranks) {
-    snprintf(why, n, "not supported: nodes hold %d to %d ranks (hier needs the same count on every node)",
-             m->min_local_nranks, m->max_local_nranks);
-    return 0;
-  }
-  if (m->local_nranks > CB_SIGNAL_MAX_RANKS) {
-    snprintf(why, n, "not supported: %d ranks per node (peer kernels connect up to %d)", m->local_nranks,
-             CB_SIGNAL_MAX_RANKS);
-    return 0;
-  }
-  if (m->local_nranks > 1 && !w->peer_ok) {
-    snprintf(why, n, "not supported: %s", w->peer_why);
-    return 0;
-  }
-  return 1;
+  return cb_hier_supported(w, "peer", why, n);
 }
 
 static void teardown(cb_inst_t *in) {
   a2a_hier_state_t *st = in->priv;
   if (!st) return;
-  if (st->epoch) CB_CUDA(cudaFree(st->epoch));
-  cb_peer_free(&st->pm);
+  cb_peer_free_epochs(&st->pm, &st->epoch);
   free(st);
   in->priv = NULL;
 }
@@ -84,18 +64,11 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   a2a_hier_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_peer_alloc(w, total, &st->pm, why, n)) {
+  if (cb_peer_alloc_epochs(w, total, CB_SIGNAL_MAX_BLOCKS, &st->pm, &st->epoch, why, n)) {
     free(st);
     return -1;
   }
   in->priv = st;
-  char e[200];
-  if (CB_TRY_CUDA(cudaMalloc((void **)&st->epoch, CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)), e, sizeof e)) {
-    snprintf(why, n, "epoch counters: %s", e);
-    teardown(in);
-    return -1;
-  }
-  CB_CUDA(cudaMemset(st->epoch, 0, CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)));
   cb_inst_set_buffers(in, st->pm.ptrs[st->pm.me], &plan);
   st->B = B;
   st->K = K;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../cpu/cb_testing.h"
+#include "mpi_testing.h"
 #include "error.h"
 #include "mpi_world.h"
 
@@ -79,18 +80,6 @@ static void check_split(const cb_mpi_world_t *w, const vmap_t *m) {
   }
 }
 
-static int finish(const cb_mpi_world_t *w, const char *name) {
-  int mine = cb_test_failures, total = 0;
-  CB_MPI(MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-  if (mine) fprintf(stderr, "rank %d: %d of %d checks failed\n", w->rank, mine, cb_test_checks);
-  if (w->rank == 0) {
-    if (total) printf("FAIL %s: %d failed checks over %d ranks\n", name, total, w->nranks);
-    else printf("PASS %s (%d ranks)\n", name, w->nranks);
-    fflush(stdout);
-  }
-  return total ? 1 : 0;
-}
-
 static int usage(void) {
   fprintf(stderr, "usage: mpi_vnodes wrapper K GPUS | mpi_vnodes names A,B,...\n");
   MPI_Finalize();
@@ -141,7 +130,7 @@ int main(int argc, char **argv) {
   } else {
     return usage();
   }
-  int rc = finish(&w, argv[1]);
+  int rc = cb_mpi_test_finish(w.rank, w.nranks, argv[1]);
   cb_mpi_world_free(&w);
   MPI_Finalize();
   return rc;
