@@ -19,6 +19,16 @@ static void usage_exit(const cb_mpi_world_t *w, const char *msg) {
   exit(CB_EXIT_USAGE);
 }
 
+/* Collective: when any rank is bad, every rank leaves with CB_EXIT_USAGE and rank 0 prints the
+ * message of the lowest bad rank. */
+static void usage_exit_if_any(const cb_mpi_world_t *w, int bad, char *msg, int n) {
+  int me = bad ? w->rank : INT_MAX, first = INT_MAX;
+  CB_MPI(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, w->comm));
+  if (first == INT_MAX) return;
+  CB_MPI(MPI_Bcast(msg, n, MPI_CHAR, first, w->comm));
+  usage_exit(w, msg);
+}
+
 /* The node communicator from CB_NODE_ID: every rank's name and host are gathered whole; the
  * node's color is the lowest world rank carrying the same name. */
 static void split_by_name(cb_mpi_world_t *w, const char *id) {
@@ -32,6 +42,16 @@ static void split_by_name(cb_mpi_world_t *w, const char *id) {
     usage_exit(w, msg);
   }
   if (!any[0]) return; /* no rank names its node: real nodes */
+  /* NCCL must see the same nodes, or the comparison is void (and two ranks of different virtual
+   * nodes on one GPU make NCCL stop with "Duplicate GPU detected") */
+  const char *hostid = getenv("NCCL_HOSTID");
+  int mismatch = id && (!hostid || strcmp(hostid, id) != 0);
+  if (mismatch)
+    snprintf(msg, sizeof msg,
+             "rank %d: " NODE_ID_VAR " is '%s' but NCCL_HOSTID is %s%s%s: set both to the node's name so NCCL sees "
+             "the same nodes (launcher/collbench-vnode does)", w->rank, id, hostid ? "'" : "", hostid ? hostid : "unset",
+             hostid ? "'" : "");
+  usage_exit_if_any(w, mismatch, msg, (int)sizeof msg);
   char *names = calloc((size_t)w->nranks * 2, CB_HOST_MAX), mine[2 * CB_HOST_MAX];
   if (!names) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   memset(mine, 0, sizeof mine);
@@ -64,16 +84,10 @@ static void split_by_name(cb_mpi_world_t *w, const char *id) {
       break;
     }
   }
-  int bad = color < 0, any_bad = 0, first_bad = INT_MAX, me = bad ? w->rank : INT_MAX;
-  CB_MPI(MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, w->comm));
   free(names);
 #undef NAME
 #undef HOST
-  if (any_bad) {
-    CB_MPI(MPI_Allreduce(&me, &first_bad, 1, MPI_INT, MPI_MIN, w->comm));
-    CB_MPI(MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first_bad, w->comm));
-    usage_exit(w, msg);
-  }
+  usage_exit_if_any(w, color < 0, msg, (int)sizeof msg);
   CB_MPI(MPI_Comm_split(w->comm, color, w->rank, &w->node_comm));
   w->virtual_nodes = 1;
   snprintf(w->node_name, sizeof w->node_name, "%s", id);

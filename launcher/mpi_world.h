@@ -26,8 +26,9 @@ typedef struct cb_mpi_world {
 } cb_mpi_world_t;
 
 /* Call after MPI_Init. Every MPI call is checked (aborts the job on failure). CB_NODE_ID set on
- * some ranks but not all, empty or too long (CB_HOST_MAX - 1 bytes at most), or one name used
- * on two real hosts: every rank leaves with CB_EXIT_USAGE, rank 0 saying why. */
+ * some ranks but not all, empty or too long (CB_HOST_MAX - 1 bytes at most), different from
+ * NCCL_HOSTID (NCCL would see other nodes), or one name used on two real hosts: every rank
+ * leaves with CB_EXIT_USAGE, rank 0 saying why. */
 void cb_mpi_world_init(cb_mpi_world_t *w);
 void cb_mpi_world_free(cb_mpi_world_t *w);
 

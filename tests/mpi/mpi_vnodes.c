@@ -11,8 +11,10 @@
  *                              the split; expected values are derived here from the list: node =
  *                              order of each name's first rank, local rank = earlier ranks with the
  *                              same name. Uneven and interleaved layouts, names that share a prefix.
- *                              Mixed lists (some "-") must end the job with exit 2 (the driver
- *                              checks the code and the message).
+ *                              NCCL_HOSTID is set to the same name, or to X for a name written
+ *                              "name/X". Mixed lists (some "-") and NCCL_HOSTID different from the
+ *                              name must end the job with exit 2 (the driver checks the code and
+ *                              the message).
  *
  * Prints "PASS <case> (N ranks)" on rank 0 when every check holds; exit 1 otherwise. */
 #define _DEFAULT_SOURCE
@@ -122,8 +124,16 @@ int main(int argc, char **argv) {
       if (rank == 0) fprintf(stderr, "mpi_vnodes: %d names for %d ranks\n", n, nranks);
       return usage();
     }
-    if (strcmp(m.name[rank], "-") == 0) unsetenv("CB_NODE_ID");
-    else setenv("CB_NODE_ID", m.name[rank], 1);
+    /* "-": no name; "name/hostid": NCCL_HOSTID differs from the name (must be refused) */
+    char *slash = strchr(m.name[rank], '/');
+    if (slash) *slash = 0;
+    if (strcmp(m.name[rank], "-") == 0) {
+      unsetenv("CB_NODE_ID");
+      unsetenv("NCCL_HOSTID");
+    } else {
+      setenv("CB_NODE_ID", m.name[rank], 1);
+      setenv("NCCL_HOSTID", slash ? slash + 1 : m.name[rank], 1);
+    }
     derive(&m, nranks);
     cb_mpi_world_init(&w); /* a mixed list ends the job here with CB_EXIT_USAGE */
     check_split(&w, &m);
