@@ -52,8 +52,9 @@ static void choose_gpu(cb_world_t *w) {
     ok = 0;
   } else if (w->mpi.local_nranks > ndev) {
     snprintf(why, sizeof why,
-             "this node runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU",
-             w->mpi.local_nranks, ndev, getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
+             "node %s runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU of a node",
+             w->mpi.node_name, w->mpi.local_nranks, ndev,
+             getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
     ok = 0;
   }
   agree_or_exit(w, ok, why);
