@@ -1,6 +1,7 @@
 /* Rank start: MPI ranks and nodes → one GPU per rank (local rank in PCI bus order) → CPU binding
- * next to that GPU (topologies/placement.c) → NCCL communicator → peer-memory probe among the
- * node's ranks. The result is the cb_world_t every algorithm receives. */
+ * next to that GPU (topologies/placement.c) → NCCL communicator (and, across nodes, the rail
+ * communicators of the hierarchical algorithms) → peer-memory probe among the node's ranks. The
+ * result is the cb_world_t every algorithm receives. */
 #include "world.h"
 
 #include <stdio.h>
