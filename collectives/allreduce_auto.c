@@ -1,6 +1,7 @@
 /* Custom all-reduce "auto": picks oneshot_ll, oneshot, twoshot or twoshot_ce per message size
  * from thresholds measured on 2 x H200 (allreduce_plan.h holds them and their scaling with the
- * rank count; results/README.md has the sweeps), and runs the pick. */
+ * rank count; results/README.md has the sweeps), and runs the pick. A world that spans nodes
+ * always gets hier (the peer-memory forms work inside one node only). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -22,7 +23,7 @@ static cb_ar_thresholds_t thresholds(int nranks) {
 
 static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
   cb_ar_thresholds_t t = thresholds(w->mpi.nranks);
-  const char *name = cb_ar_auto_pick(&t, p->bytes);
+  const char *name = w->mpi.nnodes > 1 ? "hier" : cb_ar_auto_pick(&t, p->bytes);
   const cb_algo_t *a = cb_algo_find(CB_ALLREDUCE, name);
   if (!a) CB_DIE(CB_EXIT_RUNTIME, "auto: picked '%s', which is not registered", name);
   return a;
@@ -66,6 +67,10 @@ static void teardown(cb_inst_t *in) {
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
   int r = w->mpi.nranks;
+  if (w->mpi.nnodes > 1) {
+    snprintf(buf, n, "hier: the world spans %d nodes", w->mpi.nnodes);
+    return;
+  }
   cb_ar_thresholds_t t = thresholds(r);
   snprintf(buf, n, "oneshot_ll up to %llu B per rank, oneshot up to %llu B, twoshot up to %llu B, twoshot_ce above (%d ranks)",
            (unsigned long long)t.ll_max, (unsigned long long)t.oneshot_max, (unsigned long long)t.twoshot_max, r);
@@ -74,7 +79,7 @@ static void describe(const cb_world_t *w, char *buf, size_t n) {
 const cb_algo_t cb_algo_allreduce_auto = {
     .name = "auto",
     .family = CB_ALLREDUCE,
-    .summary = "oneshot_ll, oneshot, twoshot or twoshot_ce by message size (measured thresholds)",
+    .summary = "oneshot_ll, oneshot, twoshot or twoshot_ce by message size (measured thresholds); hier across nodes",
     .dtypes = CB_ALL_DTYPES,
     .ops = CB_ALL_OPS,
     .nphases = 1,

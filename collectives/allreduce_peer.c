@@ -39,20 +39,11 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
 
   ar_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_peer_alloc(w, total, &st->pm, why, n)) {
+  /* A failure becomes a row note on every rank (the engine's agreement step). */
+  if (cb_peer_alloc_epochs(w, total, CB_SIGNAL_MAX_BLOCKS, &st->pm, &st->epoch, why, n)) {
     free(st);
     return -1;
   }
-  char e[200];
-  if (CB_TRY_CUDA(cudaMalloc((void **)&st->epoch, CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)), e, sizeof e)) {
-    /* Every rank must take the same path: the engine's agreement step turns this into a row
-     * note on all ranks. */
-    snprintf(why, n, "epoch counters: %s", e);
-    cb_peer_free(&st->pm);
-    free(st);
-    return -1;
-  }
-  CB_CUDA(cudaMemset(st->epoch, 0, CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)));
 
   cb_ar_launch_t *L = &st->launch;
   for (int q = 0; q < st->pm.n; q++) L->base[q] = st->pm.ptrs[q];
@@ -90,8 +81,7 @@ cb_ar_launch_t *cb_ar_launch_of(cb_inst_t *in) { return &((ar_state_t *)in->priv
 void cb_ar_teardown(cb_inst_t *in) {
   ar_state_t *st = in->priv;
   if (!st) return;
-  CB_CUDA(cudaFree(st->epoch));
-  cb_peer_free(&st->pm);
+  cb_peer_free_epochs(&st->pm, &st->epoch);
   free(st);
   in->priv = NULL;
 }

@@ -42,4 +42,13 @@ size_t cb_ar_shard_elems(size_t count, size_t elem_bytes, int nranks);
 void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_bytes, size_t *chunk_elems,
                    int *chunks);
 
+/* hier's pipeline (allreduce_hier.c): the message is cut into chunks of about
+ * CB_AR_HIER_CHUNK_BYTES, at most CB_AR_HIER_MAX_CHUNKS, so the NVLink phases of one chunk
+ * overlap the network phase of another; CB_AR_HIER_CHUNKS (1..CB_AR_HIER_MAX_CHUNKS) fixes the
+ * count. chunk_elems is a multiple of 16 bytes; chunks = 0 for an empty message. Returns -1
+ * with a reason for a malformed knob. */
+#define CB_AR_HIER_CHUNK_BYTES (2ull << 20)
+#define CB_AR_HIER_MAX_CHUNKS 16
+int cb_ar_hier_plan(size_t count, size_t elem_bytes, size_t *chunk_elems, int *chunks, char *why, size_t n);
+
 #endif

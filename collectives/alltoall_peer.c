@@ -32,12 +32,10 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   a2a_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_peer_alloc(w, total, &st->pm, why, n)) {
+  if (cb_peer_alloc_epochs(w, total, CB_SIGNAL_MAX_BLOCKS, &st->pm, &st->epoch, why, n)) {
     free(st);
     return -1;
   }
-  CB_CUDA(cudaMalloc((void **)&st->epoch, CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)));
-  CB_CUDA(cudaMemset(st->epoch, 0, CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t)));
   cb_a2a_launch_t *L = &st->launch;
   for (int q = 0; q < st->pm.n; q++) L->base[q] = st->pm.ptrs[q];
   cb_inst_set_buffers(in, st->pm.ptrs[st->pm.me], &plan);
@@ -50,6 +48,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   L->rank = w->mpi.rank;
   L->nranks = w->mpi.nranks;
   L->ll = ll;
+  L->nnodes = 1;
   L->timeout_ns = w->spin_timeout_ns;
   cb_a2a_grid(B, w->mpi.nranks, ll, cb_peer_max_blocks(256), &L->blocks, &L->threads);
   in->priv = st;
@@ -67,8 +66,7 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
 static void teardown(cb_inst_t *in) {
   a2a_state_t *st = in->priv;
   if (!st) return;
-  CB_CUDA(cudaFree(st->epoch));
-  cb_peer_free(&st->pm);
+  cb_peer_free_epochs(&st->pm, &st->epoch);
   free(st);
   in->priv = NULL;
 }

@@ -122,5 +122,9 @@ void cb_bytes_default(const cb_inst_t *in, int phase, cb_bytes_t *out);
 int cb_peer_supported(const cb_world_t *w, char *why, size_t n);
 /* The same with the supported() signature. */
 int cb_peer_supported_params(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
+/* Common supported() part of the hierarchical (multi-node) algorithms (peer.c): two or more
+ * nodes (on one node `one_node` names the algorithm to use instead), the same rank count on
+ * every node, at most CB_SIGNAL_MAX_RANKS per node, peer access inside each node. */
+int cb_hier_supported(const cb_world_t *w, const char *one_node, char *why, size_t n);
 
 #endif

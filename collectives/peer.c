@@ -64,6 +64,27 @@ void cb_peer_free(cb_peer_mem_t *pm) {
   }
 }
 
+int cb_peer_alloc_epochs(const cb_world_t *w, size_t bytes, size_t words, cb_peer_mem_t *pm, uint32_t **epochs,
+                         char *why, size_t n) {
+  *epochs = NULL;
+  if (cb_peer_alloc(w, bytes, pm, why, n)) return -1;
+  char e[200];
+  if (CB_TRY_CUDA(cudaMalloc((void **)epochs, words * sizeof(uint32_t)), e, sizeof e)) {
+    snprintf(why, n, "epoch counters: %s", e);
+    *epochs = NULL;
+    cb_peer_free(pm);
+    return -1;
+  }
+  CB_CUDA(cudaMemset(*epochs, 0, words * sizeof(uint32_t)));
+  return 0;
+}
+
+void cb_peer_free_epochs(cb_peer_mem_t *pm, uint32_t **epochs) {
+  if (*epochs) CB_CUDA(cudaFree(*epochs));
+  *epochs = NULL;
+  cb_peer_free(pm);
+}
+
 int cb_peer_max_blocks(int dflt) {
   uint64_t v = (uint64_t)dflt;
   char why[160];
@@ -83,6 +104,29 @@ int cb_peer_supported(const cb_world_t *w, char *why, size_t n) {
   if (w->mpi.nranks > CB_SIGNAL_MAX_RANKS) {
     snprintf(why, n, "not supported: %d ranks (custom kernels connect up to %d GPUs of one node)", w->mpi.nranks,
              CB_SIGNAL_MAX_RANKS);
+    return 0;
+  }
+  return 1;
+}
+
+int cb_hier_supported(const cb_world_t *w, const char *one_node, char *why, size_t n) {
+  const cb_mpi_world_t *m = &w->mpi;
+  if (m->nnodes < 2) {
+    snprintf(why, n, "not supported: one node (hier is the multi-node form; %s is its one-node case)", one_node);
+    return 0;
+  }
+  if (m->min_local_nranks != m->max_local_nranks) {
+    snprintf(why, n, "not supported: nodes hold %d to %d ranks (hier needs the same count on every node)",
+             m->min_local_nranks, m->max_local_nranks);
+    return 0;
+  }
+  if (m->local_nranks > CB_SIGNAL_MAX_RANKS) {
+    snprintf(why, n, "not supported: %d ranks per node (peer kernels connect up to %d)", m->local_nranks,
+             CB_SIGNAL_MAX_RANKS);
+    return 0;
+  }
+  if (m->local_nranks > 1 && !w->peer_ok) {
+    snprintf(why, n, "not supported: %s", w->peer_why);
     return 0;
   }
   return 1;

@@ -8,6 +8,7 @@
 #define CB_PEER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../launcher/world.h"
 
@@ -23,6 +24,14 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
 /* Closes the peers' mappings and frees the local allocation. The caller makes sure no peer
  * still uses it (the bench engine synchronizes all ranks before teardown). */
 void cb_peer_free(cb_peer_mem_t *pm);
+
+/* cb_peer_alloc, then `words` zeroed 32-bit epoch counters in this rank's device memory (the
+ * per-block barrier epochs of the custom kernels). Returns -1 with the reason when either
+ * allocation fails, with both freed (the bench engine agrees the failure across ranks);
+ * cb_peer_free_epochs frees both. */
+int cb_peer_alloc_epochs(const cb_world_t *w, size_t bytes, size_t words, cb_peer_mem_t *pm, uint32_t **epochs,
+                         char *why, size_t n);
+void cb_peer_free_epochs(cb_peer_mem_t *pm, uint32_t **epochs);
 
 /* CB_MAX_BLOCKS (environment) caps the grid of every custom peer-memory kernel, for tuning
  * runs; unset = the algorithm's default. A malformed value ends the job with a usage error. */

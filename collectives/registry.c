@@ -12,7 +12,8 @@ extern const cb_algo_t cb_algo_nccl_symm_allreduce, cb_algo_nccl_symm_allgather,
 extern const cb_algo_t cb_algo_nccl_reg_allreduce, cb_algo_nccl_reg_allgather, cb_algo_nccl_reg_reducescatter,
     cb_algo_nccl_reg_alltoall, cb_algo_nccl_reg_sendrecv;
 extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, cb_algo_allreduce_twoshot,
-    cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_alltoall_peer, cb_algo_moe_nccl, cb_algo_moe_peer;
+    cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_allreduce_hier, cb_algo_alltoall_peer,
+    cb_algo_alltoall_hier, cb_algo_moe_nccl, cb_algo_moe_peer;
 extern const cb_algo_t cb_algo_ringattn_ring, cb_algo_ringattn_nccl_ring, cb_algo_ringattn_nccl_allgather,
     cb_algo_ringattn_single;
 
@@ -24,6 +25,7 @@ const cb_algo_t *const cb_registry[] = {
     &cb_algo_allreduce_twoshot_pull,
     &cb_algo_allreduce_twoshot_ce,
     &cb_algo_allreduce_auto,
+    &cb_algo_allreduce_hier,
     /* Set up after the custom algorithms (one sweep point sets up all at once; at 8 GiB the
      * nine all-reduce algorithms need ~136 GiB): on a full GPU it is a baseline whose row says
      * "not run: ... out of memory", not a custom one. */
@@ -38,6 +40,7 @@ const cb_algo_t *const cb_registry[] = {
     &cb_algo_nccl_alltoall,
     &cb_algo_nccl_alltoall_p2p,
     &cb_algo_alltoall_peer,
+    &cb_algo_alltoall_hier,
     &cb_algo_nccl_symm_alltoall,
     &cb_algo_nccl_reg_alltoall,
     &cb_algo_nccl_sendrecv,

@@ -48,6 +48,11 @@ void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_oneshot_ll_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_pull_launch(const cb_ar_launch_t *a, cudaStream_t s);
+/* twoshot's halves alone (hier): reduce-scatter into my output's shard (barrier slot 0), and
+ * all-gather of my output's shard into every peer's output (barrier slot 1); each half needs
+ * its own epoch array. */
+void cb_ar_twoshot_rs_launch(const cb_ar_launch_t *a, cudaStream_t s);
+void cb_ar_twoshot_ag_launch(const cb_ar_launch_t *a, cudaStream_t s);
 /* twoshot_ce: the reducing kernel only (the copies and flags are queued by the host side), and
  * the address of ready flag (chunk, src) in a pad. */
 void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s);

@@ -24,11 +24,11 @@ __host__ __device__ inline void cb_block_slice(size_t len, int N, int b, int blo
 }
 
 /* Elements [lo, hi) (lo a multiple of the vector width): reduce src[0..n-1] in rank order and
- * store the result into every outs[0..n-1] (local and NVLink stores), the block's threads
+ * store the result into outs[0..nouts-1] (local and NVLink stores), the block's threads
  * sharing the work. Two vectors per thread per step keep 2n independent loads in flight. */
 template <typename T>
-__device__ __forceinline__ void cb_reduce_to_all(const void *const *src, T *const *outs, int n, size_t lo, size_t hi,
-                                                 int op) {
+__device__ __forceinline__ void cb_reduce_to(const void *const *src, int n, T *const *outs, int nouts, size_t lo,
+                                             size_t hi, int op) {
   constexpr int N = cb_vec<T>::N;
   const size_t vh = hi / N, T2 = 2 * (size_t)blockDim.x;
   for (size_t v = lo / N + threadIdx.x; v < vh; v += T2) {
@@ -37,15 +37,22 @@ __device__ __forceinline__ void cb_reduce_to_all(const void *const *src, T *cons
     uint4 x1 = second ? cb_reduce_vec<T>(src, n, v + blockDim.x, op) : x0;
 #pragma unroll
     for (int q = 0; q < CB_MAX_RANKS; q++)
-      if (q < n) {
+      if (q < nouts) {
         ((uint4 *)outs[q])[v] = x0;
         if (second) ((uint4 *)outs[q])[v + blockDim.x] = x1;
       }
   }
   for (size_t i = (lo > vh * N ? lo : vh * N) + threadIdx.x; i < hi; i += blockDim.x) {
     T x = cb_reduce_scalar<T>(src, n, i, op);
-    for (int q = 0; q < n; q++) outs[q][i] = x;
+    for (int q = 0; q < nouts; q++) outs[q][i] = x;
   }
+}
+
+/* The same, storing into every outs[0..n-1] (one output per source rank). */
+template <typename T>
+__device__ __forceinline__ void cb_reduce_to_all(const void *const *src, T *const *outs, int n, size_t lo, size_t hi,
+                                                 int op) {
+  cb_reduce_to<T>(src, n, outs, n, lo, hi, op);
 }
 
 inline size_t cb_dtype_bytes(int dtype) {

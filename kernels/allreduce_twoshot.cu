@@ -14,13 +14,35 @@
  * only after reading its scratch (step 3); peers write my output only between my barriers 2 and
  * 4 of a call. So inputs may be any buffer and in place works (a peer writes only my shard
  * slots that I have already pushed). The output must be peer-mapped (it is: data region).
- * Scratch per rank: n slots of L elements (≈ S). */
+ * Scratch per rank: n slots of L elements (≈ S).
+ *
+ * The two halves also run alone, for the hierarchical all-reduce (collectives/allreduce_hier.c):
+ *   reduce-scatter (steps 1-3, the reduced shard stored only into my own output; barrier slot 0)
+ *   all-gather     (push my output's shard into every peer's output; barrier slot 1)
+ * Each half then counts its own epochs (the caller passes one epoch array per half) and the
+ * caller closes the hazards the dropped barriers closed (allreduce_hier.c says how). */
 #include "allreduce_common.cuh"
 #include "copy.cuh"
 
 namespace {
 
+enum { kReduceScatter = 1, kAllGather = 2, kAllReduce = kReduceScatter | kAllGather };
+
+/* Elements [lo, min(hi, len)) of a shard: dst[i] = src[i], 16-byte vectors then the tail. */
 template <typename T>
+__device__ __forceinline__ void push_slice(T *dst, const T *src, size_t lo, size_t hi, size_t len) {
+  constexpr int N = cb_vec<T>::N;
+  size_t h = hi < len ? hi : len, vh = h / N;
+  cb_copy_vectors(dst, src, lo / N + threadIdx.x, vh, blockDim.x);
+  for (size_t i = (lo > vh * N ? lo : vh * N) + threadIdx.x; i < h; i += blockDim.x) dst[i] = src[i];
+}
+
+__device__ __forceinline__ size_t shard_len(size_t count, size_t L, int q) {
+  size_t start = (size_t)q * L, len = count > start ? count - start : 0;
+  return len > L ? L : len;
+}
+
+template <typename T, int kStages>
 __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
   constexpr int N = cb_vec<T>::N;
   const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
@@ -33,27 +55,24 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
   size_t lo, hi; /* my block's slice of a shard, relative to the shard start */
   cb_block_slice(L, N, b, gridDim.x, &lo, &hi);
 
-  /* 1. reduce-scatter push */
-  for (int q = 0; q < n; q++) {
-    if (q == r) continue;
-    size_t start = (size_t)q * L;
-    size_t len = a.count > start ? a.count - start : 0;
-    if (len > L) len = L;
-    size_t h = hi < len ? hi : len, vh = h / N;
-    const T *src = (const T *)a.in + start;
-    T *dst = (T *)((char *)a.base[q] + a.scratch_off) + (size_t)r * L;
-    cb_copy_vectors(dst, src, lo / N + tid, vh, blockDim.x);
-    for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < h; i += blockDim.x) dst[i] = src[i];
-  }
+  if constexpr (kStages == kAllGather) {
+    /* my output's shard into every peer's output */
+    size_t start = (size_t)r * L, len = shard_len(a.count, L, r);
+    for (int q = 0; q < n; q++)
+      if (q != r) push_slice<T>((T *)((char *)a.base[q] + a.out_off) + start, (const T *)a.out + start, lo, hi, len);
+  } else {
+    /* 1. reduce-scatter push */
+    for (int q = 0; q < n; q++) {
+      if (q == r) continue;
+      T *dst = (T *)((char *)a.base[q] + a.scratch_off) + (size_t)r * L;
+      push_slice<T>(dst, (const T *)a.in + (size_t)q * L, lo, hi, shard_len(a.count, L, q));
+    }
 
-  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+    cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
 
-  /* 3. reduce my shard slice and push it everywhere */
-  {
+    /* 3. reduce my shard slice and push it everywhere (reduce-scatter alone: into my output) */
     size_t start = (size_t)r * L;
-    size_t len = a.count > start ? a.count - start : 0;
-    if (len > L) len = L;
-    size_t h = hi < len ? hi : len;
+    size_t h = hi < shard_len(a.count, L, r) ? hi : shard_len(a.count, L, r);
     const void *src[CB_MAX_RANKS];
     T *outs[CB_MAX_RANKS];
 #pragma unroll
@@ -62,17 +81,34 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
                       : (const void *)((const T *)((const char *)a.base[r] + a.scratch_off) + (size_t)q * L);
       outs[q] = q < n ? (T *)((char *)a.base[q] + a.out_off) + start : nullptr;
     }
-    cb_reduce_to_all<T>(src, outs, n, lo, h, a.op);
+    if constexpr (kStages == kReduceScatter) {
+      outs[0] = outs[r];
+      cb_reduce_to<T>(src, n, outs, 1, lo, h, a.op);
+    } else {
+      cb_reduce_to_all<T>(src, outs, n, lo, h, a.op);
+    }
   }
 
-  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  if constexpr ((kStages & kAllGather) != 0) cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
   if (tid == 0) a.epoch[b] = e;
 }
 
 template <typename T>
 void launch(const cb_ar_launch_t *a, cudaStream_t s) {
-  twoshot_kernel<T><<<a->blocks, a->threads, 0, s>>>(*a);
+  twoshot_kernel<T, kAllReduce><<<a->blocks, a->threads, 0, s>>>(*a);
   CB_CUDA_LAUNCH("twoshot_kernel");
+}
+
+template <typename T>
+void launch_rs(const cb_ar_launch_t *a, cudaStream_t s) {
+  twoshot_kernel<T, kReduceScatter><<<a->blocks, a->threads, 0, s>>>(*a);
+  CB_CUDA_LAUNCH("twoshot_kernel (reduce-scatter)");
+}
+
+template <typename T>
+void launch_ag(const cb_ar_launch_t *a, cudaStream_t s) {
+  twoshot_kernel<T, kAllGather><<<a->blocks, a->threads, 0, s>>>(*a);
+  CB_CUDA_LAUNCH("twoshot_kernel (all-gather)");
 }
 
 } // namespace
@@ -100,3 +136,11 @@ extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_
 }
 
 extern "C" void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+
+extern "C" void cb_ar_twoshot_rs_launch(const cb_ar_launch_t *a, cudaStream_t s) {
+  CB_DISPATCH_DTYPE(a->dtype, launch_rs, a, s);
+}
+
+extern "C" void cb_ar_twoshot_ag_launch(const cb_ar_launch_t *a, cudaStream_t s) {
+  CB_DISPATCH_DTYPE(a->dtype, launch_ag, a, s);
+}

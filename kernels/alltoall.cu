@@ -8,7 +8,12 @@
  * its stream did with the receive buffer since, is finished), every block copies its slice of
  * each peer's block straight into that peer's receive buffer (NVLink stores, 4 x 16-byte loads
  * in flight per thread), an end barrier (everything has landed). Bytes on the wire: (n-1)/n of
- * the buffer each way, the bus-bandwidth optimum; no staging copy. */
+ * the buffer each way, the bus-bandwidth optimum; no staging copy.
+ *
+ * Across nodes the push kernel also sorts the blocks bound for other nodes by rail: block
+ * (node j, local rank q) goes into local rank q's staging (alltoall.h), so the NCCL phase of
+ * alltoall hier (collectives/alltoall_hier.c) sends one aggregated message per node pair and
+ * rail, and what arrives is already at its final rank. */
 #include "../launcher/error_gpu.h"
 #include "alltoall.h"
 #include "copy.cuh"
@@ -58,35 +63,42 @@ __global__ void __launch_bounds__(kA2aThreads) a2a_push_kernel(cb_a2a_launch_t a
   if (hi > B) hi = B;
 
   cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
-  const char *send = (const char *)a.send;
-  const bool aligned = B % 16 == 0 && ((uintptr_t)send & 15) == 0 && a.recv_off % 16 == 0;
-  if (aligned) {
-    /* Every thread loads the same vector of all n blocks, then stores each to its rank: local
-     * and NVLink copies run side by side instead of one after the other (the link would idle
-     * during the local copy), two vectors per thread per step for more loads in flight. */
-    const size_t v0 = lo / 16, v1 = hi / 16, T = blockDim.x;
-    for (size_t v = v0 + tid; v < v1; v += 2 * T) {
-      const bool second = v + T < v1;
-      uint4 x0[CB_MAX_RANKS], x1[CB_MAX_RANKS];
+  const bool aligned = B % 16 == 0 && ((uintptr_t)a.send & 15) == 0 && a.recv_off % 16 == 0 && a.stage_off % 16 == 0;
+  /* where block (node j, local rank q) of my send buffer goes, in q's allocation */
+  auto dst_of = [&](int q, int j) -> char * {
+    return (char *)a.base[q] + (j == a.node ? a.recv_off + ((size_t)a.node * n + r) * B
+                                            : a.stage_off + ((size_t)j * n + r) * B);
+  };
+  for (int j = 0; j < a.nnodes; j++) {
+    const char *send = (const char *)a.send + (size_t)j * n * B;
+    if (aligned) {
+      /* Every thread loads the same vector of all n blocks, then stores each to its rank: local
+       * and NVLink copies run side by side instead of one after the other (the link would idle
+       * during the local copy), two vectors per thread per step for more loads in flight. */
+      const size_t v0 = lo / 16, v1 = hi / 16, T = blockDim.x;
+      for (size_t v = v0 + tid; v < v1; v += 2 * T) {
+        const bool second = v + T < v1;
+        uint4 x0[CB_MAX_RANKS], x1[CB_MAX_RANKS];
 #pragma unroll
-      for (int i = 0; i < CB_MAX_RANKS; i++)
-        if (i < n) {
-          const uint4 *s4 = (const uint4 *)(send + (size_t)((r + i) % n) * B);
-          x0[i] = s4[v];
-          if (second) x1[i] = s4[v + T];
-        }
+        for (int i = 0; i < CB_MAX_RANKS; i++)
+          if (i < n) {
+            const uint4 *s4 = (const uint4 *)(send + (size_t)((r + i) % n) * B);
+            x0[i] = s4[v];
+            if (second) x1[i] = s4[v + T];
+          }
 #pragma unroll
-      for (int i = 0; i < CB_MAX_RANKS; i++)
-        if (i < n) {
-          uint4 *d4 = (uint4 *)((char *)a.base[(r + i) % n] + a.recv_off + (size_t)r * B);
-          d4[v] = x0[i];
-          if (second) d4[v + T] = x1[i];
-        }
-    }
-  } else {
-    for (int i = 0; i < n; i++) {
-      const int q = (r + i) % n;
-      cb_copy_bytes((char *)a.base[q] + a.recv_off + (size_t)r * B, send + (size_t)q * B, lo, hi, tid, blockDim.x);
+        for (int i = 0; i < CB_MAX_RANKS; i++)
+          if (i < n) {
+            uint4 *d4 = (uint4 *)dst_of((r + i) % n, j);
+            d4[v] = x0[i];
+            if (second) d4[v + T] = x1[i];
+          }
+      }
+    } else {
+      for (int i = 0; i < n; i++) {
+        const int q = (r + i) % n;
+        cb_copy_bytes(dst_of(q, j), send + (size_t)q * B, lo, hi, tid, blockDim.x);
+      }
     }
   }
   cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);

@@ -1,5 +1,5 @@
 /* Host-callable launcher of the custom all-to-all (kernels/alltoall.cu). Allocation layout on
- * every rank: [ data: send | recv (buffers.h) ][ LL staging ][ signal pad ]. */
+ * every rank: [ data: send | recv (buffers.h) ][ LL staging or rail staging ][ signal pad ]. */
 #ifndef CB_ALLTOALL_H
 #define CB_ALLTOALL_H
 
@@ -21,6 +21,13 @@ typedef struct cb_a2a_launch {
   size_t block_bytes;
   int rank, nranks, blocks, threads;
   int ll; /* 1: LL protocol (small messages), 0: direct pushes between two barriers */
+  /* Across nodes (alltoall hier; push only): the send buffer holds nnodes * nranks blocks
+   * (world rank j * nranks + q = local rank q of node j). Blocks for my node land in the peers'
+   * recv (at my world rank); blocks for node j != node land in local rank q's rail staging,
+   * slot j * nranks + my local rank, from where q sends them to node j over the network.
+   * One node: nnodes = 1, node = 0. */
+  int node, nnodes;
+  size_t stage_off;
   uint64_t timeout_ns;
 } cb_a2a_launch_t;
 

@@ -38,8 +38,10 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_j
   cb_sb_init(&mine);
   cb_sb_printf(&mine, "{\"rank\":%d,\"host\":", m->rank);
   cb_sb_json_str(&mine, m->host);
-  cb_sb_printf(&mine, ",\"pid\":%d,\"local_rank\":%d,\"node\":%d,\"device\":%d,\"pci_busid\":", (int)getpid(),
-               m->local_rank, m->node, w->device);
+  cb_sb_printf(&mine, ",\"pid\":%d,\"local_rank\":%d,\"node\":%d,\"node_name\":", (int)getpid(), m->local_rank,
+               m->node);
+  cb_sb_json_str(&mine, m->node_name);
+  cb_sb_printf(&mine, ",\"device\":%d,\"pci_busid\":", w->device);
   cb_sb_json_str(&mine, w->busid);
   cb_sb_printf(&mine, ",\"gpu\":");
   cb_sb_json_str(&mine, w->gpu_name);
@@ -48,8 +50,9 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_j
   cb_sb_json_str(&mine, w->binding);
   cb_sb_printf(&mine, "}");
   char line[RANK_INFO_LEN];
-  snprintf(line, sizeof line, "#  Rank %3d on %-16s pid %7d  GPU %d [%s] %s  cpus: %s", m->rank, m->host,
-           (int)getpid(), w->device, w->busid, w->gpu_name, w->binding);
+  snprintf(line, sizeof line, "#  Rank %3d on %-16s pid %7d  GPU %d [%s] %s  cpus: %s%s%s", m->rank, m->host,
+           (int)getpid(), w->device, w->busid, w->gpu_name, w->binding, m->virtual_nodes ? "  node: " : "",
+           m->virtual_nodes ? m->node_name : "");
 
   char *jall = NULL, *lall = NULL, *hosts = NULL;
   if (m->rank == 0) {
@@ -67,6 +70,9 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_j
 
   printf("# collbench %s (git %s): %s\n#\n# Using devices\n", "0.1", CB_GIT_REV, a->cmdline);
   for (int r = 0; r < m->nranks; r++) printf("%s\n", lall + (size_t)r * RANK_INFO_LEN);
+  if (m->virtual_nodes)
+    printf("#  virtual cluster: %d nodes named by CB_NODE_ID (NCCL_HOSTID: NCCL joins them over its network transport)\n",
+           m->nnodes);
 
   char drv[128], mpiv[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
@@ -92,7 +98,7 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_j
     cb_sb_json_str(out, host);
     first = 0;
   }
-  cb_sb_printf(out, "],\"rank_info\":[");
+  cb_sb_printf(out, "],\"virtual_cluster\":%s,\"rank_info\":[", m->virtual_nodes ? "true" : "false");
   for (int r = 0; r < m->nranks; r++) cb_sb_printf(out, "%s%s", r ? "," : "", jall + (size_t)r * RANK_INFO_LEN);
   int nv = 0;
   ncclGetVersion(&nv);

@@ -2,22 +2,111 @@
 #include "mpi_world.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "error.h"
 
+#define NODE_ID_VAR "CB_NODE_ID"
+
+/* Leaves the job cleanly on every rank (all ranks reached the same verdict from gathered data). */
+static void usage_exit(const cb_mpi_world_t *w, const char *msg) {
+  if (w->rank == 0) fprintf(stderr, "collbench: error: %s\n", msg);
+  fflush(stderr);
+  MPI_Finalize();
+  exit(CB_EXIT_USAGE);
+}
+
+/* Collective: when any rank is bad, every rank leaves with CB_EXIT_USAGE and rank 0 prints the
+ * message of the lowest bad rank. */
+static void usage_exit_if_any(const cb_mpi_world_t *w, int bad, char *msg, int n) {
+  int me = bad ? w->rank : INT_MAX, first = INT_MAX;
+  CB_MPI(MPI_Allreduce(&me, &first, 1, MPI_INT, MPI_MIN, w->comm));
+  if (first == INT_MAX) return;
+  CB_MPI(MPI_Bcast(msg, n, MPI_CHAR, first, w->comm));
+  usage_exit(w, msg);
+}
+
+/* The node communicator from CB_NODE_ID: every rank's name and host are gathered whole; the
+ * node's color is the lowest world rank carrying the same name. */
+static void split_by_name(cb_mpi_world_t *w, const char *id) {
+  char msg[3 * CB_HOST_MAX + 160];
+  int len = id ? (int)strlen(id) : 0, bad_len = id && (len == 0 || len >= CB_HOST_MAX);
+  int flags[2] = {id != NULL, bad_len}, any[2] = {0, 0}, all_set = 0;
+  CB_MPI(MPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, w->comm));
+  CB_MPI(MPI_Allreduce(&flags[0], &all_set, 1, MPI_INT, MPI_MIN, w->comm));
+  if (any[1]) {
+    snprintf(msg, sizeof msg, NODE_ID_VAR " must be 1 to %d characters on every rank", CB_HOST_MAX - 1);
+    usage_exit(w, msg);
+  }
+  if (!any[0]) return; /* no rank names its node: real nodes */
+  /* NCCL must see the same nodes, or the comparison is void (and two ranks of different virtual
+   * nodes on one GPU make NCCL stop with "Duplicate GPU detected") */
+  const char *hostid = getenv("NCCL_HOSTID");
+  int mismatch = id && (!hostid || strcmp(hostid, id) != 0);
+  if (mismatch)
+    snprintf(msg, sizeof msg,
+             "rank %d: " NODE_ID_VAR " is '%s' but NCCL_HOSTID is %s%s%s: set both to the node's name so NCCL sees "
+             "the same nodes (launcher/collbench-vnode does)", w->rank, id, hostid ? "'" : "", hostid ? hostid : "unset",
+             hostid ? "'" : "");
+  usage_exit_if_any(w, mismatch, msg, (int)sizeof msg);
+  char *names = calloc((size_t)w->nranks * 2, CB_HOST_MAX), mine[2 * CB_HOST_MAX];
+  if (!names) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  memset(mine, 0, sizeof mine);
+  if (id) memcpy(mine, id, (size_t)len);
+  memcpy(mine + CB_HOST_MAX, w->host, strlen(w->host));
+  CB_MPI(MPI_Allgather(mine, 2 * CB_HOST_MAX, MPI_CHAR, names, 2 * CB_HOST_MAX, MPI_CHAR, w->comm));
+#define NAME(r) (names + (size_t)(r)*2 * CB_HOST_MAX)
+#define HOST(r) (NAME(r) + CB_HOST_MAX)
+  if (!all_set) {
+    int with = -1, without = -1;
+    for (int r = 0; r < w->nranks; r++) {
+      if (NAME(r)[0] && with < 0) with = r;
+      if (!NAME(r)[0] && without < 0) without = r;
+    }
+    snprintf(msg, sizeof msg,
+             NODE_ID_VAR " is set on rank %d ('%s') but not on rank %d: name the node of every rank (virtual "
+             "cluster) or of none (real nodes)", with, NAME(with), without);
+    free(names);
+    usage_exit(w, msg);
+  }
+  int color = w->rank;
+  for (int r = 0; r < w->nranks; r++) {
+    if (strcmp(NAME(r), id) != 0) continue;
+    if (r < color) color = r;
+    if (strcmp(HOST(r), w->host) != 0) {
+      /* every rank of the node sees the same pair; the lowest such rank reports it via rank 0 */
+      snprintf(msg, sizeof msg, "virtual node '%s' spans hosts '%s' and '%s': a node's ranks must share one host",
+               id, w->host, HOST(r));
+      color = -1;
+      break;
+    }
+  }
+  free(names);
+#undef NAME
+#undef HOST
+  usage_exit_if_any(w, color < 0, msg, (int)sizeof msg);
+  CB_MPI(MPI_Comm_split(w->comm, color, w->rank, &w->node_comm));
+  w->virtual_nodes = 1;
+  snprintf(w->node_name, sizeof w->node_name, "%s", id);
+}
+
 void cb_mpi_world_init(cb_mpi_world_t *w) {
   memset(w, 0, sizeof *w);
   CB_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &w->comm));
   CB_MPI(MPI_Comm_rank(w->comm, &w->rank));
   CB_MPI(MPI_Comm_size(w->comm, &w->nranks));
-  CB_MPI(MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &w->node_comm));
-  CB_MPI(MPI_Comm_rank(w->node_comm, &w->local_rank));
-  CB_MPI(MPI_Comm_size(w->node_comm, &w->local_nranks));
   if (gethostname(w->host, sizeof w->host - 1)) strcpy(w->host, "?");
   w->host[sizeof w->host - 1] = 0;
+  snprintf(w->node_name, sizeof w->node_name, "%s", w->host);
+  /* every rank takes part in the name check, set or not, so a mixed setup is named, not hung */
+  split_by_name(w, getenv(NODE_ID_VAR));
+  if (!w->virtual_nodes)
+    CB_MPI(MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &w->node_comm));
+  CB_MPI(MPI_Comm_rank(w->node_comm, &w->local_rank));
+  CB_MPI(MPI_Comm_size(w->node_comm, &w->local_nranks));
 
   /* A node is named by the world rank of its local rank 0; node index = how many distinct
    * leaders have a smaller world rank. */
@@ -35,6 +124,7 @@ void cb_mpi_world_init(cb_mpi_world_t *w) {
   }
   free(leaders);
   CB_MPI(MPI_Allreduce(&w->local_nranks, &w->max_local_nranks, 1, MPI_INT, MPI_MAX, w->comm));
+  CB_MPI(MPI_Allreduce(&w->local_nranks, &w->min_local_nranks, 1, MPI_INT, MPI_MIN, w->comm));
 }
 
 void cb_mpi_world_free(cb_mpi_world_t *w) {

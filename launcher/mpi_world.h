@@ -1,6 +1,9 @@
 /* Rank and node discovery over MPI (no CUDA): which node each rank is on, its rank within the
  * node, and the node count. Node = the ranks MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) groups
- * together. Kept CUDA-free so the MPI tests run it on CPU-only machines. */
+ * together, or, when every rank sets CB_NODE_ID, the ranks with the same CB_NODE_ID string
+ * (a virtual cluster on one host: launcher/collbench-vnode sets it beside NCCL_HOSTID).
+ * Names are compared whole (gathered from every rank), so two names never merge. Kept
+ * CUDA-free so the MPI tests run it on CPU-only machines. */
 #ifndef CB_MPI_WORLD_H
 #define CB_MPI_WORLD_H
 
@@ -16,10 +19,16 @@ typedef struct cb_mpi_world {
   int local_rank, local_nranks;
   int node, nnodes;     /* node index in order of each node's lowest world rank */
   int max_local_nranks; /* largest number of ranks on any node */
+  int min_local_nranks; /* smallest number of ranks on any node */
+  int virtual_nodes;    /* 1: nodes named by CB_NODE_ID (virtual cluster), 0: shared-memory split */
   char host[CB_HOST_MAX];
+  char node_name[CB_HOST_MAX]; /* CB_NODE_ID, or the host name */
 } cb_mpi_world_t;
 
-/* Call after MPI_Init. Every MPI call is checked (aborts the job on failure). */
+/* Call after MPI_Init. Every MPI call is checked (aborts the job on failure). CB_NODE_ID set on
+ * some ranks but not all, empty or too long (CB_HOST_MAX - 1 bytes at most), different from
+ * NCCL_HOSTID (NCCL would see other nodes), or one name used on two real hosts: every rank
+ * leaves with CB_EXIT_USAGE, rank 0 saying why. */
 void cb_mpi_world_init(cb_mpi_world_t *w);
 void cb_mpi_world_free(cb_mpi_world_t *w);
 

@@ -1,6 +1,7 @@
 /* Rank start: MPI ranks and nodes → one GPU per rank (local rank in PCI bus order) → CPU binding
- * next to that GPU (topologies/placement.c) → NCCL communicator → peer-memory probe among the
- * node's ranks. The result is the cb_world_t every algorithm receives. */
+ * next to that GPU (topologies/placement.c) → NCCL communicator (and, across nodes, the rail
+ * communicators of the hierarchical algorithms) → peer-memory probe among the node's ranks. The
+ * result is the cb_world_t every algorithm receives. */
 #include "world.h"
 
 #include <stdio.h>
@@ -14,6 +15,8 @@
 
 static void abort_nccl(void *arg) {
   cb_world_t *w = arg;
+  if (w->rail) ncclCommAbort(w->rail);
+  w->rail = NULL;
   if (w->nccl) ncclCommAbort(w->nccl);
   w->nccl = NULL;
 }
@@ -50,8 +53,9 @@ static void choose_gpu(cb_world_t *w) {
     ok = 0;
   } else if (w->mpi.local_nranks > ndev) {
     snprintf(why, sizeof why,
-             "this node runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU",
-             w->mpi.local_nranks, ndev, getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
+             "node %s runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU of a node",
+             w->mpi.node_name, w->mpi.local_nranks, ndev,
+             getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
     ok = 0;
   }
   agree_or_exit(w, ok, why);
@@ -103,6 +107,8 @@ static void init_nccl(cb_world_t *w) {
   w->nccl_fp8 = 0;
 #endif
   cb_set_abort_hook(abort_nccl, w);
+  /* the rails: split once here (collective over every rank), not per sweep point */
+  if (w->mpi.nnodes > 1) CB_NCCL(ncclCommSplit(w->nccl, w->mpi.local_rank, w->mpi.node, &w->rail, NULL));
 }
 
 /* Peer-memory probe: every rank of the node exports a small buffer holding its rank, opens
@@ -168,6 +174,8 @@ void cb_world_init(cb_world_t *w, const struct cb_args *args) {
 
 void cb_world_free(cb_world_t *w) {
   cb_set_abort_hook(NULL, NULL);
+  if (w->rail) CB_NCCL(ncclCommDestroy(w->rail));
+  w->rail = NULL;
   if (w->nccl) CB_NCCL(ncclCommDestroy(w->nccl));
   w->nccl = NULL;
   if (w->stream) CB_CUDA(cudaStreamDestroy(w->stream));

@@ -21,6 +21,10 @@ typedef struct cb_world {
   int driver_version, runtime_version;
   /* NCCL */
   ncclComm_t nccl;
+  /* Across nodes: NCCL among the ranks with my local rank, one per node in node order (the
+   * "rail" the hierarchical algorithms cross the network on; rail rank = node index). NULL on
+   * one node. */
+  ncclComm_t rail;
   int nccl_version;
   int nccl_fp8; /* NCCL build and GPU support ncclFloat8e4m3/e5m2 */
   cudaStream_t stream;

@@ -1,7 +1,8 @@
 /* CPU test of the custom all-reduce planning (collectives/allreduce_plan.h): auto's pick at the
  * exact threshold bytes, the scaling with the rank count, the environment overrides and their
  * rejection, and twoshot_ce's chunking (whole 16-byte vectors, chunks covering the shard, never
- * more than CB_AR_CE_MAX_CHUNKS ready flags). */
+ * more than CB_AR_CE_MAX_CHUNKS ready flags), and hier's pipeline chunks (whole vectors, covering
+ * the message, about CB_AR_HIER_CHUNK_BYTES each, the CB_AR_HIER_CHUNKS knob and its rejection). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,7 +40,18 @@ static void check_plan(size_t count, size_t es, int nranks, uint64_t chunk_bytes
           (unsigned long long)chunk_bytes);
 }
 
+static void check_hier(size_t count, size_t es, int want_chunks) {
+  size_t C = 0;
+  int m = -1;
+  char why[200] = "";
+  CHECK(cb_ar_hier_plan(count, es, &C, &m, why, sizeof why) == 0, "count %zu: %s", count, why);
+  CHECK(C > 0 && C * es % 16 == 0, "count %zu x %zu B: chunk of %zu elements is not whole 16-byte vectors", count, es, C);
+  CHECK((size_t)m * C >= count && (m == 0 || (size_t)(m - 1) * C < count), "count %zu: %d chunks of %zu", count, m, C);
+  if (want_chunks >= 0) CHECK(m == want_chunks, "count %zu x %zu B: %d chunks, want %d", count, es, m, want_chunks);
+}
+
 int main(void) {
+  unsetenv("CB_AR_HIER_CHUNKS");
   unsetenv("CB_AR_LL_MAX");
   unsetenv("CB_AR_ONESHOT_MAX");
   unsetenv("CB_AR_TWOSHOT_MAX");
@@ -117,5 +129,27 @@ int main(void) {
   int K;
   cb_ar_ce_plan(2147483648ull, 4, 2, 16, &C, &K);
   CHECK(K == CB_AR_CE_MAX_CHUNKS && C == 2097152, "8 GiB / 2 ranks / 16 B chunks: %d chunks of %zu", K, C);
+
+  /* hier: one chunk up to 2 MiB, then one per 2 MiB up to 16; odd counts keep whole vectors */
+  check_hier(0, 4, 0);
+  check_hier(1, 2, 1);
+  check_hier((2u << 20) / 4, 4, 1);
+  check_hier((2u << 20) / 4 + 1, 4, 2);
+  check_hier((16u << 20) / 2, 2, 8);
+  check_hier((1u << 30) + 3, 1, CB_AR_HIER_MAX_CHUNKS);
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+    for (size_t s = 0; s < 3; s++) check_hier(counts[c], sizes[s], -1);
+  setenv("CB_AR_HIER_CHUNKS", "3", 1);
+  check_hier(1000003, 4, 3);
+  check_hier(5, 1, 1); /* 5 bytes: one 16-byte vector, one chunk whatever the knob */
+  const char *bad_hier[] = {"0", "17", "x", "-1"};
+  for (int i = 0; i < 4; i++) {
+    setenv("CB_AR_HIER_CHUNKS", bad_hier[i], 1);
+    char why[200] = "";
+    int m = 0;
+    CHECK(cb_ar_hier_plan(1000, 4, &C, &m, why, sizeof why) < 0 && strstr(why, "CB_AR_HIER_CHUNKS"),
+          "CB_AR_HIER_CHUNKS=%s accepted (%s)", bad_hier[i], why);
+  }
+  unsetenv("CB_AR_HIER_CHUNKS");
   return cb_test_finish("test_allreduce_plan");
 }

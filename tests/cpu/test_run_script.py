@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CPU test of launcher/collbench-run's bad input: unknown options, a missing --topo file,
 a non-numeric --gpus and options without values exit 2 with a message naming the problem;
-on a machine without a GPU a run exits 5 saying so (skipped where nvidia-smi lists a GPU).
+on a machine without a GPU a run exits 5 saying so (skipped where nvidia-smi lists a GPU); with a
+GPU, --vnodes with more ranks per node than GPUs exits 2.
 
 usage: test_run_script.py COLLBENCH_RUN BUILD_DIR"""
 import shutil
@@ -24,6 +25,8 @@ cases = [
     (["--gpus", "0"], 2, "--gpus: '0' is not a positive number"),
     (["--topo"], 2, "--topo needs a file"),
     (["--hosts"], 2, "--hosts needs a list"),
+    (["--vnodes", "0"], 2, "--vnodes: '0' is not a positive number"),
+    (["--vnodes", "2", "--hosts", "a,b"], 2, "it does not combine with --hosts"),
 ]
 for args, want_rc, want_msg in cases:
     rc, out = run(args)
@@ -37,6 +40,12 @@ if rc != 0 or "usage: launcher/collbench-run" not in out:
 has_gpu = False
 if shutil.which("nvidia-smi"):
     has_gpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.startswith("GPU")
+if has_gpu:
+    # a virtual node of more ranks than this machine has GPUs: refused before mpirun starts
+    ngpu = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ")
+    rc, out = run(["--vnodes", "2", "--gpus", str(ngpu + 1), "--", "allreduce"])
+    if rc != 2 or "ranks per virtual node but this machine has" not in out:
+        problems.append(f"--vnodes 2 --gpus {ngpu + 1}: rc {rc} (want 2), output {out.strip()!r}")
 if not has_gpu:
     rc, out = run(["--", "allreduce"])
     if rc != 5 or "no NVIDIA GPU on this machine" not in out:

@@ -2,12 +2,17 @@
 # One GPU test case: runs `mpirun -np NP collbench ARGS --csv OUT.csv` on every local GPU (at most
 # 8), then asserts on the CSV with tests/lib/check_csv.py. Exits 77 (CTest "skipped") when this
 # machine has no GPU.
-#   run_gpu_case.sh NAME COLLBENCH "CHECK_ARGS" [--wrap "compute-sanitizer ..."] -- collbench args...
+#   run_gpu_case.sh NAME COLLBENCH "CHECK_ARGS" [--wrap "compute-sanitizer ..."] [--vnodes N:K] -- collbench args...
+# --vnodes N:K runs a virtual cluster instead: N nodes of K ranks on GPUs 0..K-1
+# (launcher/collbench-vnode); skipped (77) with fewer than K GPUs.
 set -u
 name=$1 collbench=$2 check_args=$3
 shift 3
-wrap=""
-if [ "${1:-}" = "--wrap" ]; then wrap=$2; shift 2; fi
+wrap="" vnodes=""
+while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ]; do
+  case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; esac
+  shift 2
+done
 [ "${1:-}" = "--" ] && shift
 here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
@@ -17,13 +22,23 @@ if [ "$ngpu" -lt 1 ]; then
 fi
 np=$ngpu
 [ "$np" -gt 8 ] && np=8
+launch=()
+if [ -n "$vnodes" ]; then
+  k=${vnodes##*:}
+  if [ "$ngpu" -lt "$k" ]; then
+    echo "$name needs $k GPUs ($ngpu here): skipping"
+    exit 77
+  fi
+  np=$(( ${vnodes%%:*} * k ))
+  launch=("$here/../../launcher/collbench-vnode" "$k")
+fi
 out=${CB_TEST_OUT:-$PWD}/gpu-$name
 mkdir -p "$(dirname "$out")"
 flags=(-np "$np" --bind-to none)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
-echo "+ mpirun ${flags[*]} $wrap $collbench $* --csv $out.csv"
+echo "+ mpirun ${flags[*]} ${launch[*]} $wrap $collbench $* --csv $out.csv"
 # shellcheck disable=SC2086
-mpirun "${flags[@]}" $wrap "$collbench" "$@" --csv "$out.csv" > "$out.log" 2>&1
+mpirun "${flags[@]}" "${launch[@]}" $wrap "$collbench" "$@" --csv "$out.csv" > "$out.log" 2>&1
 rc=$?
 tail -n 40 "$out.log"
 if [ $rc -ne 0 ]; then

@@ -3,9 +3,11 @@
 
 usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
                          [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
+                         [--nodes N] [--skipped a,b]
 Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
 skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
-timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears.
+timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears; a row's
+nodes column differs from --nodes; an algorithm in --skipped has no row or a timed one.
 """
 import argparse
 import csv
@@ -28,6 +30,8 @@ def main():
     ap.add_argument("--modes", default="")
     ap.add_argument("--inplace", default="")
     ap.add_argument("--allow-unchecked", action="store_true")
+    ap.add_argument("--nodes", type=int, default=0)
+    ap.add_argument("--skipped", default="")
     a = ap.parse_args()
     problems = []
     with open(a.csv, newline="") as f:
@@ -38,10 +42,13 @@ def main():
             problems.append("missing columns: " + ",".join(missing))
     if len(rows) < a.min_rows:
         problems.append(f"{len(rows)} rows, expected at least {a.min_rows}")
-    timed_algos = set()
+    timed_algos, all_algos = set(), set()
     seen = {"dtype": set(), "op": set(), "mode": set(), "inplace": set()}
     for i, r in enumerate(rows, start=2):
         where = f"line {i} ({r['family']} {r['algo']} {r['dtype']} {r['op']} {r['bytes']} B ip={r['inplace']} {r.get('mode','')})"
+        all_algos.add(r["algo"])
+        if a.nodes and r["nodes"] != str(a.nodes):
+            problems.append(f"{where}: nodes {r['nodes']}, expected {a.nodes}")
         if r["time_us_mean"] == "":
             if not a.allow_skip or not re.search(a.allow_skip, r["note"]):
                 problems.append(f"{where}: skipped: {r['note']}")
@@ -60,6 +67,9 @@ def main():
     for algo in filter(None, a.algos.split(",")):
         if algo not in timed_algos:
             problems.append(f"algorithm {algo} has no timed row")
+    for algo in filter(None, a.skipped.split(",")):
+        if algo not in all_algos or algo in timed_algos:
+            problems.append(f"algorithm {algo}: expected skipped rows only ({'timed' if algo in timed_algos else 'no rows'})")
     for key, want in (("dtype", a.dtypes), ("op", a.ops), ("mode", a.modes), ("inplace", a.inplace)):
         for v in filter(None, want.split(",")):
             if v not in seen[key]:

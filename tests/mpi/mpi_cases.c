@@ -33,22 +33,11 @@
 #include <unistd.h>
 
 #include "../cpu/cb_testing.h"
+#include "mpi_testing.h"
 #include "error.h"
 #include "mpi_world.h"
 #include "stats.h"
 #include "watchdog.h"
-
-static int finish(const cb_mpi_world_t *w, const char *name) {
-  int mine = cb_test_failures, total = 0;
-  CB_MPI(MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-  if (mine) fprintf(stderr, "rank %d: %d of %d checks failed\n", w->rank, mine, cb_test_checks);
-  if (w->rank == 0) {
-    if (total) printf("FAIL %s: %d failed checks over %d ranks\n", name, total, w->nranks);
-    else printf("PASS %s (%d ranks)\n", name, w->nranks);
-    fflush(stdout);
-  }
-  return total ? 1 : 0;
-}
 
 static void case_world(const cb_mpi_world_t *w) {
   int rank, size;
@@ -291,7 +280,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  int rc = finish(&w, name);
+  int rc = cb_mpi_test_finish(w.rank, w.nranks, name);
   cb_mpi_world_free(&w);
   MPI_Finalize();
   return rc;
