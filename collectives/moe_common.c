@@ -148,6 +148,7 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   d->epoch_dispatch = st->epochs + 256;
   d->epoch_combine = st->epochs + 512;
   d->timeout_ns = w->spin_timeout_ns;
+  d->ctl = w->ctl_dev;
   cb_moe_fill_tokens(d, in->p.seed, 1000, w->stream);
   CB_CUDA(cudaStreamSynchronize(w->stream));
   return 0;

@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
     for (size_t i = (lo > vh * N ? lo : vh * N) + tid; i < h; i += blockDim.x) dst[i] = src[i];
   }
 
-  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns, a.ctl);
 
   /* 3. reduce my shard slice and push it everywhere */
   {
@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
     cb_reduce_to_all<T>(src, outs, n, lo, h, a.op);
   }
 
-  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns, a.ctl);
   if (tid == 0) a.epoch[b] = e;
 }
 
