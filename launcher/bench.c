@@ -129,25 +129,24 @@ static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
   CB_CUDA(cudaGraphDestroy(graph));
 }
 
-/* CB_FAULT=...:nccl / stall:R:kernel (fault.h): 1 when this rank must leave this round's
- * launches out (for nccl, after acting: stall/stop/exit), so its peers sit in their NCCL or
- * custom kernels. */
-static int fault_skips_round(cb_bench_t *b, const slot_t *s, const char *what) {
+/* CB_FAULT (fault.h) inside a timed round: 1 when this rank must leave the round's launches
+ * out, so its peers sit in their kernels. where = CB_PHASE_NCCL (before the round's first NCCL
+ * call, NCCL algorithms only: acts, i.e. stalls, stops or exits, first) or CB_PHASE_KERNEL
+ * (after the NCCL line-up, custom algorithms only: the peers' device barriers never complete). */
+static int fault_skips_round(cb_bench_t *b, const slot_t *s, cb_phase_t where, const char *what) {
   int is_nccl = strncmp(s->algo->name, "nccl", 4) == 0;
   cb_fault_t *f = b->wd->fault;
-  if (!f || f->action == CB_FAULT_NONE) return 0;
-  if (is_nccl && cb_fault_due(f, b->w->mpi.rank, CB_PHASE_NCCL)) {
+  if (!f || f->action == CB_FAULT_NONE || is_nccl != (where == CB_PHASE_NCCL)) return 0;
+  if (!cb_fault_due(f, b->w->mpi.rank, where)) return 0;
+  if (where == CB_PHASE_NCCL) {
     /* this rank's host stops calling NCCL while its peers are inside their collective */
     cb_watchdog_disarm(b->wd);
     cb_fault_act(f, what);
     return 1;
   }
-  if (!is_nccl && cb_fault_due(f, b->w->mpi.rank, CB_PHASE_KERNEL)) {
-    CB_WARN("CB_FAULT: rank %d leaves out its custom kernels at %s: its peers' device barriers never complete "
-            "(test fault injection)", b->w->mpi.rank, what);
-    return 1;
-  }
-  return 0;
+  CB_WARN("CB_FAULT: rank %d leaves out its custom kernels at %s: its peers' device barriers never complete "
+          "(test fault injection)", b->w->mpi.rank, what);
+  return 1;
 }
 
 static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nrounds, int chunk) {
@@ -157,15 +156,17 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
   snprintf(what, sizeof what, "%s %d/%d", subject(s, g, subj, sizeof subj), round + 1, nrounds);
   cb_watchdog_step(b->wd, CB_PHASE_ROUND, what);
   cb_mpi_barrier(b->w->mpi.comm);
-  if (fault_skips_round(b, s, b->wd->what)) {
-    cb_world_wait_stream(b->w, st, b->wd->what);
-    cb_watchdog_disarm(b->wd);
-    return; /* the peers' watchdogs end the job */
-  }
+  /* (a faulted rank leaves its launches out; its peers' watchdogs or device timeouts end the job) */
+  int skip = fault_skips_round(b, s, CB_PHASE_NCCL, b->wd->what);
   /* Line the GPUs up (a 4-byte NCCL all-reduce) so the round does not start with one rank's
    * kernel waiting for a peer whose host was late: the host barrier alone leaves microseconds
    * of skew. */
-  CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
+  if (!skip) CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
+  if (skip || fault_skips_round(b, s, CB_PHASE_KERNEL, b->wd->what)) {
+    cb_world_wait_stream(b->w, st, b->wd->what);
+    cb_watchdog_disarm(b->wd);
+    return;
+  }
   int per_iter = iter_events(b, s);
   if (s->graph) {
     CB_CUDA(cudaGraphLaunch(s->graph, st));
