@@ -227,6 +227,10 @@ void cb_watchdog_arm(cb_watchdog_t *wd, const char *fmt, ...) {
 }
 
 void cb_watchdog_phase(cb_watchdog_t *wd, cb_phase_t phase) {
+  pthread_mutex_lock(&wd->lock);
+  int armed = wd->armed;
+  pthread_mutex_unlock(&wd->lock);
+  if (!armed) return; /* only inside a step the engine opened */
   char what[512];
   snprintf(what, sizeof what, "%s", wd->base);
   cb_watchdog_step(wd, phase, what);

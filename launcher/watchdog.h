@@ -58,7 +58,8 @@ void cb_watchdog_start(cb_watchdog_t *wd, double timeout_s, MPI_Comm comm, cb_fa
 void cb_watchdog_step(cb_watchdog_t *wd, cb_phase_t phase, const char *what);
 
 /* A new phase inside the current step's subject (an algorithm's setup entering its IPC
- * exchange): the fault point for `phase`, then a new step "<same subject>: <phase name>". */
+ * exchange): the fault point for `phase`, then a new step "<same subject>: <phase name>".
+ * Does nothing while disarmed (outside the engine's steps). */
 void cb_watchdog_phase(cb_watchdog_t *wd, cb_phase_t phase);
 
 /* Arms with a free-form description (also a new step). */
