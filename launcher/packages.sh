@@ -10,6 +10,8 @@
 #                             out: machines without internet, like many GPU nodes); 12 install
 #                             failed. Progress goes to stderr; $CB_PKG_LOG keeps apt's output.
 #   cb_pkg_hint NAME...       the exact command a non-root user runs to install them
+# CB_PKG_APT_OPTS: extra apt-get options for both calls (the CPU test points apt at an
+# unreachable source with its own state folders to exercise the "no registry" path).
 CB_PKG_LIST=${CB_PKG_LIST:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/packages.txt}
 CB_PKG_UPDATE_TIMEOUT=${CB_PKG_UPDATE_TIMEOUT:-25}
 CB_PKG_LOG=${CB_PKG_LOG:-${TMPDIR:-/tmp}/collbench-packages.$$.log}
@@ -40,12 +42,14 @@ cb_pkg_install() {
   # A machine without a route to the registry fails here within the limit instead of hanging
   # in DNS or TCP retries; apt reports unreachable sources as "Err:" / "Failed to fetch" lines
   # (and may still exit 0), so those count as unreachable too.
-  if ! timeout "$CB_PKG_UPDATE_TIMEOUT" apt-get update -q -o Acquire::Retries=0 -o Acquire::http::Timeout=10 \
+  local extra
+  read -r -a extra <<< "${CB_PKG_APT_OPTS:-}"
+  if ! timeout "$CB_PKG_UPDATE_TIMEOUT" apt-get "${extra[@]}" update -q -o Acquire::Retries=0 -o Acquire::http::Timeout=10 \
       -o Acquire::https::Timeout=10 > "$CB_PKG_LOG" 2>&1 ||
      grep -Eq '^(Err:|W: Failed to fetch|E: Failed to fetch)' "$CB_PKG_LOG"; then
     return 11
   fi
-  apt-get install -y -q --no-install-recommends "$@" >> "$CB_PKG_LOG" 2>&1 || return 12
+  apt-get "${extra[@]}" install -y -q --no-install-recommends "$@" >> "$CB_PKG_LOG" 2>&1 || return 12
   return 0
 }
 

@@ -198,7 +198,8 @@ def verdict(ref_dir, run_dir, bw_tol, lat_tol, found_by=""):
 
 
 def committed(root):
-    """Results folders under root that git tracks (all of them outside a git work tree)."""
+    """Results folders under root that git tracks (all of them where git tracks none: outside a
+    git work tree, or an untracked folder of copies)."""
     dirs = sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "results.csv")))
     try:
         out = subprocess.run(["git", "-C", root, "ls-files", "--", "*/results.csv"], capture_output=True,
@@ -207,8 +208,8 @@ def committed(root):
         return dirs
     if out.returncode != 0:
         return dirs
-    tracked = {p.split("/")[0] for p in out.stdout.split()}
-    return [d for d in dirs if d in tracked]
+    tracked = {p.split("/")[0] for p in out.stdout.splitlines()}
+    return [d for d in dirs if d in tracked] if tracked else dirs
 
 
 def find_reference(root, run_dir):
