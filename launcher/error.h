@@ -52,7 +52,8 @@ void cb_abort_job(int code) __attribute__((noreturn));
 
 /* The same without the hook, for a thread that does not own the resources (the watchdog thread
  * when the main thread is blocked inside a library call): destroying a communicator the main
- * thread is still inside is what crashed with SIGSEGV in ncclAllReduce -> cuEventRecord. */
+ * thread is still inside is what crashed with SIGSEGV in ncclAllReduce -> cuEventRecord. Also
+ * for a CUDA context lost to a trapped kernel, where NCCL cannot be aborted cleanly. */
 void cb_abort_job_unhooked(int code) __attribute__((noreturn));
 
 /* The abort request: the watchdog thread asks, the main thread acts at its next poll point

@@ -40,11 +40,15 @@ void cb_world_wait_stream(const cb_world_t *w, cudaStream_t st, const char *what
     if (e == cudaSuccess) return;
     if (e != cudaErrorNotReady) {
       unsigned int peer = w->ctl_host ? w->ctl_host[CB_CTL_TIMEOUT] : 0;
-      if (peer)
-        CB_DIE(CB_EXIT_TIMEOUT,
-               "timeout: %s: a custom kernel on this rank waited %.1f s for peer rank %u, which did not arrive at "
-               "its device barrier (stalled, stopped or dead); aborting the job (%s)",
-               what, w->spin_timeout_ns * 1e-9, peer - 1, cudaGetErrorString(e));
+      if (peer) {
+        CB_ERROR("timeout: %s: a custom kernel on this rank waited %.1f s for peer rank %u, which did not arrive at "
+                 "its device barrier (stalled, stopped or dead); aborting the job (%s)",
+                 what, w->spin_timeout_ns * 1e-9, peer - 1, cudaGetErrorString(e));
+        /* The trap took the CUDA context down with it: NCCL cannot be aborted cleanly on a lost
+         * context (and need not be: the process exit releases it), so the job ends without the
+         * hook. */
+        cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
+      }
       cb_abort_poll(); /* a trap after the host asked the kernels to stop */
       cb_check_cuda(e, "cudaStreamQuery(stream)", __FILE__, __LINE__);
     }
