@@ -35,6 +35,7 @@ static void open_ctl(cb_world_t *w) {
 }
 
 void cb_world_wait_stream(const cb_world_t *w, cudaStream_t st, const char *what) {
+  if (!what) what = w->wd ? w->wd->what : "a stream wait"; /* (written by this thread only) */
   for (;;) {
     cudaError_t e = cudaStreamQuery(st);
     if (e == cudaSuccess) return;
