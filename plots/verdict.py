@@ -77,7 +77,7 @@ class Side:
         for r in rows:
             if r["family"] == "moe" and r["phase"] not in ("", "roundtrip"):
                 continue
-            key = (r["family"], r["algo"], r["dtype"], r["op"], r["inplace"], r["mode"])
+            key = (r["family"], r["algo"], r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"])
             self.points.setdefault(key, {})[G.xkey(r)] = r
 
     def label(self):
@@ -125,8 +125,9 @@ def compare(ref, run, bw_tol, lat_tol):
             unit = "GB/s" if bw else "µs"
             where = fmt_x(key[0], pts[0]) + (f"–{fmt_x(key[0], pts[-1])}" if len(pts) > 1 else "")
             cells.append(f"{m:.1f} / {r:.1f} {unit} ({m / r:.2f}) @ {where} **{v}**")
-        family, algo, dtype, op, inplace, mode = key
-        variant = " ".join(p for p in (dtype, op if op not in ("", "none") else "", "in-place" if inplace else "", mode) if p)
+        family, algo, dtype, op, inplace, mode, model, routing = key
+        variant = " ".join(p for p in (model, routing, dtype, op if op not in ("", "none") else "",
+                                       "in-place" if inplace else "", mode) if p)
         out.append([algo, variant, cells[0], cells[1], f"**{worst}**"])
     return out, seen
 
