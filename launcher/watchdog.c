@@ -107,7 +107,11 @@ void cb_watchdog_missing(cb_watchdog_t *wd, char *buf, size_t n) {
              quiet, state);
     }
   }
+  double self_gap = wd->self_gap;
   pthread_mutex_unlock(&wd->lock);
+  if (self_gap > SILENT_S)
+    append(buf, n, "this rank itself did not run for %.1f s (stopped with SIGSTOP, or starved), so the silence "
+           "of others may be its own; ", self_gap);
   if (behind[0]) append(buf, n, "did not arrive: %s", behind);
   if (silent[0]) append(buf, n, "%ssilent: %s", buf[0] ? "; " : "", silent);
   if (!buf[0])
@@ -135,7 +139,13 @@ static void fire(cb_watchdog_t *wd, const char *what, double timeout_s) {
 static void *watch(void *arg) {
   cb_watchdog_t *wd = arg;
   pthread_mutex_lock(&wd->lock);
+  wd->last_tick = now_s();
   while (!wd->stop) {
+    /* A tick is due every 50 ms: a much longer gap means this process itself did not run
+     * (SIGSTOP and SIGCONT, or starved), which the report must not blame on the peers. */
+    double t = now_s();
+    if (t - wd->last_tick > 1.0) wd->self_gap = t - wd->last_tick;
+    wd->last_tick = t;
     if (wd->armed && now_s() >= wd->deadline) {
       char what[512];
       snprintf(what, sizeof what, "%s", wd->what);

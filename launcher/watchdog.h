@@ -47,6 +47,7 @@ typedef struct cb_watchdog {
   long long *nsent, *nrecv, beats;
   long long sent_step;
   double last_beat;
+  double last_tick, self_gap; /* this thread's own gaps: this process was stopped or starved */
 } cb_watchdog_t;
 
 /* Starts the thread. comm: the ranks to exchange arrivals with (collective over comm; a

@@ -49,7 +49,7 @@ limit=$(( ${T%.*} + 5 ))
 while kill -0 "$mpirun_pid" 2>/dev/null; do
   now=$(date +%s.%N)
   if [ -z "$fault_at" ]; then
-    if [ "$how" = sigstop ] && [ "$(wc -l < "$out.csv" 2>/dev/null || echo 0)" -ge 2 ]; then
+    if [ "$how" = sigstop ] && [ "$(wc -l 2>/dev/null < "$out.csv" || echo 0)" -ge 2 ]; then
       pid=$(rank1_pid)
       if [ -n "$pid" ]; then
         kill -STOP "$pid" && fault_at=$now && echo "kill -STOP rank 1 (pid $pid) at +$(echo "$now - $start" | bc) s"
@@ -85,8 +85,8 @@ if grep -Eiq "segmentation fault|signal 11|SIGSEGV|core dumped|signal 6" "$out.l
   fail=1
 fi
 # rows finished before the fault: CSV header + rows; the stream holds the metadata + the same rows
-rows=$(( $(wc -l < "$out.csv" 2>/dev/null || echo 0) - 1 ))
-stream=$(( $(wc -l < "$out.json.partial.jsonl" 2>/dev/null || echo 0) - 1 ))
+rows=$(( $(wc -l 2>/dev/null < "$out.csv" || echo 0) - 1 ))
+stream=$(( $(wc -l 2>/dev/null < "$out.json.partial.jsonl" || echo 0) - 1 ))
 echo "rows kept: CSV $rows, .partial.jsonl $stream"
 [ "$rows" -ge 1 ] || { echo "FAIL $name: no finished row in the CSV"; fail=1; }
 [ "$rows" -eq "$stream" ] || { echo "FAIL $name: CSV has $rows rows, .partial.jsonl $stream"; fail=1; }
