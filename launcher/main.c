@@ -105,6 +105,7 @@ int main(int argc, char **argv) {
     return CB_EXIT_USAGE;
   }
 
+  cb_watchdog_arm(&wd, "metadata exchange (hosts, GPUs, versions) and opening the outputs");
   cb_strbuf_t algos, meta;
   cb_sb_init(&algos);
   cb_sb_init(&meta);
@@ -115,6 +116,7 @@ int main(int argc, char **argv) {
   int open_ok = 1;
   if (world.mpi.rank == 0 && cb_report_open(&report, stdout, args->csv, args->json, meta.s, err, sizeof err)) open_ok = 0;
   CB_MPI(MPI_Bcast(&open_ok, 1, MPI_INT, 0, world.mpi.comm));
+  cb_watchdog_disarm(&wd);
   if (!open_ok) {
     if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", err);
     cb_watchdog_stop(&wd);
