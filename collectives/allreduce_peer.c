@@ -61,6 +61,7 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   L->dtype = in->p.dtype;
   L->op = in->p.op;
   L->timeout_ns = w->spin_timeout_ns;
+  L->ctl = w->ctl_dev;
   kind->grid(in->p.count, in->p.dtype, w->mpi.nranks, cb_peer_max_blocks(kind->default_max_blocks), &L->blocks,
              &L->threads);
   st->kind = kind;

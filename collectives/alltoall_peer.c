@@ -50,6 +50,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   L->ll = ll;
   L->nnodes = 1;
   L->timeout_ns = w->spin_timeout_ns;
+  L->ctl = w->ctl_dev;
   cb_a2a_grid(B, w->mpi.nranks, ll, cb_peer_max_blocks(256), &L->blocks, &L->threads);
   in->priv = st;
   in->mem_bytes = total + CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);

@@ -148,6 +148,7 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   d->epoch_dispatch = st->epochs + 256;
   d->epoch_combine = st->epochs + 512;
   d->timeout_ns = w->spin_timeout_ns;
+  d->ctl = w->ctl_dev;
   cb_moe_fill_tokens(d, in->p.seed, 1000, w->stream);
   CB_CUDA(cudaStreamSynchronize(w->stream));
   return 0;
@@ -188,9 +189,9 @@ long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   const cb_world_t *w = in->world;
   cb_moe_fill_tokens(&st->dev, seed, iter, s);
   poison(st, s);
-  CB_CUDA(cudaStreamSynchronize(s));
+  cb_world_wait_stream(w, s, NULL);
   /* no peer may push into this rank's buffers before its poison has landed */
-  CB_MPI(MPI_Barrier(w->mpi.comm));
+  cb_mpi_barrier(w->mpi.comm);
   for (int ph = 0; ph < 3; ph++) in->algo->run(in, ph, s);
   CB_CUDA(cudaMemsetAsync(st->d_wrong, 0, sizeof *st->d_wrong, s));
   cb_moe_check_received(&st->dev, st->all_ids, st->all_w, st->all_ntokens, seed, iter, st->d_wrong, s);
@@ -202,7 +203,7 @@ long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   CB_CUDA(cudaMemcpyAsync(&dev_wrong, st->d_wrong, sizeof dev_wrong, cudaMemcpyDeviceToHost, s));
   CB_CUDA(cudaMemcpyAsync(recv, st->recv_count, (size_t)st->n * 4, cudaMemcpyDeviceToHost, s));
   CB_CUDA(cudaMemcpyAsync(experts, st->expert_count, (size_t)st->experts_per_rank * 4, cudaMemcpyDeviceToHost, s));
-  CB_CUDA(cudaStreamSynchronize(s));
+  cb_world_wait_stream(w, s, NULL); /* polled: a lost peer ends as a timeout (exit 4) */
   long long wrong = (long long)dev_wrong;
   for (int q = 0; q < st->n; q++)
     if (recv[q] != st->exp_recv[q]) {

@@ -10,6 +10,7 @@
 
 #include "../launcher/env.h"
 #include "../launcher/error_gpu.h"
+#include "../launcher/watchdog.h"
 #include "collective.h"
 
 int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
@@ -38,7 +39,10 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
     return -1;
   }
   cudaIpcMemHandle_t all[CB_PEER_MAX];
-  CB_MPI(MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, m->node_comm));
+  if (w->wd) cb_watchdog_phase(w->wd, CB_PHASE_IPC);
+  MPI_Request req;
+  CB_MPI(MPI_Iallgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, m->node_comm, &req));
+  cb_mpi_wait(&req);
   pm->ptrs[pm->me] = mine;
   for (int q = 0; q < pm->n && ok; q++) {
     if (q == pm->me) continue;
@@ -48,7 +52,9 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
       ok = 0;
     }
   }
-  if (!cb_mpi_agree(w->mpi.node_comm, ok, why, n)) {
+  int agreed = cb_mpi_agree(w->mpi.node_comm, ok, why, n);
+  if (w->wd) cb_watchdog_phase(w->wd, CB_PHASE_SETUP);
+  if (!agreed) {
     cb_peer_free(pm);
     return -1;
   }

@@ -87,6 +87,7 @@ static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
   cb_ra_t *x = &g->x;
   const int P = x->P, r = g->pm.me, next = (r + 1) % P, prev = (r + P - 1) % P;
   const uint64_t tmo = in->world->spin_timeout_ns;
+  unsigned int *ctl = in->world->ctl_dev;
   cudaStream_t c = x->comm;
   cb_ring_iter_advance(g->counter, s);
   CB_CUDA(cudaEventRecord(x->fork, s));
@@ -98,16 +99,16 @@ static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
       /* the block for step i+1 of next: this step's block */
       if (i >= 1)
         cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), tmo,
-                          x->r, prev, i, c);
+                          ctl, x->r, prev, i, c);
       cb_ring_flag_wait(flag_of(g, r, FLAG_FREED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1) - 1,
-                        tmo, x->r, next, i + 1, c);
+                        tmo, ctl, x->r, next, i + 1, c);
       CB_CUDA(cudaMemcpyAsync(slot_of(g, next, nxt), block, x->kv_bytes, cudaMemcpyDefault, c));
       cb_ring_flag_set(flag_of(g, next, FLAG_ARRIVED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1), c);
       CB_CUDA(cudaEventRecord(x->step_a[i], c));
     }
     if (i >= 1)
       cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), tmo,
-                        x->r, prev, i, s);
+                        ctl, x->r, prev, i, s);
     cb_ra_attend(x, block, cb_ra_src_pos(x, (x->r + P - i) % P), i == 0, i == P - 1, s);
     if (i >= 1) {
       if (i + 1 < P) CB_CUDA(cudaStreamWaitEvent(s, x->step_a[i], 0)); /* forwarded too */

@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kArThreads) oneshot_kernel(cb_ar_launch_t a) {
   }
 
   /* 2. every peer's block b has pushed the same slice to me */
-  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns, a.ctl);
 
   /* 3. reduce the n copies in rank order: mine from my input, the others from my staging */
   const void *src[CB_MAX_RANKS];

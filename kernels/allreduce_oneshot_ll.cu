@@ -49,8 +49,8 @@ __global__ void __launch_bounds__(kArThreads) oneshot_ll_kernel(cb_ar_launch_t a
       if (q == r) {
         raw = ((const uint4 *)a.in)[v];
       } else {
-        uint2 lo = cb_ll_recv_line(line(r, q, 0, v), e, a.timeout_ns, r, q);
-        uint2 hi = cb_ll_recv_line(line(r, q, 1, v), e, a.timeout_ns, r, q);
+        uint2 lo = cb_ll_recv_line(line(r, q, 0, v), e, a.timeout_ns, a.ctl, r, q);
+        uint2 hi = cb_ll_recv_line(line(r, q, 1, v), e, a.timeout_ns, a.ctl, r, q);
         raw = make_uint4(lo.x, lo.y, hi.x, hi.y);
       }
       cb_vec_to_float<T>(raw, q == 0 ? acc : f);

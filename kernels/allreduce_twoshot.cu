@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
       push_slice<T>(dst, (const T *)a.in + (size_t)q * L, lo, hi, shard_len(a.count, L, q));
     }
 
-    cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+    cb_block_barrier(pads, r, n, 0, e, a.timeout_ns, a.ctl);
 
     /* 3. reduce my shard slice and push it everywhere (reduce-scatter alone: into my output) */
     size_t start = (size_t)r * L;
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
     }
   }
 
-  if constexpr ((kStages & kAllGather) != 0) cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  if constexpr ((kStages & kAllGather) != 0) cb_block_barrier(pads, r, n, 1, e, a.timeout_ns, a.ctl);
   if (tid == 0) a.epoch[b] = e;
 }
 

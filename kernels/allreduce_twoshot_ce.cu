@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_ce_kernel(cb_ar_launch_t a
   for (int c = 0; c < K; c++) {
     if (tid < n && tid != r) {
       const uint32_t *f = cb_pad_flag(pads[r], kReadySlot, c, tid);
-      cb_wait_geq_acquire_sys(f, 1, a.timeout_ns, r, tid, kReadySlot);
+      cb_wait_geq_acquire_sys(f, 1, a.timeout_ns, a.ctl, r, tid, kReadySlot);
     }
     __syncthreads();
     const size_t c0 = (size_t)c * C;
@@ -79,7 +79,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_ce_kernel(cb_ar_launch_t a
       __threadfence_system();
     }
   }
-  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns, a.ctl);
   if (tid == 0) a.epoch[b] = e;
 }
 

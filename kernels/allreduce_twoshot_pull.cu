@@ -43,12 +43,12 @@ __global__ void __launch_bounds__(kArThreads) twoshot_pull_kernel(cb_ar_launch_t
   cb_block_slice(L, N, b, gridDim.x, &lo, &hi);
   if (hi > len) hi = len;
 
-  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns, a.ctl);
 
   /* most of the 2n loads in flight per thread are remote */
   cb_reduce_to_all<T>(src, outs, n, lo, hi, a.op);
 
-  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns, a.ctl);
   if (tid == 0) a.epoch[b] = e;
 }
 

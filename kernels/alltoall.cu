@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(kA2aThreads) a2a_ll_kernel(cb_a2a_launch_t a) 
   for (int q = 0; q < n; q++) {
     if (q == r) continue;
     for (size_t w = w0 + tid; w < w1; w += blockDim.x)
-      cb_store_word(recv + (size_t)q * B, w, B, cb_ll_recv(slot(r, q, w), e, a.timeout_ns, r, q));
+      cb_store_word(recv + (size_t)q * B, w, B, cb_ll_recv(slot(r, q, w), e, a.timeout_ns, a.ctl, r, q));
   }
   if (tid == 0) a.epoch[b] = e;
 }
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kA2aThreads) a2a_push_kernel(cb_a2a_launch_t a
   if (lo > B) lo = B;
   if (hi > B) hi = B;
 
-  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 0, e, a.timeout_ns, a.ctl);
   const bool aligned = B % 16 == 0 && ((uintptr_t)a.send & 15) == 0 && a.recv_off % 16 == 0 && a.stage_off % 16 == 0;
   /* where block (node j, local rank q) of my send buffer goes, in q's allocation */
   auto dst_of = [&](int q, int j) -> char * {
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(kA2aThreads) a2a_push_kernel(cb_a2a_launch_t a
       }
     }
   }
-  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns);
+  cb_block_barrier(pads, r, n, 1, e, a.timeout_ns, a.ctl);
   if (tid == 0) a.epoch[b] = e;
 }
 

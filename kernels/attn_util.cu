@@ -85,8 +85,8 @@ __global__ void flag_set_kernel(uint32_t *flag, const uint32_t *counter, uint32_
 }
 
 __global__ void flag_wait_kernel(const uint32_t *flag, const uint32_t *counter, uint32_t per_iter, uint32_t k,
-                                 uint64_t timeout_ns, int rank, int peer, int step) {
-  cb_wait_geq_acquire_sys(flag, (*counter - 1u) * per_iter + k, timeout_ns, rank, peer, step);
+                                 uint64_t timeout_ns, unsigned int *ctl, int rank, int peer, int step) {
+  cb_wait_geq_acquire_sys(flag, (*counter - 1u) * per_iter + k, timeout_ns, ctl, rank, peer, step);
 }
 
 int grid_for(size_t n, int threads, int cap) {
@@ -127,7 +127,8 @@ extern "C" void cb_ring_flag_set(uint32_t *flag, const uint32_t *counter, uint32
 }
 
 extern "C" void cb_ring_flag_wait(const uint32_t *flag, const uint32_t *counter, uint32_t per_iter, uint32_t k,
-                                  uint64_t timeout_ns, int rank, int peer, int step, cudaStream_t s) {
-  flag_wait_kernel<<<1, 1, 0, s>>>(flag, counter, per_iter, k, timeout_ns, rank, peer, step);
+                                  uint64_t timeout_ns, unsigned int *ctl, int rank, int peer, int step,
+                                  cudaStream_t s) {
+  flag_wait_kernel<<<1, 1, 0, s>>>(flag, counter, per_iter, k, timeout_ns, ctl, rank, peer, step);
   CB_CUDA_LAUNCH("ring flag_wait_kernel");
 }

@@ -40,9 +40,10 @@ void cb_ring_iter_advance(uint32_t *counter, cudaStream_t s);
 /* Stores value(k) to flag (release, system scope; flag may be a peer's memory). */
 void cb_ring_flag_set(uint32_t *flag, const uint32_t *counter, uint32_t per_iter, uint32_t k, cudaStream_t s);
 /* Waits until *flag >= value(k) (acquire, system scope); traps after timeout_ns, naming
- * rank, peer and step. */
+ * rank, peer and step, and stops when the job aborts (ctl: the host-mapped control words of
+ * signal.h). */
 void cb_ring_flag_wait(const uint32_t *flag, const uint32_t *counter, uint32_t per_iter, uint32_t k,
-                       uint64_t timeout_ns, int rank, int peer, int step, cudaStream_t s);
+                       uint64_t timeout_ns, unsigned int *ctl, int rank, int peer, int step, cudaStream_t s);
 
 #ifdef __cplusplus
 }

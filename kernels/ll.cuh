@@ -29,15 +29,17 @@ __device__ __forceinline__ uint2 cb_ll_load(const void *slot) {
 
 /* Waits until the slot carries `epoch`, returns its word; traps after timeout_ns naming the
  * rank, block and peer. */
-__device__ __forceinline__ uint32_t cb_ll_recv(const void *slot, uint32_t epoch, uint64_t timeout_ns, int rank,
+__device__ __forceinline__ uint32_t cb_ll_recv(const void *slot, uint32_t epoch, uint64_t timeout_ns,
+                                               unsigned int *ctl, int rank,
                                                int peer) {
   uint2 v = cb_ll_load(slot);
   if (v.y == epoch) return v.x;
   uint64_t start = cb_globaltimer_ns();
+  uint32_t polls = 0;
   for (;;) {
     v = cb_ll_load(slot);
     if (v.y == epoch) return v.x;
-    if (cb_globaltimer_ns() - start > timeout_ns) {
+    if (cb_spin_expired(&polls, start, timeout_ns, ctl, rank, peer)) {
       printf("collbench: device timeout: rank %d block %d waited %.1f s for LL data from peer rank %d "
              "(epoch %u, slot has %u): the peer is gone or hung\n",
              rank, (int)blockIdx.x, timeout_ns * 1e-9, peer, epoch, v.y);
@@ -62,15 +64,17 @@ __device__ __forceinline__ uint4 cb_ll_load_line(const void *line) {
 
 /* Waits until both halves of the line carry `epoch`; returns its two words. Traps like
  * cb_ll_recv. */
-__device__ __forceinline__ uint2 cb_ll_recv_line(const void *line, uint32_t epoch, uint64_t timeout_ns, int rank,
+__device__ __forceinline__ uint2 cb_ll_recv_line(const void *line, uint32_t epoch, uint64_t timeout_ns,
+                                               unsigned int *ctl, int rank,
                                                  int peer) {
   uint4 v = cb_ll_load_line(line);
   if (v.y == epoch && v.w == epoch) return make_uint2(v.x, v.z);
   uint64_t start = cb_globaltimer_ns();
+  uint32_t polls = 0;
   for (;;) {
     v = cb_ll_load_line(line);
     if (v.y == epoch && v.w == epoch) return make_uint2(v.x, v.z);
-    if (cb_globaltimer_ns() - start > timeout_ns) {
+    if (cb_spin_expired(&polls, start, timeout_ns, ctl, rank, peer)) {
       printf("collbench: device timeout: rank %d block %d waited %.1f s for LL data from peer rank %d "
              "(epoch %u, line has %u/%u): the peer is gone or hung\n",
              rank, (int)blockIdx.x, timeout_ns * 1e-9, peer, epoch, v.y, v.w);

@@ -60,7 +60,7 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
         a.recv_count[r] = base;
       } else {
         cb_ll_send((char *)a.base[d] + a.cnt_off + (size_t)r * 8, (uint32_t)base, e);
-        a.recv_count[d] = (int)cb_ll_recv((char *)a.base[r] + a.cnt_off + (size_t)d * 8, e, a.timeout_ns, r, d);
+        a.recv_count[d] = (int)cb_ll_recv((char *)a.base[r] + a.cnt_off + (size_t)d * 8, e, a.timeout_ns, a.ctl, r, d);
       }
     }
     a.epoch_layout[d] = e;

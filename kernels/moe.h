@@ -47,6 +47,7 @@ typedef struct cb_moe_dev {
   size_t pad_off, cnt_off; /* signal pad; LL count slots [src] x 8 bytes */
   uint32_t *epoch_layout, *epoch_dispatch, *epoch_combine; /* per block */
   uint64_t timeout_ns;
+  unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */
 } cb_moe_dev_t;
 
 void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s);

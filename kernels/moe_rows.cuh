@@ -138,7 +138,7 @@ __device__ __forceinline__ void wait_peers(const cb_moe_dev_t &a, int slot, uint
   const int q = threadIdx.x;
   if (q < a.nranks && q != a.rank)
     cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[a.rank] + a.pad_off, slot, 0, q), epoch * CB_MOE_PUSH_BLOCKS,
-                            a.timeout_ns, a.rank, q, slot);
+                            a.timeout_ns, a.ctl, a.rank, q, slot);
   __syncthreads();
 }
 

@@ -8,8 +8,10 @@
  * needs resetting and a peer running one barrier ahead is harmless. Epochs live in device
  * memory and are advanced by the kernel, so CUDA-graph replays stay in step.
  *
- * Every spin has a timeout (%globaltimer, ns): on expiry it prints rank, block, peer and the
- * flag values, then traps, which fails the stream with an error the host reports. */
+ * Every spin has a timeout (%globaltimer, ns): on expiry it records the peer in the host-mapped
+ * control words (signal.h CB_CTL_TIMEOUT), prints rank, block, peer and the flag values, then
+ * traps, which fails the stream; the host reports it as a timeout naming the peer. Every spin
+ * also polls the host's abort word (CB_CTL_ABORT) so a stuck kernel cannot outlive the job. */
 #ifndef CB_SIGNAL_CUH
 #define CB_SIGNAL_CUH
 
@@ -40,16 +42,36 @@ __host__ __device__ __forceinline__ uint32_t *cb_pad_flag(void *pad, int slot, i
   return (uint32_t *)pad + ((size_t)slot * CB_SIGNAL_MAX_BLOCKS + block) * CB_SIGNAL_MAX_RANKS + src;
 }
 
+/* The slow path of every spin, called once per poll after the first miss: every
+ * CB_SPIN_CTL_EVERY polls it reads the host's abort word (ctl may be NULL) and traps when the job
+ * is being aborted; past timeout_ns it records 1 + peer for the host and returns 1 (the caller
+ * prints its own message and traps). */
+__device__ __forceinline__ int cb_spin_expired(uint32_t *polls, uint64_t start, uint64_t timeout_ns,
+                                               unsigned int *ctl, int rank, int peer) {
+  if (ctl && (++*polls % CB_SPIN_CTL_EVERY) == 0 && *(volatile unsigned int *)&ctl[CB_CTL_ABORT]) {
+    if (blockIdx.x == 0)
+      printf("collbench: device: rank %d stops waiting for peer rank %d: the host is aborting the job\n", rank, peer);
+    __trap();
+  }
+  if (cb_globaltimer_ns() - start <= timeout_ns) return 0;
+  if (ctl) {
+    *(volatile unsigned int *)&ctl[CB_CTL_TIMEOUT] = (unsigned int)peer + 1u;
+    __threadfence_system();
+  }
+  return 1;
+}
+
 /* Spins until *flag >= want (wrap-safe); traps after timeout_ns. */
 __device__ __forceinline__ void cb_wait_geq_acquire_sys(const uint32_t *flag, uint32_t want, uint64_t timeout_ns,
-                                                        int rank, int peer, int slot) {
+                                                        unsigned int *ctl, int rank, int peer, int slot) {
   uint32_t got = cb_ld_acquire_sys(flag);
   if ((int32_t)(got - want) >= 0) return;
   uint64_t start = cb_globaltimer_ns();
+  uint32_t polls = 0;
   for (;;) {
     got = cb_ld_acquire_sys(flag);
     if ((int32_t)(got - want) >= 0) return;
-    if (cb_globaltimer_ns() - start > timeout_ns) {
+    if (cb_spin_expired(&polls, start, timeout_ns, ctl, rank, peer)) {
       printf("collbench: device timeout: rank %d block %d waited %.1f s for peer rank %d at barrier %d "
              "(flag %u, want %u): the peer is gone or hung\n",
              rank, (int)blockIdx.x, timeout_ns * 1e-9, peer, slot, got, want);
@@ -61,12 +83,12 @@ __device__ __forceinline__ void cb_wait_geq_acquire_sys(const uint32_t *flag, ui
 /* Block-level barrier among n ranks for this block index: announce `epoch` to every peer's pad,
  * then wait for every peer's announcement in ours. pads[q] is rank q's pad (pads[rank] = own). */
 __device__ __forceinline__ void cb_block_barrier(void *const *pads, int rank, int n, int slot, uint32_t epoch,
-                                                 uint64_t timeout_ns) {
+                                                 uint64_t timeout_ns, unsigned int *ctl) {
   __syncthreads();
   int t = threadIdx.x;
   if (t < n && t != rank) {
     cb_st_release_sys(cb_pad_flag(pads[t], slot, blockIdx.x, rank), epoch);
-    cb_wait_geq_acquire_sys(cb_pad_flag(pads[rank], slot, blockIdx.x, t), epoch, timeout_ns, rank, t, slot);
+    cb_wait_geq_acquire_sys(cb_pad_flag(pads[rank], slot, blockIdx.x, t), epoch, timeout_ns, ctl, rank, t, slot);
   }
   __syncthreads();
 }

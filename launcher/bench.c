@@ -30,6 +30,19 @@ typedef struct group {
   char routing[64]; /* moe: the routing law's text for the rows */
 } group_t;
 
+/* "<algo> <group>": the subject of a watchdog step. */
+static const char *subject(const slot_t *s, const group_t *g, char *buf, size_t n) {
+  snprintf(buf, n, "%s %s", s->algo->name, g->what);
+  return buf;
+}
+
+/* Polled MPI_Allreduce (mpi_world.h cb_mpi_wait): the watchdog's abort is taken here. */
+static void allreduce_polled(const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+  MPI_Request req;
+  CB_MPI(MPI_Iallreduce(in, out, count, t, op, comm, &req));
+  cb_mpi_wait(&req);
+}
+
 int cb_bench_rounds(int iters) {
   for (int r = 4; r > 1; r--)
     if (iters % r == 0) return r;
@@ -39,8 +52,9 @@ int cb_bench_rounds(int iters) {
 static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   const cb_params_t *p = &g->p;
   const cb_algo_t *al = s->algo;
-  char why[512] = "";
+  char why[512] = "", subj[512];
   int ok = 1;
+  cb_watchdog_step(b->wd, CB_PHASE_SETUP, subject(s, g, subj, sizeof subj));
   if (cb_family_info(p->family)->reduces && !(al->ops & CB_OPB(p->op))) {
     snprintf(why, sizeof why, "skipped: %s has no %s", al->name, cb_redop_name(p->op));
     ok = 0;
@@ -55,19 +69,20 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   }
   if (!cb_mpi_agree(b->w->mpi.comm, ok, why, sizeof why)) {
     snprintf(s->note, sizeof s->note, "%s", why);
+    cb_watchdog_disarm(b->wd);
     return;
   }
   memset(&s->in, 0, sizeof s->in);
   s->in.algo = al;
   s->in.world = b->w;
   s->in.p = *p;
-  cb_watchdog_arm(b->wd, "%s %s: setup", al->name, g->what);
   int rc = al->setup(&s->in, why, sizeof why);
   CB_CUDA(cudaDeviceSynchronize());
-  cb_watchdog_disarm(b->wd);
   /* A setup that fails frees what it made itself; one that succeeded here while another rank
    * failed is torn down. */
-  if (!cb_mpi_agree(b->w->mpi.comm, rc == 0, why, sizeof why)) {
+  int agreed = cb_mpi_agree(b->w->mpi.comm, rc == 0, why, sizeof why);
+  cb_watchdog_disarm(b->wd);
+  if (!agreed) {
     if (rc == 0 && al->teardown) al->teardown(&s->in);
     snprintf(s->note, sizeof s->note, "not run: %s", why);
     return;
@@ -114,15 +129,44 @@ static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
   CB_CUDA(cudaGraphDestroy(graph));
 }
 
+/* CB_FAULT (fault.h) inside a timed round: 1 when this rank must leave the round's launches
+ * out, so its peers sit in their kernels. where = CB_PHASE_NCCL (before the round's first NCCL
+ * call, NCCL algorithms only: acts, i.e. stalls, stops or exits, first) or CB_PHASE_KERNEL
+ * (after the NCCL line-up, custom algorithms only: the peers' device barriers never complete). */
+static int fault_skips_round(cb_bench_t *b, const slot_t *s, cb_phase_t where, const char *what) {
+  int is_nccl = strncmp(s->algo->name, "nccl", 4) == 0;
+  cb_fault_t *f = b->wd->fault;
+  if (!f || f->action == CB_FAULT_NONE || is_nccl != (where == CB_PHASE_NCCL)) return 0;
+  if (!cb_fault_due(f, b->w->mpi.rank, where)) return 0;
+  if (where == CB_PHASE_NCCL) {
+    /* this rank's host stops calling NCCL while its peers are inside their collective */
+    cb_watchdog_disarm(b->wd);
+    cb_fault_act(f, what);
+    return 1;
+  }
+  CB_WARN("CB_FAULT: rank %d leaves out its custom kernels at %s: its peers' device barriers never complete "
+          "(test fault injection)", b->w->mpi.rank, what);
+  return 1;
+}
+
 static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nrounds, int chunk) {
   cudaStream_t st = b->w->stream;
   int np = s->algo->nphases;
-  CB_MPI(MPI_Barrier(b->w->mpi.comm));
-  cb_watchdog_arm(b->wd, "%s %s: timed round %d/%d", s->algo->name, g->what, round + 1, nrounds);
+  char what[600], subj[512];
+  snprintf(what, sizeof what, "%s %d/%d", subject(s, g, subj, sizeof subj), round + 1, nrounds);
+  cb_watchdog_step(b->wd, CB_PHASE_ROUND, what);
+  cb_mpi_barrier(b->w->mpi.comm);
+  /* (a faulted rank leaves its launches out; its peers' watchdogs or device timeouts end the job) */
+  int skip = fault_skips_round(b, s, CB_PHASE_NCCL, b->wd->what);
   /* Line the GPUs up (a 4-byte NCCL all-reduce) so the round does not start with one rank's
    * kernel waiting for a peer whose host was late: the host barrier alone leaves microseconds
    * of skew. */
-  CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
+  if (!skip) CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
+  if (skip || fault_skips_round(b, s, CB_PHASE_KERNEL, b->wd->what)) {
+    cb_world_wait_stream(b->w, st, b->wd->what);
+    cb_watchdog_disarm(b->wd);
+    return;
+  }
   int per_iter = iter_events(b, s);
   if (s->graph) {
     CB_CUDA(cudaGraphLaunch(s->graph, st));
@@ -134,7 +178,7 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
     for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * np, per_iter, 0);
     if (!per_iter) CB_CUDA(cudaEventRecord(s->ev[s->nev - 1], st));
   }
-  CB_CUDA(cudaStreamSynchronize(st));
+  cb_world_wait_stream(b->w, st, b->wd->what);
   cb_watchdog_disarm(b->wd);
   if (!per_iter) {
     /* one phase, round total spread evenly over its iterations */
@@ -230,7 +274,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
   }
   int np = s->algo->nphases;
   unsigned long long mem = s->in.mem_bytes, mem_max = 0;
-  CB_MPI(MPI_Allreduce(&mem, &mem_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm));
+  allreduce_polled(&mem, &mem_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
   /* Phases first, then the round trip (only the round trip when there is one phase). */
   for (int ph = np > 1 ? 0 : 1; ph <= np; ph++) {
     cb_stats_t st;
@@ -310,10 +354,11 @@ static void run_group(cb_bench_t *b, group_t *g) {
   for (int k = 0; k < b->nalgos; k++) {
     slot_t *s = &slots[k];
     if (!s->active) continue;
-    cb_watchdog_arm(b->wd, "%s %s: warm-up", s->algo->name, g->what);
+    char subj[512];
+    cb_watchdog_step(b->wd, CB_PHASE_WARMUP, subject(s, g, subj, sizeof subj));
     for (int i = 0; i < a->warmup; i++)
       for (int ph = 0; ph < s->algo->nphases; ph++) s->algo->run(&s->in, ph, st);
-    CB_CUDA(cudaStreamSynchronize(st));
+    cb_world_wait_stream(b->w, st, b->wd->what);
     cb_watchdog_disarm(b->wd);
     make_events(s, chunk);
     if (g->mode == CB_MODE_GRAPH) capture(s, st, chunk, iter_events(b, s));
@@ -326,16 +371,17 @@ static void run_group(cb_bench_t *b, group_t *g) {
     slot_t *s = &slots[k];
     if (!s->active) continue;
     long long wrong = 0;
-    cb_watchdog_arm(b->wd, "%s %s: correctness check", s->algo->name, g->what);
+    char subj[512];
+    cb_watchdog_step(b->wd, CB_PHASE_CHECK, subject(s, g, subj, sizeof subj));
     for (int c = 0; c < a->check_iters; c++)
       wrong += s->algo->check ? s->algo->check(&s->in, st, a->seed, c) : cb_check_generic(&s->in, st, a->seed, c);
-    CB_CUDA(cudaStreamSynchronize(st));
-    CB_MPI(MPI_Allreduce(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm));
+    cb_world_wait_stream(b->w, st, b->wd->what);
+    allreduce_polled(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm);
     if (a->check_iters > 0 && g->p.family == CB_ALLREDUCE) {
       /* all-reduce promises the same bits on every rank */
       unsigned long long d = s->in.digest, dmin = 0, dmax = 0;
-      CB_MPI(MPI_Allreduce(&d, &dmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, b->w->mpi.comm));
-      CB_MPI(MPI_Allreduce(&d, &dmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm));
+      allreduce_polled(&d, &dmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, b->w->mpi.comm);
+      allreduce_polled(&d, &dmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
       s->digest_mismatch = dmin != dmax;
       if (s->digest_mismatch) s->wrong++;
     }
@@ -350,15 +396,15 @@ static void run_group(cb_bench_t *b, group_t *g) {
     }
   }
 
-  cb_watchdog_arm(b->wd, "%s: reporting", g->what);
+  cb_watchdog_step(b->wd, CB_PHASE_REDUCE, g->what);
   for (int k = 0; k < b->nalgos; k++) report_slot(b, g, &slots[k]);
   validate_verdicts(b, g, slots, b->nalgos);
   cb_watchdog_disarm(b->wd);
 
   /* Teardown only once every rank is done: peers may still read this rank's memory. */
-  cb_watchdog_arm(b->wd, "%s: teardown", g->what);
+  cb_watchdog_step(b->wd, CB_PHASE_TEARDOWN, g->what);
   CB_CUDA(cudaDeviceSynchronize());
-  CB_MPI(MPI_Barrier(b->w->mpi.comm));
+  cb_mpi_barrier(b->w->mpi.comm);
   for (int k = 0; k < b->nalgos; k++) {
     slot_t *s = &slots[k];
     if (!s->active) continue;
@@ -369,7 +415,7 @@ static void run_group(cb_bench_t *b, group_t *g) {
     if (s->algo->teardown) s->algo->teardown(&s->in);
   }
   CB_CUDA(cudaDeviceSynchronize());
-  CB_MPI(MPI_Barrier(b->w->mpi.comm));
+  cb_mpi_barrier(b->w->mpi.comm);
   cb_watchdog_disarm(b->wd);
 }
 

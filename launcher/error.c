@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,6 +15,11 @@
 static void (*abort_hook)(void *);
 static void *abort_hook_arg;
 static atomic_int aborting;
+static atomic_int abort_requested; /* 0, or the exit code asked for */
+static volatile unsigned int *kernel_abort_word;
+static volatile sig_atomic_t guard_code = CB_EXIT_RUNTIME;
+
+void cb_set_kernel_abort_word(volatile unsigned int *word) { kernel_abort_word = word; }
 
 void cb_set_abort_hook(void (*fn)(void *), void *arg) {
   abort_hook = fn;
@@ -57,15 +63,65 @@ void cb_warn(const char *file, int line, const char *fmt, ...) {
   va_end(ap);
 }
 
-void cb_abort_job(int code) {
+void cb_error(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport("error ", file, line, fmt, ap);
+  va_end(ap);
+}
+
+static void guard_fired(int sig) {
+  (void)sig;
+  _exit(guard_code);
+}
+
+/* If the hook or MPI_Abort hangs (a communicator whose peer is stopped, a runtime waiting on a
+ * dead daemon), SIGALRM ends this process with the job's code; mpirun then ends the rest. */
+static void arm_exit_guard(int code) {
+  guard_code = code;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = guard_fired;
+  sigaction(SIGALRM, &sa, NULL);
+  alarm(4);
+}
+
+static void end_job(int code, int hooked) {
   if (atomic_exchange(&aborting, 1)) {
     /* A second thread is already aborting: let it finish; this one just stops here. */
     for (;;) pause();
   }
+  arm_exit_guard(code);
+  if (kernel_abort_word) *kernel_abort_word = 1;
   fflush(stdout);
-  if (abort_hook) abort_hook(abort_hook_arg);
+  if (hooked && abort_hook) abort_hook(abort_hook_arg);
   if (mpi_is_up()) MPI_Abort(MPI_COMM_WORLD, code);
-  exit(code);
+  _exit(code);
+}
+
+void cb_abort_job(int code) {
+  end_job(code, 1);
+  for (;;) pause(); /* not reached */
+}
+
+void cb_abort_job_unhooked(int code) {
+  end_job(code, 0);
+  for (;;) pause();
+}
+
+void cb_abort_request(int code) {
+  int none = 0;
+  atomic_compare_exchange_strong(&abort_requested, &none, code);
+  if (kernel_abort_word) *kernel_abort_word = 1;
+}
+
+int cb_abort_pending(void) { return atomic_load(&abort_requested) != 0; }
+
+int cb_abort_taken(void) { return atomic_load(&aborting) != 0; }
+
+void cb_abort_poll(void) {
+  int code = atomic_load(&abort_requested);
+  if (code) cb_abort_job(code);
 }
 
 void cb_fatal(int code, const char *file, int line, const char *fmt, ...) {

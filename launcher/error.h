@@ -40,9 +40,35 @@ void cb_check_mpi(int rc, const char *call, const char *file, int line);
 void cb_check_hwloc(int rc, const char *call, const char *file, int line);
 #define CB_HWLOC(call) cb_check_hwloc((call), #call, __FILE__, __LINE__)
 
+/* Same prefix and "error" kind as cb_fatal, no exit: for a report that precedes an abort. */
+void cb_error(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define CB_ERROR(...) cb_error(__FILE__, __LINE__, __VA_ARGS__)
+
 /* Ends the job: runs the abort hook once, then MPI_Abort (if MPI is initialized and not
- * finalized) or exit(). Safe to call from the watchdog thread. */
+ * finalized) or exit(). Call it from the thread that owns NCCL and the CUDA streams (the main
+ * thread): the hook aborts the communicator, which must not be in use by another thread. If the
+ * hook or MPI_Abort itself hangs, an alarm ends the process with `code` after a few seconds. */
 void cb_abort_job(int code) __attribute__((noreturn));
+
+/* The same without the hook, for a thread that does not own the resources (the watchdog thread
+ * when the main thread is blocked inside a library call): destroying a communicator the main
+ * thread is still inside is what crashed with SIGSEGV in ncclAllReduce -> cuEventRecord. Also
+ * for a CUDA context lost to a trapped kernel, where NCCL cannot be aborted cleanly. */
+void cb_abort_job_unhooked(int code) __attribute__((noreturn));
+
+/* The abort request: the watchdog thread asks, the main thread acts at its next poll point
+ * (cb_abort_poll in every wait loop: MPI requests, stream queries), so the thread that owns
+ * NCCL is the one that aborts it. A request also sets the kernel abort word (below) at once so
+ * custom kernels spinning on flags stop. cb_abort_poll does not return when a request is
+ * pending. cb_abort_taken says whether some thread has begun ending the job. */
+void cb_abort_request(int code);
+int cb_abort_pending(void);
+void cb_abort_poll(void);
+int cb_abort_taken(void);
+
+/* A host word the custom kernels poll in every spin (host-mapped pinned memory, set up by the
+ * world): cb_abort_request stores 1 into it. NULL (the default) = no kernels to stop. */
+void cb_set_kernel_abort_word(volatile unsigned int *word);
 
 /* One hook run before the job is aborted (collbench registers ncclCommAbort here). This is
  * the only process-wide mutable state in collbench: an abort must reach the communicator from

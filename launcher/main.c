@@ -10,6 +10,7 @@
 #include "args.h"
 #include "bench.h"
 #include "error_gpu.h"
+#include "fault.h"
 #include "meta.h"
 #include "report.h"
 #include "watchdog.h"
@@ -73,23 +74,38 @@ int main(int argc, char **argv) {
     return CB_EXIT_USAGE;
   }
 
-  int provided = 0;
-  CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-  static cb_world_t world; /* lives until exit: the abort hook points at it */
-  cb_world_init(&world, args);
-
-  /* Rank-count-dependent checks, now that the world size is known. */
-  if (args->family == CB_MOE) {
-    char why[256];
-    for (int t = 0; t < args->ndtypes; t++)
-      if (cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why)) {
-        if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", why);
-        cb_world_free(&world);
-        MPI_Finalize();
-        return CB_EXIT_USAGE;
-      }
+  cb_fault_t fault; /* CB_FAULT (test-only fault injection, fault.h) */
+  if (cb_fault_from_env(&fault, err, sizeof err)) {
+    fprintf(stderr, "collbench: %s\n", err);
+    return CB_EXIT_USAGE;
   }
 
+  int provided = 0;
+  CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+  /* The watchdog covers the world setup too (NCCL init and the peer probe wait for every rank). */
+  cb_watchdog_t wd;
+  cb_watchdog_start(&wd, args->timeout_s, MPI_COMM_WORLD, &fault);
+  static cb_world_t world; /* lives until exit: the abort hook points at it */
+  world.wd = &wd;
+  cb_watchdog_arm(&wd, "world setup (GPU, CPU binding, NCCL communicator, peer-memory probe)");
+  cb_world_init(&world, args);
+  cb_watchdog_disarm(&wd);
+
+  /* Rank-count-dependent checks, now that the world size is known. */
+  char why[256] = "";
+  if (fault.action != CB_FAULT_NONE && fault.rank >= world.mpi.nranks)
+    snprintf(why, sizeof why, "CB_FAULT: rank %d does not exist (%d ranks)", fault.rank, world.mpi.nranks);
+  for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
+    cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why);
+  if (why[0]) {
+    if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", why);
+    cb_watchdog_stop(&wd);
+    cb_world_free(&world);
+    MPI_Finalize();
+    return CB_EXIT_USAGE;
+  }
+
+  cb_watchdog_arm(&wd, "metadata exchange (hosts, GPUs, versions) and opening the outputs");
   cb_strbuf_t algos, meta;
   cb_sb_init(&algos);
   cb_sb_init(&meta);
@@ -100,15 +116,15 @@ int main(int argc, char **argv) {
   int open_ok = 1;
   if (world.mpi.rank == 0 && cb_report_open(&report, stdout, args->csv, args->json, meta.s, err, sizeof err)) open_ok = 0;
   CB_MPI(MPI_Bcast(&open_ok, 1, MPI_INT, 0, world.mpi.comm));
+  cb_watchdog_disarm(&wd);
   if (!open_ok) {
     if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", err);
+    cb_watchdog_stop(&wd);
     cb_world_free(&world);
     MPI_Finalize();
     return CB_EXIT_USAGE;
   }
 
-  cb_watchdog_t wd;
-  cb_watchdog_start(&wd, args->timeout_s);
   bench.w = &world;
   bench.a = args;
   bench.rep = world.mpi.rank == 0 ? &report : NULL;

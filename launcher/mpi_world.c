@@ -3,6 +3,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -140,12 +141,31 @@ void cb_mpi_gather_strings(const cb_mpi_world_t *w, const char *mine, char *all,
   free(buf);
 }
 
+void cb_mpi_wait(MPI_Request *req) {
+  for (;;) {
+    int done = 0;
+    CB_MPI(MPI_Test(req, &done, MPI_STATUS_IGNORE));
+    if (done) return;
+    cb_abort_poll();
+    sched_yield();
+  }
+}
+
+void cb_mpi_barrier(MPI_Comm comm) {
+  MPI_Request req;
+  CB_MPI(MPI_Ibarrier(comm, &req));
+  cb_mpi_wait(&req);
+}
+
 int cb_mpi_agree(MPI_Comm comm, int ok, char *why, size_t n) {
   int rank = 0, mine, first = INT_MAX;
   CB_MPI(MPI_Comm_rank(comm, &rank));
   mine = ok ? INT_MAX : rank;
-  CB_MPI(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm));
+  MPI_Request req;
+  CB_MPI(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &req));
+  cb_mpi_wait(&req);
   if (first == INT_MAX) return 1;
-  CB_MPI(MPI_Bcast(why, (int)n, MPI_CHAR, first, comm));
+  CB_MPI(MPI_Ibcast(why, (int)n, MPI_CHAR, first, comm, &req));
+  cb_mpi_wait(&req);
   return 0;
 }

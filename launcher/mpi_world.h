@@ -32,6 +32,12 @@ typedef struct cb_mpi_world {
 void cb_mpi_world_init(cb_mpi_world_t *w);
 void cb_mpi_world_free(cb_mpi_world_t *w);
 
+/* Completes a non-blocking MPI request the way every collbench wait does: polling, so an abort
+ * request from the watchdog (error.h) is taken by this thread instead of leaving it blocked
+ * inside MPI. Used for the MPI collectives between rows (agreements, reductions, barriers). */
+void cb_mpi_wait(MPI_Request *req);
+void cb_mpi_barrier(MPI_Comm comm);
+
 /* Collective over comm: returns 1 when every rank passed ok; otherwise 0 on every rank, with
  * why (n bytes, the same n everywhere) replaced by the reason of the lowest failing rank, so all
  * ranks report and act alike (a setup that failed on one rank must not hang the others). */

@@ -4,21 +4,61 @@
  * result is the cb_world_t every algorithm receives. */
 #include "world.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "../kernels/signal.h"
 #include "../topologies/placement.h"
 #include "args.h"
 #include "error_gpu.h"
+#include "watchdog.h"
 
+/* The abort hook: runs on the thread that owns NCCL (error.h), never concurrently with an NCCL
+ * call. The kernels' abort word is already set, so custom kernels stop spinning; NCCL's own
+ * kernels stop when the communicator is aborted. */
 static void abort_nccl(void *arg) {
   cb_world_t *w = arg;
   if (w->rail) ncclCommAbort(w->rail);
   w->rail = NULL;
   if (w->nccl) ncclCommAbort(w->nccl);
   w->nccl = NULL;
+}
+
+/* Host-mapped control words for the custom kernels (kernels/signal.h). */
+static void open_ctl(cb_world_t *w) {
+  void *p = NULL;
+  CB_CUDA(cudaHostAlloc(&p, CB_CTL_WORDS * sizeof(unsigned int), cudaHostAllocMapped | cudaHostAllocPortable));
+  memset(p, 0, CB_CTL_WORDS * sizeof(unsigned int));
+  w->ctl_host = p;
+  CB_CUDA(cudaHostGetDevicePointer((void **)&w->ctl_dev, p, 0));
+  cb_set_kernel_abort_word(&w->ctl_host[CB_CTL_ABORT]);
+}
+
+void cb_world_wait_stream(const cb_world_t *w, cudaStream_t st, const char *what) {
+  if (!what) what = w->wd ? w->wd->what : "a stream wait"; /* (written by this thread only) */
+  for (;;) {
+    cudaError_t e = cudaStreamQuery(st);
+    if (e == cudaSuccess) return;
+    if (e != cudaErrorNotReady) {
+      unsigned int peer = w->ctl_host ? w->ctl_host[CB_CTL_TIMEOUT] : 0;
+      if (peer) {
+        CB_ERROR("timeout: %s: a custom kernel on this rank waited %.1f s for peer rank %u, which did not arrive at "
+                 "its device barrier (stalled, stopped or dead); aborting the job (%s)",
+                 what, w->spin_timeout_ns * 1e-9, peer - 1, cudaGetErrorString(e));
+        /* The trap took the CUDA context down with it: NCCL cannot be aborted cleanly on a lost
+         * context (and need not be: the process exit releases it), so the job ends without the
+         * hook. */
+        cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
+      }
+      cb_abort_poll(); /* a trap after the host asked the kernels to stop */
+      cb_check_cuda(e, "cudaStreamQuery(stream)", __FILE__, __LINE__);
+    }
+    cb_abort_poll();
+    sched_yield();
+  }
 }
 
 /* All ranks learn whether any rank failed; the failing ranks print why; everyone leaves with
@@ -29,6 +69,7 @@ static void agree_or_exit(const cb_world_t *w, int ok, const char *why) {
   if (all_ok) return;
   if (!ok) fprintf(stderr, "collbench: error [rank %d host %s]: %s\n", w->mpi.rank, w->mpi.host, why);
   fflush(stderr);
+  if (w->wd) cb_watchdog_stop(w->wd); /* collective, like this exit */
   MPI_Finalize();
   exit(CB_EXIT_ENV);
 }
@@ -162,12 +203,15 @@ static void probe_peers(cb_world_t *w) {
 }
 
 void cb_world_init(cb_world_t *w, const struct cb_args *args) {
+  struct cb_watchdog *wd = w->wd; /* set by the caller before init */
   memset(w, 0, sizeof *w);
+  w->wd = wd;
   w->spin_timeout_ns = (uint64_t)(args->timeout_s * 0.5e9);
   cb_mpi_world_init(&w->mpi);
   choose_gpu(w);
   bind_cpu(w, args->no_bind);
   open_gpu(w);
+  open_ctl(w);
   init_nccl(w);
   probe_peers(w);
 }
@@ -176,6 +220,10 @@ void cb_world_free(cb_world_t *w) {
   cb_set_abort_hook(NULL, NULL);
   if (w->rail) CB_NCCL(ncclCommDestroy(w->rail));
   w->rail = NULL;
+  cb_set_kernel_abort_word(NULL);
+  if (w->ctl_host) CB_CUDA(cudaFreeHost((void *)w->ctl_host));
+  w->ctl_host = NULL;
+  w->ctl_dev = NULL;
   if (w->nccl) CB_NCCL(ncclCommDestroy(w->nccl));
   w->nccl = NULL;
   if (w->stream) CB_CUDA(cudaStreamDestroy(w->stream));

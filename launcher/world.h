@@ -35,6 +35,14 @@ typedef struct cb_world {
   char binding[256]; /* CPU binding report for the header and metadata */
   uint64_t spin_timeout_ns; /* device-side spin limit for custom kernels: half of -T, so a lost
                                peer is named by the kernel before the host watchdog fires */
+  /* Control words shared with the custom kernels (kernels/signal.h CB_CTL_*): host-mapped
+   * pinned memory, the host's view and the kernels' pointer. The abort word is registered with
+   * error.h so an abort request stops spinning kernels at once. */
+  volatile unsigned int *ctl_host;
+  unsigned int *ctl_dev;
+  /* The job's watchdog (set by the caller before cb_world_init; may be NULL): algorithms name
+   * their inner steps with cb_watchdog_phase (collectives/peer.c: the IPC exchange). */
+  struct cb_watchdog *wd;
 } cb_world_t;
 
 struct cb_args;
@@ -42,5 +50,12 @@ struct cb_args;
  * ranks than GPUs. */
 void cb_world_init(cb_world_t *w, const struct cb_args *args);
 void cb_world_free(cb_world_t *w);
+
+/* Waits for stream st by polling cudaStreamQuery, so this thread takes an abort request from
+ * the watchdog (error.h) instead of sitting in cudaStreamSynchronize. A failure after a custom
+ * kernel's device timeout (CB_CTL_TIMEOUT set) ends the job with CB_EXIT_TIMEOUT naming the
+ * peer and `what` (the step; NULL: the watchdog's current step); any other failure is a CUDA
+ * error (CB_EXIT_RUNTIME). */
+void cb_world_wait_stream(const cb_world_t *w, cudaStream_t st, const char *what);
 
 #endif

@@ -197,7 +197,7 @@ static void case_aggregate(const cb_mpi_world_t *w) {
 
 static void case_watchdog(const cb_mpi_world_t *w) {
   cb_watchdog_t wd;
-  cb_watchdog_start(&wd, 1.0);
+  cb_watchdog_start(&wd, 1.0, MPI_COMM_NULL, NULL);
   MPI_Barrier(w->comm);
   if (w->rank == w->nranks - 1) {
     cb_watchdog_arm(&wd, "mpi_cases watchdog: rank %d sleeping in a fake collective", w->rank);
@@ -213,7 +213,7 @@ static void case_watchdog(const cb_mpi_world_t *w) {
 
 static void case_watchdog_quiet(const cb_mpi_world_t *w) {
   cb_watchdog_t wd;
-  cb_watchdog_start(&wd, 1.0);
+  cb_watchdog_start(&wd, 1.0, MPI_COMM_NULL, NULL);
   for (int i = 0; i < 5; i++) {
     cb_watchdog_arm(&wd, "quiet round %d", i);
     usleep(100 * 1000);

@@ -4,15 +4,22 @@ took and what it printed. Every run is wrapped in `timeout` so a hang fails the 
 stalling CTest (exit 124 from timeout is reported as a hang).
 
 usage: run_mpi_case.py [--rc N | --rc nonzero] [--max-seconds S] [--timeout S]
-                       [--stdout TEXT]... [--stderr TEXT]... -- MPIRUN ARGS...
+                       [--stdout TEXT]... [--stderr TEXT]... [--stderr-not TEXT]...
+                       [--env K=V]... [--lines FILE N]... -- MPIRUN ARGS...
   --rc N        expected exit code of mpirun (default 0); "nonzero": any code except 0 and 124
   --max-seconds the job must end within S seconds (measured around mpirun)
   --timeout     the limit given to `timeout` (default 60)
   --stdout/--stderr  text that must appear in that stream ({np} is replaced by the -np value)
+  --stderr-not  text that must not appear on stderr (a crash, the wrong thread aborting)
+  --env K=V     set in the job's environment (CB_FAULT=...)
+  --lines FILE N  FILE must exist with exactly N lines (rows kept after a fault); {tmp} in FILE
+                and in the command is a fresh temporary folder
 """
 import argparse
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -23,14 +30,24 @@ def main():
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--stdout", action="append", default=[])
     ap.add_argument("--stderr", action="append", default=[])
+    ap.add_argument("--stderr-not", action="append", default=[])
+    ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--lines", nargs=2, action="append", default=[], metavar=("FILE", "N"))
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="cb-mpi-")
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
+    cmd = [c.replace("{tmp}", tmp) for c in cmd]
+    env = dict(os.environ)
+    for kv in a.env:
+        k, _, v = kv.partition("=")
+        env[k] = v
+        print(f"+ {k}={v}")
     np = cmd[cmd.index("-np") + 1] if "-np" in cmd else "?"
     full = ["timeout", "--kill-after=10", str(a.timeout), *cmd]
     print("+", " ".join(full), flush=True)
     t0 = time.monotonic()
-    p = subprocess.run(full, capture_output=True, text=True)
+    p = subprocess.run(full, capture_output=True, text=True, env=env)
     dt = time.monotonic() - t0
     sys.stdout.write(p.stdout)
     sys.stdout.write(p.stderr)
@@ -53,6 +70,18 @@ def main():
         text = text.replace("{np}", np)
         if text not in p.stderr:
             problems.append(f"stderr lacks {text!r}")
+    for text in a.stderr_not:
+        if text in p.stderr:
+            problems.append(f"stderr holds {text!r}")
+    for path, n in a.lines:
+        path = path.replace("{tmp}", tmp)
+        if not os.path.exists(path):
+            problems.append(f"{path} is missing")
+            continue
+        with open(path) as f:
+            got = sum(1 for _ in f)
+        if got != int(n):
+            problems.append(f"{path}: {got} lines, expected {n}")
     for msg in problems:
         print("run_mpi_case: FAIL:", msg)
     return 1 if problems else 0

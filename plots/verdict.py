@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""plots/verdict.py: "is my number normal?" — compares a run with a reference run of the same
+GPU model and rank count and prints a short markdown verdict.
+
+Per algorithm (and dtype, op, placement, mode, moe phase) the two runs share: bus bandwidth at
+the largest common sizes and latency at the smallest, each as measured / reference, with
+
+  OK    within the tolerance: busbw at least 90 % of the reference, latency at most 125 % (or
+        at most 0.5 µs above it: launch and timer granularity)
+  SLOW  below that (busbw < 90 %, or latency > 125 % and more than 0.5 µs above)
+  FAST  above it the other way (busbw > 110 %, latency < 75 %): a better machine or setup, or
+        a reference taken under load; worth a look, not a failure
+
+(--bw-tol / --lat-tol change the 10 % and 25 %. Small messages jitter more from run to run than
+large ones: two 2 x H200 runs of the same build, 100 and 20 iterations, differ by up to 21 % at
+3-4 µs graph latencies and by under 1 % in busbw at 4-8 GiB, hence the wider latency band.) When anything is SLOW it lists the likely causes it
+can see in the two runs' metadata (results.json, link_gbs): CPU binding (NUMA) unbound or
+different, peer access missing, fewer NVLink GB/s than the reference, another NCCL version,
+driver or NCCL_* environment. A reference of another GPU model or rank count gives no verdict.
+
+usage: verdict.py [--bw-tol F] [--lat-tol F] [--write FILE.md] REFERENCE_DIR RUN_DIR
+       verdict.py --find RESULTS_ROOT RUN_DIR   pick the reference among the committed runs
+                  under RESULTS_ROOT (same family, GPU model, ranks and nodes; most shared rows,
+                  then the newest name); without one, say so and suggest committing RUN_DIR
+--write FILE.md  also put the verdict into FILE.md (RUN_DIR/summary.md): replaces the file's
+                 "## Verdict" section (always the last one), or appends it; creates the file.
+Exit: 0 verdict printed (whatever it says), 2 bad input.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cbcsv  # noqa: E402
+import groups as G  # noqa: E402
+
+NPOINTS = 2  # largest / smallest common sizes compared
+LAT_FLOOR_US = 0.5  # latency differences below this are never SLOW/FAST
+
+
+def load_meta(run_dir):
+    """The metadata of a results folder: results.json, else the .partial.jsonl stream's first
+    line (a run that ended early), else {}."""
+    path = os.path.join(run_dir, "results.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f).get("meta", {})
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError) as e:
+        raise cbcsv.InputError(f"{path}: unreadable metadata ({e})")
+    try:
+        with open(path + ".partial.jsonl", encoding="utf-8") as f:
+            return json.loads(f.readline()).get("meta", {})
+    except (OSError, ValueError):
+        return {}
+
+
+class Side:
+    """One run: rows by comparison key, and what identifies its hardware."""
+
+    def __init__(self, run_dir):
+        self.run = cbcsv.load(run_dir, warn=False)
+        self.dir = run_dir
+        self.meta = load_meta(self.run.run_dir)
+        self.link = cbcsv.read_link(self.run.run_dir)
+        rows = [r for r in self.run.measured if r["wrong"] == 0]
+        self.family = self.run.rows[0]["family"]
+        gpus = {ri.get("gpu", "") for ri in self.meta.get("rank_info", [])} or {r["gpu"] for r in self.run.rows}
+        self.gpu = " + ".join(sorted(g for g in gpus if g)) or "unknown GPU"
+        self.ranks = self.meta.get("ranks") or (self.run.rows[0]["ranks"] or "?")
+        self.nodes = self.meta.get("nodes") or (self.run.rows[0]["nodes"] or "?")
+        self.points = {}  # key -> {x: row}
+        for r in rows:
+            if r["family"] == "moe" and r["phase"] not in ("", "roundtrip"):
+                continue
+            key = (r["family"], r["algo"], r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"])
+            self.points.setdefault(key, {})[G.xkey(r)] = r
+
+    def label(self):
+        return f"{self.gpu} × {self.ranks} ranks, {self.nodes} node(s)"
+
+    def comparable(self, other):
+        return (self.family, self.gpu, str(self.ranks), str(self.nodes)) == \
+               (other.family, other.gpu, str(other.ranks), str(other.nodes))
+
+
+def judge(m, r, bw, bw_tol, lat_tol):
+    """m measured, r reference; bw: higher is better, else (latency, µs) lower is better."""
+    ratio = m / r
+    if bw:
+        return "SLOW" if ratio < 1 - bw_tol else "FAST" if ratio > 1 + bw_tol else "OK"
+    if abs(m - r) <= LAT_FLOOR_US:
+        return "OK"
+    return "SLOW" if ratio > 1 + lat_tol else "FAST" if ratio < 1 - lat_tol else "OK"
+
+
+def fmt_x(family, x):
+    return f"{x} tokens" if family == "moe" else G.human_bytes(x)
+
+
+def compare(ref, run, bw_tol, lat_tol):
+    """Table rows (cells) and the set of verdicts seen."""
+    out, seen = [], set()
+    for key in sorted(set(ref.points) & set(run.points), key=lambda k: (G.is_nccl(k[1]) is False, k)):
+        common = sorted(set(ref.points[key]) & set(run.points[key]))
+        if not common:
+            continue
+        big, small = common[-NPOINTS:], common[:NPOINTS]
+        cells, worst = [], "OK"
+        for pts, bw in ((big, True), (small, False)):
+            if bw and any(run.points[key][x]["busbw"] is None or ref.points[key][x]["busbw"] in (None, 0) for x in pts):
+                cells.append("–")
+                continue
+            col = "busbw" if bw else "time"
+            m = sum(run.points[key][x][col] for x in pts) / len(pts)
+            r = sum(ref.points[key][x][col] for x in pts) / len(pts)
+            v = judge(m, r, bw, bw_tol, lat_tol)
+            seen.add(v)
+            if v == "SLOW" or (v == "FAST" and worst == "OK"):
+                worst = v
+            unit = "GB/s" if bw else "µs"
+            where = fmt_x(key[0], pts[0]) + (f"–{fmt_x(key[0], pts[-1])}" if len(pts) > 1 else "")
+            cells.append(f"{m:.1f} / {r:.1f} {unit} ({m / r:.2f}) @ {where} **{v}**")
+        family, algo, dtype, op, inplace, mode, model, routing = key
+        variant = " ".join(p for p in (model, routing, dtype, op if op not in ("", "none") else "",
+                                       "in-place" if inplace else "", mode) if p)
+        out.append([algo, variant, cells[0], cells[1], f"**{worst}**"])
+    return out, seen
+
+
+def causes(ref, run):
+    """Differences in the recorded setup that commonly make a run slow."""
+    found = []
+    rb = [ri.get("binding", "") for ri in run.meta.get("rank_info", [])]
+    fb = [ri.get("binding", "") for ri in ref.meta.get("rank_info", [])]
+    if any("unbound" in b or "no-bind" in b or not b for b in rb) and rb:
+        found.append("CPU binding: rank(s) ran unbound (" + "; ".join(sorted(set(b for b in rb if "unbound" in b or not b)) or ["?"]) +
+                     "): wrong NUMA node likely — run through launcher/collbench-run (rankfile) or check `collbench-topo`")
+    elif rb and fb and [b.split(" (")[0] for b in rb] != [b.split(" (")[0] for b in fb]:
+        found.append(f"CPU binding differs from the reference (run: {', '.join(rb)}; reference: {', '.join(fb)}): "
+                     "check NUMA placement (placement.txt)")
+    if ref.meta.get("peer_memory") and run.meta.get("peer_memory") is False:
+        found.append("peer access missing on this run (" + (run.meta.get("peer_memory_note") or "no reason recorded") +
+                     "): custom kernels could not run, NCCL may use a slower path (check IOMMU/ACS, `nvidia-smi topo -m`)")
+    if ref.link and run.link and run.link < ref.link * 0.95:
+        found.append(f"fewer NVLinks than the reference: {run.link:g} GB/s per GPU vs {ref.link:g} "
+                     "(`nvidia-smi nvlink -s`: links down or a different board)")
+    elif ref.link and not run.link:
+        found.append(f"NVLink bandwidth of this run unknown (no link_gbs; the reference has {ref.link:g} GB/s): "
+                     "check `nvidia-smi nvlink -s`")
+    for k, what in (("nccl_version", "NCCL version"), ("driver", "driver"), ("cuda_runtime", "CUDA runtime")):
+        a, b = run.meta.get(k), ref.meta.get(k)
+        if a and b and a != b:
+            found.append(f"{what} differs: {a} here, {b} in the reference")
+    ea = {k: v for k, v in run.meta.get("env", {}).items() if k.startswith("NCCL_") and k != "NCCL_VERSION"}
+    eb = {k: v for k, v in ref.meta.get("env", {}).items() if k.startswith("NCCL_") and k != "NCCL_VERSION"}
+    if ea != eb:
+        diff = sorted(set(ea.items()) ^ set(eb.items()))
+        found.append("NCCL_* environment differs: " + ", ".join(f"{k}={v}" for k, v in diff))
+    oa, ob = run.meta.get("options", {}), ref.meta.get("options", {})
+    odiff = [f"{k} {oa.get(k)} vs {ob.get(k)}" for k in ("iters", "warmup") if k in oa and k in ob and oa[k] != ob[k]]
+    if odiff:
+        found.append("run options differ from the reference (" + ", ".join(odiff) + "): fewer iterations "
+                     "measure small sizes less steadily")
+    if not found:
+        found.append("nothing differs in the recorded setup: other work on the GPUs, clocks or power limits "
+                     "(`nvidia-smi -q -d CLOCK,POWER,PERFORMANCE`), or noise: rerun")
+    return found
+
+
+def verdict(ref_dir, run_dir, bw_tol, lat_tol, found_by=""):
+    ref, run = Side(ref_dir), Side(run_dir)
+    title = f"## Verdict: {run.family} against {os.path.normpath(ref_dir)}"
+    lines = [title, ""]
+    if found_by:
+        lines += [found_by, ""]
+    if not ref.comparable(run):
+        lines += [f"**NO VERDICT**: the reference is {ref.family} on {ref.label()}; this run is {run.family} on "
+                  f"{run.label()}. Compare runs of the same family, GPU model, rank and node count.", ""]
+        return lines
+    table, seen = compare(ref, run, bw_tol, lat_tol)
+    if not table:
+        lines += ["**NO VERDICT**: the two runs share no measured row (algorithm, dtype, op, mode and size).", ""]
+        return lines
+    overall = "SLOW" if "SLOW" in seen else "FAST" if "FAST" in seen else "OK"
+    lines += [f"**{overall}** — {run.label()}; measured / reference, OK = busbw ≥ {100 * (1 - bw_tol):.0f} % and "
+              f"latency ≤ {100 * (1 + lat_tol):.0f} % of the reference.", "",
+              f"| algo | variant | busbw at the largest sizes | latency at the smallest sizes | verdict |",
+              "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(c) + " |" for c in table]
+    lines.append("")
+    if overall == "SLOW":
+        lines += ["Likely causes (from the two runs' metadata):", ""] + [f"- {c}" for c in causes(ref, run)] + [""]
+    return lines
+
+
+def committed(root):
+    """Results folders under root that git tracks (all of them where git tracks none: outside a
+    git work tree, or an untracked folder of copies)."""
+    dirs = sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "results.csv")))
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "--", "*/results.csv"], capture_output=True,
+                             text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return dirs
+    if out.returncode != 0:
+        return dirs
+    tracked = {p.split("/")[0] for p in out.stdout.splitlines()}
+    return [d for d in dirs if d in tracked] if tracked else dirs
+
+
+def find_reference(root, run_dir):
+    run = Side(run_dir)
+    me = os.path.realpath(run_dir)
+    best = None
+    for d in committed(root):
+        path = os.path.join(root, d)
+        if os.path.realpath(path) == me:
+            continue
+        try:
+            cand = Side(path)
+        except cbcsv.InputError:
+            continue
+        if not cand.comparable(run):
+            continue
+        shared = sum(len(set(cand.points[k]) & set(run.points[k])) for k in set(cand.points) & set(run.points))
+        if shared and (best is None or (shared, d) > best[:2]):
+            best = (shared, d, path)
+    return run, best
+
+
+def main():
+    ap = argparse.ArgumentParser(description="verdict of a run against a reference run", add_help=True)
+    ap.add_argument("--find", action="store_true", help="first argument is a results root to search")
+    ap.add_argument("--bw-tol", type=float, default=0.10)
+    ap.add_argument("--lat-tol", type=float, default=0.25)
+    ap.add_argument("--write", metavar="FILE.md")
+    ap.add_argument("ref")
+    ap.add_argument("run")
+    a = ap.parse_args()
+    if not (0 < a.bw_tol < 1 and 0 < a.lat_tol < 1):
+        print("verdict: --bw-tol and --lat-tol must be fractions between 0 and 1", file=sys.stderr)
+        return 2
+    try:
+        if a.find:
+            if not os.path.isdir(a.ref):
+                raise cbcsv.InputError(f"{a.ref}: not a folder")
+            run, best = find_reference(a.ref, a.run)
+            if best is None:
+                lines = [f"## Verdict: {run.family}", "",
+                         f"**NO REFERENCE** for {run.family} on {run.label()} among the committed runs in "
+                         f"{os.path.normpath(a.ref)}. If this machine is healthy, commit this run as the reference: "
+                         f"`git add {os.path.normpath(a.run)} && git commit`.", ""]
+            else:
+                    lines = verdict(best[2], a.run, a.bw_tol, a.lat_tol,
+                                found_by=f"(reference found automatically: the committed run with the most shared "
+                                         f"rows, {best[0]})")
+        else:
+            lines = verdict(a.ref, a.run, a.bw_tol, a.lat_tol)
+    except cbcsv.InputError as e:
+        print(f"verdict: {e}", file=sys.stderr)
+        return 2
+    text = "\n".join(lines)
+    print(text)
+    if a.write:
+        return write_section(a.write, text)
+    return 0
+
+
+def write_section(path, text):
+    """Replaces the trailing "## Verdict" section of path (or appends one)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            old = f.read()
+    except FileNotFoundError:
+        old = ""
+    except OSError as e:
+        print(f"verdict: {path}: cannot read ({e.strerror})", file=sys.stderr)
+        return 2
+    cut = old.find("\n## Verdict")
+    if old.startswith("## Verdict"):
+        cut = 0
+    keep = old if cut < 0 else old[:cut + 1]
+    if keep and not keep.endswith("\n\n"):
+        keep = keep.rstrip("\n") + "\n\n"
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(keep + text.rstrip("\n") + "\n")
+    except OSError as e:
+        print(f"verdict: {path}: cannot write ({e.strerror})", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

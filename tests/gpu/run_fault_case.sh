@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# One GPU fault test (issue 11): a 2-rank collbench run in which rank 1 is stopped (kill -STOP,
+# as a user would see a hung or preempted process) or faulted with CB_FAULT, then asserts that
+# the whole job ended by itself within T + 5 s of the fault, with exit 4 (CB_EXIT_TIMEOUT), a
+# message on the healthy rank naming the step and rank 1, no crash (no SIGSEGV on either rank),
+# and every row finished before the fault intact in the CSV and the .partial.jsonl stream.
+# Exits 77 (CTest "skipped") with fewer than 2 GPUs.
+#
+#   run_fault_case.sh NAME COLLBENCH T HOW MESSAGE_REGEX -- collbench args (without -T/--csv/--json)
+#   HOW: sigstop   kill -STOP rank 1 once the first row is in the CSV
+#        fault:SPEC  CB_FAULT=SPEC; the fault time is when rank 1 announces it on stderr
+# OUT_DIR (default: CB_TEST_OUT or .) receives NAME.log, NAME.csv, NAME.json(.partial.jsonl).
+set -u
+name=$1 collbench=$2 T=$3 how=$4 want=$5
+shift 5
+[ "${1:-}" = "--" ] && shift
+if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
+if [ "$ngpu" -lt 2 ]; then
+  echo "fewer than 2 GPUs on this machine: skipping $name"
+  exit 77
+fi
+dir=${OUT_DIR:-${CB_TEST_OUT:-$PWD}}
+mkdir -p "$dir"
+out=$dir/$name
+rm -f "$out.log" "$out.csv" "$out.json" "$out.json.partial.jsonl"
+flags=(-np 2 --bind-to none)
+[ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+env_fault=()
+case $how in
+  sigstop) ;;
+  fault:*) env_fault=(env "CB_FAULT=${how#fault:}") ;;
+  *) echo "run_fault_case.sh: HOW must be sigstop or fault:SPEC, not '$how'" >&2; exit 2 ;;
+esac
+echo "+ ${env_fault[*]} mpirun ${flags[*]} $collbench $* -T $T --csv $out.csv --json $out.json"
+start=$(date +%s.%N)
+"${env_fault[@]}" mpirun "${flags[@]}" "$collbench" "$@" -T "$T" --csv "$out.csv" --json "$out.json" > "$out.log" 2>&1 &
+mpirun_pid=$!
+
+# rank 1's pid: the child of mpirun whose environment says OMPI_COMM_WORLD_RANK=1
+rank1_pid() {
+  local p
+  for p in $(pgrep -P "$mpirun_pid"); do
+    if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then echo "$p"; return; fi
+  done
+}
+
+fault_at=""
+limit=$(( ${T%.*} + 5 ))
+while kill -0 "$mpirun_pid" 2>/dev/null; do
+  now=$(date +%s.%N)
+  if [ -z "$fault_at" ]; then
+    if [ "$how" = sigstop ] && [ "$(wc -l 2>/dev/null < "$out.csv" || echo 0)" -ge 2 ]; then
+      pid=$(rank1_pid)
+      if [ -n "$pid" ]; then
+        kill -STOP "$pid" && fault_at=$now && echo "kill -STOP rank 1 (pid $pid) at +$(echo "$now - $start" | bc) s"
+      fi
+    elif [ "$how" != sigstop ] && grep -q "CB_FAULT: rank 1" "$out.log" 2>/dev/null; then
+      fault_at=$now
+      echo "CB_FAULT fired at +$(echo "$now - $start" | bc) s"
+    fi
+  elif [ "$(echo "$now - $fault_at > $limit + 30" | bc)" = 1 ]; then
+    echo "FAIL $name: the job still runs $(( limit + 30 )) s after the fault: killing it"
+    kill -KILL "$mpirun_pid"
+    pid=$(rank1_pid); [ -n "$pid" ] && kill -KILL "$pid"
+    break
+  fi
+  sleep 0.2
+done
+wait "$mpirun_pid"
+rc=$?
+end=$(date +%s.%N)
+tail -n 30 "$out.log"
+fail=0
+if [ -z "$fault_at" ]; then
+  echo "FAIL $name: the fault never happened (exit $rc)"
+  exit 1
+fi
+took=$(echo "$end - $fault_at" | bc)
+echo "exit $rc, $took s after the fault (limit T + 5 = $limit s)"
+[ "$rc" -eq 4 ] || { echo "FAIL $name: exit $rc, expected 4 (timeout)"; fail=1; }
+[ "$(echo "$took <= $limit" | bc)" = 1 ] || { echo "FAIL $name: ended $took s after the fault, limit $limit s"; fail=1; }
+grep -Eq "$want" "$out.log" || { echo "FAIL $name: no message matching /$want/"; fail=1; }
+if grep -Eiq "segmentation fault|signal 11|SIGSEGV|core dumped|signal 6" "$out.log"; then
+  echo "FAIL $name: a rank crashed on the way out"
+  fail=1
+fi
+# rows finished before the fault: CSV header + rows; the stream holds the metadata + the same rows
+rows=$(( $(wc -l 2>/dev/null < "$out.csv" || echo 0) - 1 ))
+stream=$(( $(wc -l 2>/dev/null < "$out.json.partial.jsonl" || echo 0) - 1 ))
+echo "rows kept: CSV $rows, .partial.jsonl $stream"
+[ "$rows" -ge 1 ] || { echo "FAIL $name: no finished row in the CSV"; fail=1; }
+[ "$rows" -eq "$stream" ] || { echo "FAIL $name: CSV has $rows rows, .partial.jsonl $stream"; fail=1; }
+python3 - "$out.csv" "$out.json.partial.jsonl" <<'PY' || fail=1
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    if r["time_us_mean"] and float(r["time_us_mean"]) <= 0:
+        sys.exit(f"FAIL: CSV row with a bad time: {r}")
+lines = open(sys.argv[2]).read().splitlines()
+objs = [json.loads(l) for l in lines]  # every line complete JSON
+if "meta" not in objs[0]:
+    sys.exit("FAIL: .partial.jsonl does not start with the metadata")
+PY
+[ $fail -eq 0 ] && echo "PASS $name"
+exit $fail
