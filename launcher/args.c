@@ -133,29 +133,29 @@ static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const ch
   return 0;
 }
 
-/* --tokens: "128,512,4096" or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F). */
+/* --tokens: "128,512,4096" or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F). The parts
+ * are parsed from a copy of the whole value (no fixed-size buffer: a cut value could hide
+ * trailing garbage or lose its ':'). */
 static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
+  if (!strchr(s, ':')) return parse_point_list(p, a, "--tokens", s, 0);
   char why[256];
-  if (strchr(s, ':')) {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *c1 = strchr(buf, ':');
-    *c1 = 0;
-    char *c2 = strchr(c1 + 1, ':');
-    if (c2) *c2 = 0;
-    long lo, hi;
-    double f = 2.0;
-    if (parse_int(buf, 0, 1L << 24, &lo) || parse_int(c1 + 1, 0, 1L << 24, &hi) ||
-        (c2 && (parse_real(c2 + 1, &f) || f <= 1.0)))
-      return fail(p, "--tokens: '%s' is not A:B or A:B:F (integers 0..16777216, factor > 1)", s);
-    if (lo == 0)
-      return fail(p, "--tokens: a geometric range cannot start at 0 ('%s'); list 0 explicitly", s);
-    int n = cb_sweep((uint64_t)lo, (uint64_t)hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-    if (n < 0) return fail(p, "--tokens: %s", why);
-    a->npoints = n;
-    return 0;
-  }
-  return parse_point_list(p, a, "--tokens", s, 0);
+  char *buf = strdup(s);
+  if (!buf) return fail(p, "--tokens: out of memory");
+  char *c1 = strchr(buf, ':');
+  *c1 = 0;
+  char *c2 = strchr(c1 + 1, ':');
+  if (c2) *c2 = 0;
+  long lo, hi;
+  double f = 2.0;
+  int bad = parse_int(buf, 0, 1L << 24, &lo) || parse_int(c1 + 1, 0, 1L << 24, &hi) ||
+            (c2 && (parse_real(c2 + 1, &f) || f <= 1.0));
+  free(buf);
+  if (bad) return fail(p, "--tokens: '%s' is not A:B or A:B:F (integers 0..16777216, factor > 1)", s);
+  if (lo == 0) return fail(p, "--tokens: a geometric range cannot start at 0 ('%s'); list 0 explicitly", s);
+  int n = cb_sweep((uint64_t)lo, (uint64_t)hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+  if (n < 0) return fail(p, "--tokens: %s", why);
+  a->npoints = n;
+  return 0;
 }
 
 static void defaults(cb_args_t *a) {

@@ -542,10 +542,28 @@ static void test_bad_input(void) {
   EXPECT_ERR("allreduce --sizes 16 -e 256M", "--sizes");
 }
 
+/* A --tokens range whose first ':' lies past byte 127 once crashed the parser (a fixed 128-byte
+ * copy lost the ':' and a NULL was written through); it must be a usage error. */
+static void test_long_tokens_value(void) {
+  char cmd[512];
+  char ones[131];
+  memset(ones, '1', 130);
+  ones[130] = 0;
+  snprintf(cmd, sizeof cmd, "moe --tokens %s:4096", ones);
+  EXPECT_ERR(cmd, "--tokens", "is not A:B");
+  snprintf(cmd, sizeof cmd, "moe --tokens 1:4096:2.%0200d", 0); /* long but valid: factor 2 */
+  EXPECT_POINTS(cmd, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096);
+  snprintf(cmd, sizeof cmd, "moe --tokens 1:4096:2.%0200dgarbage", 0);
+  EXPECT_ERR(cmd, "--tokens", "garbage");
+  snprintf(cmd, sizeof cmd, "moe --tokens 128:%0120d4096", 0); /* long but valid: 128..4096 */
+  EXPECT_POINTS(cmd, 128, 256, 512, 1024, 2048, 4096);
+}
+
 int main(void) {
   test_defaults();
   test_options();
   test_moe_options();
   test_bad_input();
+  test_long_tokens_value();
   return cb_test_finish("test_args");
 }
