@@ -1,6 +1,7 @@
 /* Presets, routing-law parsing and configuration checks for the moe family (moe_config.h). */
 #include "moe_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,13 +53,12 @@ int cb_routing_parse(const char *s, cb_routing_t *out, char *why, size_t n) {
     }
   } else if (strncasecmp(s, "hot:", 4) == 0) {
     r.kind = CB_ROUTE_HOT;
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s + 4);
-    char *colon = strchr(buf, ':');
+    /* K and F are read in place: a fixed-size copy would cut a long F and hide what follows */
+    const char *k_text = s + 4;
     char *end = NULL;
     errno = 0;
-    long k = colon ? strtol(buf, &end, 10) : 0;
-    if (!colon || end != colon || errno || k < 1 || k > (1 << 20) || parse_double(colon + 1, &r.hot_f) ||
+    long k = isdigit((unsigned char)k_text[0]) ? strtol(k_text, &end, 10) : 0;
+    if (!end || *end != ':' || errno || k < 1 || k > (1 << 20) || parse_double(end + 1, &r.hot_f) ||
         r.hot_f < 1.0) {
       snprintf(why, n, "routing '%s': hot:K:F needs an integer 1 <= K <= 1048576 and a number F >= 1", s);
       return -1;
