@@ -3,6 +3,7 @@
  * the option, the bad value and what is accepted. */
 #include "args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -33,11 +34,12 @@ static int parse_int(const char *s, long lo, long hi, long *out) {
   return 0;
 }
 
+/* Decimal digits only: base 0 would read "010" as 8 and reject "08". */
 static int parse_u64(const char *s, uint64_t *out) {
-  if (!s[0] || s[0] == '-' || s[0] == '+') return -1;
+  if (!isdigit((unsigned char)s[0])) return -1;
   char *end = NULL;
   errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
+  unsigned long long v = strtoull(s, &end, 10);
   if (end == s || *end || errno) return -1;
   *out = (uint64_t)v;
   return 0;

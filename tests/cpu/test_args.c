@@ -559,11 +559,22 @@ static void test_long_tokens_value(void) {
   EXPECT_POINTS(cmd, 128, 256, 512, 1024, 2048, 4096);
 }
 
+/* --seed is decimal: leading zeros do not switch to octal, hex is not a seed. */
+static void test_seed_decimal(void) {
+  EXPECT_OK("allreduce --seed 010");
+  CHECK_EQ_INT(A.seed, 10);
+  EXPECT_OK("allreduce --seed 08");
+  CHECK_EQ_INT(A.seed, 8);
+  EXPECT_ERR("allreduce --seed 0x10", "'0x10'");
+  EXPECT_ERR("allreduce --seed +5", "'+5'");
+}
+
 int main(void) {
   test_defaults();
   test_options();
   test_moe_options();
   test_bad_input();
   test_long_tokens_value();
+  test_seed_decimal();
   return cb_test_finish("test_args");
 }
