@@ -1,6 +1,7 @@
 /* Command-line parsing for collbench (args.h). Hand-written rather than getopt so it keeps no
  * global state (the tests parse many command lines in one process) and so every error names
  * the option, the bad value and what is accepted. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "args.h"
 
 #include <ctype.h>
@@ -157,6 +158,38 @@ static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
   int n = cb_sweep((uint64_t)lo, (uint64_t)hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
   if (n < 0) return fail(p, "--tokens: %s", why);
   a->npoints = n;
+  return 0;
+}
+
+/* Whether two output paths name one file: equal text, or the same name in the same directory
+ * once the directory is resolved ("out/r" and "./out/../out/r"). A directory that does not
+ * exist yet falls back to the text. */
+static int same_output_path(const char *x, const char *y) {
+  if (strcmp(x, y) == 0) return 1;
+  const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
+  if (strcmp(bx ? bx + 1 : x, by ? by + 1 : y) != 0) return 0;
+  char dx[CB_PATH_MAX], dy[CB_PATH_MAX];
+  snprintf(dx, sizeof dx, "%.*s", bx ? (int)(bx - x) + 1 : 1, bx ? x : ".");
+  snprintf(dy, sizeof dy, "%.*s", by ? (int)(by - y) + 1 : 1, by ? y : ".");
+  char *rx = realpath(dx, NULL), *ry = realpath(dy, NULL);
+  int same = rx && ry && strcmp(rx, ry) == 0;
+  free(rx);
+  free(ry);
+  return same;
+}
+
+/* --csv and --json (and the JSON's FILE.partial.jsonl and FILE.tmp) must be different files:
+ * otherwise the JSON's final rename silently replaces the CSV. */
+static int check_output_paths(parser_t *p, const cb_args_t *a) {
+  if (!a->csv[0] || !a->json[0]) return 0;
+  static const char *json_files[] = {"", ".partial.jsonl", ".tmp"};
+  for (size_t i = 0; i < sizeof json_files / sizeof json_files[0]; i++) {
+    char jf[CB_PATH_MAX + 16];
+    snprintf(jf, sizeof jf, "%s%s", a->json, json_files[i]);
+    if (same_output_path(a->csv, jf))
+      return fail(p, "--csv '%s' and --json '%s' would write the same file ('%s'); give two different names", a->csv,
+                  a->json, jf);
+  }
   return 0;
 }
 
@@ -378,6 +411,8 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
     }
     if (rc) return rc;
   }
+
+  if (check_output_paths(p, a)) return CB_ARGS_ERROR;
 
   if (seen_model && seen_shape) {
     /* --model then --hidden: the explicit value wins, and the model name says so. */

@@ -569,6 +569,17 @@ static void test_seed_decimal(void) {
   EXPECT_ERR("allreduce --seed +5", "'+5'");
 }
 
+/* --csv and --json naming one file: the JSON's final rename would replace the CSV. */
+static void test_csv_json_same_file(void) {
+  EXPECT_ERR("allreduce --csv r.out --json r.out", "--csv", "--json", "same file");
+  EXPECT_ERR("allreduce --json=r.out --csv=r.out.partial.jsonl", "same file");
+  EXPECT_ERR("allreduce --json r.out --csv r.out.tmp", "same file");
+  EXPECT_ERR("allreduce --csv /tmp/r.out --json /tmp/../tmp/r.out", "same file");
+  EXPECT_ERR("allreduce --csv ./r.out --json r.out", "same file");
+  EXPECT_OK("allreduce --csv r.csv --json r.json");
+  EXPECT_OK("allreduce --csv /tmp/a/r.out --json /tmp/b/r.out");
+}
+
 int main(void) {
   test_defaults();
   test_options();
@@ -576,5 +587,6 @@ int main(void) {
   test_bad_input();
   test_long_tokens_value();
   test_seed_decimal();
+  test_csv_json_same_file();
   return cb_test_finish("test_args");
 }
