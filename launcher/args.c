@@ -55,6 +55,12 @@ static int parse_real(const char *s, double *out) {
   return 0;
 }
 
+/* A size past CB_MAX_BUFFER_BYTES cannot be allocated (and its buffer products could overflow). */
+static int too_large(parser_t *p, const char *opt, const char *val) {
+  return fail(p, "%s: '%s' is larger than 1T (1 TiB), the largest per-rank buffer collbench can allocate", opt,
+              val);
+}
+
 /* Splits a comma list in place-safe copies; calls fn for each item. */
 typedef int (*item_fn)(parser_t *p, cb_args_t *a, const char *item);
 
@@ -126,6 +132,7 @@ static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const ch
     uint64_t v;
     long t;
     if (sizes && cb_parse_size(tok, &v)) return fail(p, "%s: '%s' is not a size", opt, tok);
+    if (sizes && v > CB_MAX_BUFFER_BYTES) return too_large(p, opt, tok);
     if (!sizes) {
       if (parse_int(tok, 0, 1L << 24, &t)) return fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
       v = (uint64_t)t;
@@ -297,6 +304,7 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
     case O_MAXB:
       if (cb_parse_size(val, &u))
         return fail(p, "%s: '%s' is not a size (digits with an optional K, M, G or T suffix)", arg, val);
+      if (u > CB_MAX_BUFFER_BYTES) return too_large(p, arg, val);
       if (o->id == O_MINB) minb = u;
       else maxb = u;
       seen_size = seen_bounds = 1;

@@ -580,6 +580,17 @@ static void test_csv_json_same_file(void) {
   EXPECT_OK("allreduce --csv /tmp/a/r.out --json /tmp/b/r.out");
 }
 
+/* Sizes past 1 TiB cannot be allocated: rejected before any GPU work (2^63 bytes once planned a
+ * 256-byte buffer for 2^61 floats). */
+static void test_sizes_past_allocatable(void) {
+  EXPECT_ERR("allreduce --sizes 9223372036854775808", "'9223372036854775808'", "1 TiB");
+  EXPECT_ERR("allreduce --sizes 18446744073709551488 --inplace 1", "'18446744073709551488'", "1 TiB");
+  EXPECT_ERR("allreduce --sizes 8,1025G", "'1025G'", "1 TiB");
+  EXPECT_ERR("alltoall -e 2T", "'2T'", "1 TiB");
+  EXPECT_ERR("allreduce -b 1099511627777", "'1099511627777'", "1 TiB");
+  EXPECT_POINTS("allreduce --sizes 1T", 1024 * GiB);
+}
+
 int main(void) {
   test_defaults();
   test_options();
@@ -588,5 +599,6 @@ int main(void) {
   test_long_tokens_value();
   test_seed_decimal();
   test_csv_json_same_file();
+  test_sizes_past_allocatable();
   return cb_test_finish("test_args");
 }
