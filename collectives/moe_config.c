@@ -80,6 +80,20 @@ void cb_routing_format(const cb_routing_t *r, char *buf, size_t n) {
   }
 }
 
+double cb_routing_weight(const cb_routing_t *r, int i) {
+  return r->kind == CB_ROUTE_ZIPF ? 1.0 / pow((double)(i + 1), r->zipf_s) : 1.0;
+}
+
+/* How many experts the law gives a non-zero probability, computed as cb_moe_expert_law does
+ * (weights summed in popularity order, then divided by the total). */
+static int experts_drawable(const cb_moe_config_t *c) {
+  double total = 0.0;
+  for (int i = 0; i < c->experts; i++) total += cb_routing_weight(&c->routing, i);
+  int drawable = 0;
+  for (int i = 0; i < c->experts; i++) drawable += cb_routing_weight(&c->routing, i) / total > 0.0;
+  return drawable;
+}
+
 int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, char *why,
                         size_t n) {
   if (dtype != CB_BF16 && dtype != CB_FP8E4M3) {
@@ -124,6 +138,15 @@ int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, 
                      "cannot be drawn (need topk <= K or K*F < experts)",
              c->routing.hot_k, c->routing.hot_f, c->experts - c->routing.hot_k, c->topk);
     return -1;
+  }
+  if (c->routing.kind == CB_ROUTE_ZIPF) {
+    int drawable = experts_drawable(c);
+    if (drawable < c->topk) {
+      snprintf(why, n, "routing zipf:%g is so steep that only %d of the %d experts have a non-zero probability, "
+                       "fewer than --topk %d (use a smaller S)",
+               c->routing.zipf_s, drawable, c->experts, c->topk);
+      return -1;
+    }
   }
   if (c->drop < 0.0 || c->drop >= 1.0) {
     snprintf(why, n, "--drop %g must be in [0, 1)", c->drop);
