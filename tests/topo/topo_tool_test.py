@@ -12,6 +12,7 @@
 """
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -122,6 +123,10 @@ def test_errors(tool, topodir, work, nogpu):
     empty = os.path.join(work, "empty.xml")
     open(empty, "w").close()
     missing = os.path.join(work, "no-such-file.xml")
+    # hwloc 2.9 (and lstopo) crash on an object without complete_cpuset: contained, exit 2
+    no_cpuset = os.path.join(work, "no-complete-cpuset.xml")
+    with open(h200) as src, open(no_cpuset, "w") as dst:
+        dst.write(re.sub(r' complete_cpuset="[^"]*"', "", src.read(), count=1))
     rf = os.path.join(work, "err.rankfile")
     cases = [  # (args, exit code, fragments that stderr must contain)
         (["--xml", missing], 2, [missing, "No such file"]),
@@ -129,6 +134,10 @@ def test_errors(tool, topodir, work, nogpu):
         (["--xml", notxml], 2, [notxml, "not a valid hwloc XML"]),
         (["--xml", empty], 2, [empty, "empty"]),
         (["--xml", work], 2, [work, "not a regular file"]),
+        (["--xml", no_cpuset], 2, [no_cpuset, "hwloc crashed reading it"]),
+        (["--xml", no_cpuset, "--rankfile", rf, "--hosts", "a"], 2, [no_cpuset, "hwloc crashed"]),
+        (["--xml", "/proc/cpuinfo"], 2, ["/proc/cpuinfo", "not a valid hwloc XML"]),  # size 0 on stat, not empty
+        (["--xml", "/proc/self/status"], 2, ["/proc/self/status", "not a valid hwloc XML"]),
         (["--xml", nogpu], 2, [nogpu, "no GPUs"]),
         (["--xml", dgx2], 2, [dgx2, "free core", "cannot give each rank its own core"]),
         (["--xml", dgx2, "--rankfile", rf, "--hosts", "a"], 2, [dgx2, "free core"]),
