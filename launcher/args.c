@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "strbuf.h"
+
 typedef struct parser {
   char *err;
   size_t errlen;
@@ -200,6 +202,26 @@ static int check_output_paths(parser_t *p, const cb_args_t *a) {
   return 0;
 }
 
+/* argv joined with spaces for the results metadata; a command line longer than out is cut at
+ * a UTF-8 character boundary, never inside a character. */
+static void join_cmdline(char *out, size_t cap, int argc, char **argv) {
+  size_t off = 0;
+  out[0] = 0;
+  for (int i = 0; i < argc; i++) {
+    size_t room = cap - 1 - off;
+    if (i && room) {
+      out[off++] = ' ';
+      room--;
+    }
+    size_t len = strlen(argv[i]);
+    size_t take = len <= room ? len : cb_utf8_prefix(argv[i], room);
+    memcpy(out + off, argv[i], take);
+    off += take;
+    if (take < len) break;
+  }
+  out[off] = 0;
+}
+
 static void defaults(cb_args_t *a) {
   memset(a, 0, sizeof *a);
   a->iters = 20;
@@ -265,9 +287,7 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   parser_t P = {err, errlen}, *p = &P;
   defaults(a);
   err[0] = 0;
-  size_t off = 0;
-  for (int i = 0; i < argc && off < sizeof a->cmdline - 1; i++)
-    off += (size_t)snprintf(a->cmdline + off, sizeof a->cmdline - off, "%s%s", i ? " " : "", argv[i]);
+  join_cmdline(a->cmdline, sizeof a->cmdline, argc, argv);
 
   if (argc < 2) return fail(p, "missing FAMILY (accepted: %s); see --help", cb_family_accepted());
   if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) return CB_ARGS_HELP;

@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "cb_testing.h"
+#include "strbuf.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * KiB)
@@ -591,6 +592,23 @@ static void test_sizes_past_allocatable(void) {
   EXPECT_POINTS("allreduce --sizes 1T", 1024 * GiB);
 }
 
+/* The command line recorded for the metadata: a long one is cut at a character boundary. */
+static void test_cmdline_cut_on_character(void) {
+  static char big[9000];
+  char *argv[4] = {"collbench", "allreduce", "--csv", big};
+  size_t n = 0;
+  while (n + 3 < sizeof big - 1) { /* 3-byte EURO signs, 8991 bytes: past the 8191 kept */
+    memcpy(big + n, "\xe2\x82\xac", 3);
+    n += 3;
+  }
+  big[n] = 0;
+  cb_args_parse(4, argv, &A, err, sizeof err);
+  size_t len = strlen(A.cmdline);
+  CHECK(len <= sizeof A.cmdline - 1 && len > sizeof A.cmdline - 4, "cmdline length %zu", len);
+  CHECK(cb_utf8_prefix(A.cmdline, len) == len, "cmdline ends inside a character");
+  CHECK_EQ_INT((len - strlen("collbench allreduce --csv ")) % 3, 0);
+}
+
 int main(void) {
   test_defaults();
   test_options();
@@ -600,5 +618,6 @@ int main(void) {
   test_seed_decimal();
   test_csv_json_same_file();
   test_sizes_past_allocatable();
+  test_cmdline_cut_on_character();
   return cb_test_finish("test_args");
 }
