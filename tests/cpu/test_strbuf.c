@@ -1,40 +1,20 @@
 /* CPU test of the JSON and CSV string writers (launcher/strbuf.c) on hostile bytes: whatever a
  * note, host name, command line or NCCL_* value holds, the JSON string literal and the CSV
  * field must be valid UTF-8, valid UTF-8 must pass through unchanged, and a string cut to fit
- * a buffer must not end inside a character. The UTF-8 check here is written independently of
- * strbuf.c's (a decoder of code points, not a table of byte ranges). */
+ * a buffer must not end inside a character. The output is judged by tests/lib/text_check.c, written
+ * independently of strbuf.c (a code-point decoder and a JSON grammar, not strbuf's byte table). */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "cb_testing.h"
 #include "strbuf.h"
-
-/* 1 when s[0..n) is valid UTF-8: decodes each code point and rejects overlong forms,
- * surrogates and values past U+10FFFF. */
-static int valid_utf8(const unsigned char *s, size_t n) {
-  for (size_t i = 0; i < n;) {
-    unsigned c = s[i], need, cp;
-    if (c < 0x80) { i++; continue; }
-    if ((c & 0xe0) == 0xc0) need = 1, cp = c & 0x1f;
-    else if ((c & 0xf0) == 0xe0) need = 2, cp = c & 0x0f;
-    else if ((c & 0xf8) == 0xf0) need = 3, cp = c & 0x07;
-    else return 0;
-    for (unsigned k = 1; k <= need; k++) {
-      if (i + k >= n || (s[i + k] & 0xc0) != 0x80) return 0;
-      cp = (cp << 6) | (s[i + k] & 0x3f);
-    }
-    static const unsigned min_cp[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < min_cp[need] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-    i += need + 1;
-  }
-  return 1;
-}
+#include "text_check.h"
 
 static void check_json_of(const char *in, const char *want) {
   cb_strbuf_t b;
   cb_sb_init(&b);
   cb_sb_json_str(&b, in);
-  CHECK(valid_utf8((const unsigned char *)b.s, b.len), "JSON of '%s' is not valid UTF-8", in);
+  CHECK(cb_text_valid_json(b.s, b.len), "JSON of '%s' is not one valid JSON string: %s", in, b.s);
   if (want) CHECK_EQ_STR(b.s, want);
   cb_sb_free(&b);
 }
@@ -43,7 +23,8 @@ static void check_csv_of(const char *in, const char *want) {
   cb_strbuf_t b;
   cb_sb_init(&b);
   cb_sb_csv_field(&b, in);
-  CHECK(valid_utf8((const unsigned char *)b.s, b.len), "CSV of '%s' is not valid UTF-8", in);
+  CHECK(cb_text_valid_utf8(b.s, b.len), "CSV of '%s' is not valid UTF-8", in);
+  CHECK(cb_text_csv_fields(b.s, b.len, -1, NULL, 0) == 1, "CSV of '%s' is not one field: %s", in, b.s);
   if (want) CHECK_EQ_STR(b.s, want);
   cb_sb_free(&b);
 }

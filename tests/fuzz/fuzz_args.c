@@ -14,16 +14,11 @@
 
 #include "args.h"
 #include "buffers.h"
-#include "fuzz_check.h"
+#include "text_check.h"
 #include "moe_router.h"
 #include "strbuf.h"
 
-#define FAIL(...)                               \
-  do {                                          \
-    fprintf(stderr, "fuzz_args: " __VA_ARGS__); \
-    fprintf(stderr, "\n");                      \
-    abort();                                    \
-  } while (0)
+#define FAIL(...) CB_FUZZ_FAIL("fuzz_args", __VA_ARGS__)
 
 static cb_args_t A; /* large: static */
 
@@ -101,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cb_strbuf_t b;
   cb_sb_init(&b);
   cb_sb_json_str(&b, A.cmdline);
-  if (!cb_fuzz_valid_json(b.s, b.len)) FAIL("command line as JSON is not valid: %s", b.s);
+  if (!cb_text_valid_json(b.s, b.len)) FAIL("command line as JSON is not valid: %s", b.s);
   cb_sb_free(&b);
   free(argv);
   free(copy);

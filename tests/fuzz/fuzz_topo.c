@@ -13,16 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuzz_check.h"
+#include "text_check.h"
 #include "placement.h"
 #include "topo_print.h"
 
-#define FAIL(...)                               \
-  do {                                          \
-    fprintf(stderr, "fuzz_topo: " __VA_ARGS__); \
-    fprintf(stderr, "\n");                      \
-    abort();                                    \
-  } while (0)
+#define FAIL(...) CB_FUZZ_FAIL("fuzz_topo", __VA_ARGS__)
 
 static char path[64];
 static cb_placement_t pl; /* large: static */
@@ -55,7 +50,7 @@ static void check_plan(void) {
   if (!m) FAIL("open_memstream");
   if (cb_topo_print_json(&pl, pl.ngpus, m) != 0) FAIL("printing JSON failed");
   fclose(m);
-  if (!cb_fuzz_valid_json(text, len)) FAIL("plan JSON is not valid: %s", text);
+  if (!cb_text_valid_json(text, len)) FAIL("plan JSON is not valid: %s", text);
   free(text);
   if (pl.shared) return;
   static const char *const hosts[] = {"n1", "n2"};

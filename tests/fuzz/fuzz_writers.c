@@ -9,16 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_check.h"
+#include "text_check.h"
 #include "report.h"
 #include "strbuf.h"
 
-#define FAIL(...)                                 \
-  do {                                            \
-    fprintf(stderr, "fuzz_writers: " __VA_ARGS__); \
-    fprintf(stderr, "\n");                        \
-    abort();                                      \
-  } while (0)
+#define FAIL(...) CB_FUZZ_FAIL("fuzz_writers", __VA_ARGS__)
 
 /* The text the writers should produce for s: invalid UTF-8 bytes as U+FFFD. */
 static void expected_text(const char *s, cb_strbuf_t *out) {
@@ -42,7 +37,7 @@ static void check_csv_field(const cb_strbuf_t *line, int col, const char *name, 
   cb_strbuf_t want;
   cb_sb_init(&want);
   expected_text(in, &want);
-  cb_fuzz_csv_fields(line->s, line->len, col, got, sizeof got);
+  cb_text_csv_fields(line->s, line->len, col, got, sizeof got);
   if (want.len < sizeof got && strcmp(got, want.s) != 0)
     FAIL("CSV column %s reads back as '%s', expected '%s'", name, got, want.s);
   cb_sb_free(&want);
@@ -87,12 +82,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cb_strbuf_t b;
   cb_sb_init(&b);
   cb_row_json(&row, &b);
-  if (!cb_fuzz_valid_json(b.s, b.len)) FAIL("row JSON is not valid JSON: %s", b.s);
+  if (!cb_text_valid_json(b.s, b.len)) FAIL("row JSON is not valid JSON: %s", b.s);
 
   cb_sb_clear(&b);
   cb_row_csv(&row, &b);
-  if (!cb_fuzz_valid_utf8(b.s, b.len)) FAIL("CSV line is not valid UTF-8");
-  int fields = cb_fuzz_csv_fields(b.s, b.len, -1, NULL, 0);
+  if (!cb_text_valid_utf8(b.s, b.len)) FAIL("CSV line is not valid UTF-8");
+  int fields = cb_text_csv_fields(b.s, b.len, -1, NULL, 0);
   if (fields != header_columns()) FAIL("CSV line has %d fields, the header %d: %s", fields, header_columns(), b.s);
   check_csv_field(&b, 0, "family", row.family);
   check_csv_field(&b, 1, "algo", row.algo);
@@ -107,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int s = HOST; s <= CMDLINE; s++) {
     cb_sb_clear(&b);
     cb_sb_json_str(&b, slots[s]);
-    if (!cb_fuzz_valid_json(b.s, b.len)) FAIL("JSON string literal is not valid JSON: %s", b.s);
+    if (!cb_text_valid_json(b.s, b.len)) FAIL("JSON string literal is not valid JSON: %s", b.s);
   }
   cb_sb_free(&b);
   free(copy);

@@ -1,6 +1,6 @@
-/* Implementation of fuzz_check.h: a recursive-descent JSON validator with a depth limit, a
+/* Implementation of text_check.h: a recursive-descent JSON validator with a depth limit, a
  * code-point UTF-8 decoder and a CSV record state machine. */
-#include "fuzz_check.h"
+#include "text_check.h"
 
 #include <string.h>
 
@@ -22,7 +22,7 @@ static size_t utf8_char(const unsigned char *s, size_t n, size_t i) {
   return need + 1;
 }
 
-int cb_fuzz_valid_utf8(const char *s, size_t n) {
+int cb_text_valid_utf8(const char *s, size_t n) {
   for (size_t i = 0; i < n;) {
     size_t k = utf8_char((const unsigned char *)s, n, i);
     if (!k) return 0;
@@ -160,14 +160,14 @@ static int value(json_t *j) {
   }
 }
 
-int cb_fuzz_valid_json(const char *s, size_t n) {
+int cb_text_valid_json(const char *s, size_t n) {
   json_t j = {(const unsigned char *)s, n, 0, 0};
   if (!value(&j)) return 0;
   ws(&j);
   return j.i == n;
 }
 
-int cb_fuzz_csv_fields(const char *s, size_t n, int field, char *out, size_t cap) {
+int cb_text_csv_fields(const char *s, size_t n, int field, char *out, size_t cap) {
   int count = 0;
   size_t i = 0, o = 0;
   if (out && cap) out[0] = 0;
