@@ -22,12 +22,16 @@
 static char path[64];
 static cb_placement_t pl; /* large: static */
 
+static void remove_input(void) { unlink(path); }
+
+/* The input goes to one temporary file per process (the loader reads a path), removed at exit. */
 static void write_input(const uint8_t *data, size_t size) {
   if (!path[0]) {
     snprintf(path, sizeof path, "/tmp/cb-fuzz-topo.XXXXXX");
     int fd = mkstemp(path);
     if (fd < 0) FAIL("mkstemp failed");
     close(fd);
+    atexit(remove_input);
   }
   FILE *f = fopen(path, "wb");
   if (!f || fwrite(data, 1, size, f) != size || fclose(f)) FAIL("cannot write %s", path);
