@@ -11,5 +11,7 @@ shift 4
 [ -x "$target" ] || { echo "run_target.sh: $target: not an executable" >&2; exit 2; }
 [ -d "$seeds" ] || { echo "run_target.sh: $seeds: no seed corpus" >&2; exit 2; }
 mkdir -p "$work/corpus" || exit 2
+here=$(cd "$(dirname "$0")" && pwd)
+export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 exec "$target" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -max_len=65536 \
   -print_final_stats=1 -artifact_prefix="$work/" "$@" "$work/corpus" "$seeds"
