@@ -81,7 +81,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   const cb_world_t *w = in->world;
   const cb_mpi_world_t *m = &w->mpi;
   cb_buffer_plan_t plan;
-  cb_plan_buffers(&in->p, m->nranks, m->rank, &plan);
+  if (cb_plan_buffers(&in->p, m->nranks, m->rank, &plan, why, n)) return -1;
   size_t esize = cb_dtype_size(in->p.dtype), C = 0;
   int chunks = 0;
   if (cb_ar_hier_plan(in->p.count, esize, &C, &chunks, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);

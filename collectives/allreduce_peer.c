@@ -31,7 +31,7 @@ int cb_ar_supported_upto(const cb_world_t *w, const cb_params_t *p, unsigned lon
 int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   const cb_world_t *w = in->world;
   cb_buffer_plan_t plan;
-  cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan);
+  if (cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan, why, n)) return -1;
   size_t scratch = kind->scratch(in->p.count, in->p.dtype, w->mpi.nranks);
   size_t scratch_off = ALIGN_UP(plan.total_bytes, 256);
   size_t pad_off = scratch_off + ALIGN_UP(scratch, 256);

@@ -55,7 +55,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   const cb_world_t *w = in->world;
   const cb_mpi_world_t *m = &w->mpi;
   cb_buffer_plan_t plan;
-  cb_plan_buffers(&in->p, m->nranks, m->rank, &plan);
+  if (cb_plan_buffers(&in->p, m->nranks, m->rank, &plan, why, n)) return -1;
   size_t B = in->p.count * cb_dtype_size(in->p.dtype);
   int K = m->local_nranks;
   /* rail staging: one slot per world rank (slots of my own node stay unused) */

@@ -24,7 +24,7 @@ typedef struct a2a_state {
 static int setup(cb_inst_t *in, char *why, size_t n) {
   const cb_world_t *w = in->world;
   cb_buffer_plan_t plan;
-  cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan);
+  if (cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan, why, n)) return -1;
   size_t B = in->p.count * cb_dtype_size(in->p.dtype);
   int ll = in->p.bytes <= CB_A2A_LL_MAX_BYTES;
   size_t ll_off = ALIGN_UP(plan.total_bytes, 256);

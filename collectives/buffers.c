@@ -1,6 +1,9 @@
 /* Implementation of buffers.h. */
 #include "buffers.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 cb_layout_t cb_family_layout(cb_family_t f) {
@@ -13,23 +16,37 @@ cb_layout_t cb_family_layout(cb_family_t f) {
   }
 }
 
-void cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_t *o) {
-  cb_plan_buffers_aligned(p, nranks, rank, 256, o);
+/* a * b, or -1 when it overflows size_t */
+static int mul(size_t a, size_t b, size_t *out) { return __builtin_mul_overflow(a, b, out) ? -1 : 0; }
+
+int cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_t *o, char *why, size_t n_why) {
+  return cb_plan_buffers_aligned(p, nranks, rank, 256, o, why, n_why);
 }
 
-void cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t align, cb_buffer_plan_t *o) {
+int cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t align, cb_buffer_plan_t *o, char *why,
+                            size_t n_why) {
   size_t c = p->count, es = cb_dtype_size(p->dtype), n = (size_t)nranks;
+  memset(o, 0, sizeof *o);
+  int bad = 0;
   switch (p->family) {
-  case CB_ALLGATHER: o->send_elems = c; o->recv_elems = n * c; break;
-  case CB_REDUCESCATTER: o->send_elems = n * c; o->recv_elems = c; break;
-  case CB_ALLTOALL: o->send_elems = n * c; o->recv_elems = n * c; break;
+  case CB_ALLGATHER: o->send_elems = c; bad = mul(n, c, &o->recv_elems); break;
+  case CB_REDUCESCATTER: bad = mul(n, c, &o->send_elems); o->recv_elems = c; break;
+  case CB_ALLTOALL: bad = mul(n, c, &o->send_elems) || mul(n, c, &o->recv_elems); break;
   default: o->send_elems = c; o->recv_elems = c; break;
   }
-  size_t sb = o->send_elems * es, rb = o->recv_elems * es;
+  /* every product checked; with both buffers at most CB_MAX_BUFFER_BYTES the sums below
+   * cannot overflow */
+  size_t sb, rb, rank_off;
+  if (bad || mul(o->send_elems, es, &sb) || mul(o->recv_elems, es, &rb) || mul((size_t)rank, c, &rank_off) ||
+      mul(rank_off, es, &rank_off) || sb > CB_MAX_BUFFER_BYTES || rb > CB_MAX_BUFFER_BYTES) {
+    snprintf(why, n_why, "%llu B x %d ranks: the buffers would pass the 1 TiB collbench can allocate",
+             (unsigned long long)p->bytes, nranks);
+    return -1;
+  }
   if (p->inplace) {
     o->send_off = o->recv_off = 0;
-    if (p->family == CB_ALLGATHER) o->send_off = (size_t)rank * c * es;
-    if (p->family == CB_REDUCESCATTER) o->recv_off = (size_t)rank * c * es;
+    if (p->family == CB_ALLGATHER) o->send_off = rank_off;
+    if (p->family == CB_REDUCESCATTER) o->recv_off = rank_off;
     o->total_bytes = ALIGN_UP(sb > rb ? sb : rb, align);
   } else {
     o->send_off = 0;
@@ -37,6 +54,7 @@ void cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t 
     o->total_bytes = o->recv_off + ALIGN_UP(rb, align);
   }
   if (o->total_bytes == 0) o->total_bytes = align;
+  return 0;
 }
 
 void cb_inst_set_buffers(cb_inst_t *in, void *base, const cb_buffer_plan_t *plan) {

@@ -24,10 +24,14 @@ typedef struct cb_buffer_plan {
   size_t total_bytes;
 } cb_buffer_plan_t;
 
-void cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_t *out);
+/* Plans the allocation; returns -1 with why when a size product overflows or a buffer would
+ * pass CB_MAX_BUFFER_BYTES (cb_family_count rejects such sizes first; this is the last guard
+ * before cudaMalloc). */
+int cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_t *out, char *why, size_t n);
 /* The same with the recv offset and the total rounded to `align` bytes (a power of two >= 256)
  * instead of 256: NCCL's window registration wants 4096. */
-void cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t align, cb_buffer_plan_t *out);
+int cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t align, cb_buffer_plan_t *out, char *why,
+                            size_t n);
 cb_layout_t cb_family_layout(cb_family_t f);
 
 /* Points in->send / in->recv into base per the plan and records the element counts. */

@@ -52,6 +52,11 @@ int cb_family_count(cb_family_t f, size_t bytes, size_t elem_size, int nranks, s
     snprintf(why, n, "invalid family, element size or rank count");
     return -1;
   }
+  if (bytes > CB_MAX_BUFFER_BYTES) {
+    snprintf(why, n, "%zu B is larger than the %llu B (1 TiB) per-rank buffer collbench can allocate", bytes,
+             CB_MAX_BUFFER_BYTES);
+    return -1;
+  }
   if (bytes % elem_size) {
     snprintf(why, n, "%zu B is not a whole number of %zu-byte elements", bytes, elem_size);
     return -1;

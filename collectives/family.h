@@ -16,6 +16,11 @@
 
 #include <stddef.h>
 
+/* The largest per-rank buffer collbench plans (1 TiB): more than any GPU holds, so a size past
+ * it is a usage error before any GPU work, and every buffer product (ranks x count x element
+ * size, plus alignment) stays far from overflowing size_t. */
+#define CB_MAX_BUFFER_BYTES (1ull << 40)
+
 typedef enum cb_family {
   CB_ALLREDUCE = 0,
   CB_ALLGATHER,

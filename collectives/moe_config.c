@@ -1,6 +1,7 @@
 /* Presets, routing-law parsing and configuration checks for the moe family (moe_config.h). */
 #include "moe_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,13 +53,12 @@ int cb_routing_parse(const char *s, cb_routing_t *out, char *why, size_t n) {
     }
   } else if (strncasecmp(s, "hot:", 4) == 0) {
     r.kind = CB_ROUTE_HOT;
-    char buf[64];
-    snprintf(buf, sizeof buf, "%s", s + 4);
-    char *colon = strchr(buf, ':');
+    /* K and F are read in place: a fixed-size copy would cut a long F and hide what follows */
+    const char *k_text = s + 4;
     char *end = NULL;
     errno = 0;
-    long k = colon ? strtol(buf, &end, 10) : 0;
-    if (!colon || end != colon || errno || k < 1 || k > (1 << 20) || parse_double(colon + 1, &r.hot_f) ||
+    long k = isdigit((unsigned char)k_text[0]) ? strtol(k_text, &end, 10) : 0;
+    if (!end || *end != ':' || errno || k < 1 || k > (1 << 20) || parse_double(end + 1, &r.hot_f) ||
         r.hot_f < 1.0) {
       snprintf(why, n, "routing '%s': hot:K:F needs an integer 1 <= K <= 1048576 and a number F >= 1", s);
       return -1;
@@ -78,6 +78,20 @@ void cb_routing_format(const cb_routing_t *r, char *buf, size_t n) {
   case CB_ROUTE_HOT: snprintf(buf, n, "hot:%d:%.10g", r->hot_k, r->hot_f); break;
   default: snprintf(buf, n, "uniform"); break;
   }
+}
+
+double cb_routing_weight(const cb_routing_t *r, int i) {
+  return r->kind == CB_ROUTE_ZIPF ? 1.0 / pow((double)(i + 1), r->zipf_s) : 1.0;
+}
+
+/* How many experts the law gives a non-zero probability, computed as cb_moe_expert_law does
+ * (weights summed in popularity order, then divided by the total). */
+static int experts_drawable(const cb_moe_config_t *c) {
+  double total = 0.0;
+  for (int i = 0; i < c->experts; i++) total += cb_routing_weight(&c->routing, i);
+  int drawable = 0;
+  for (int i = 0; i < c->experts; i++) drawable += cb_routing_weight(&c->routing, i) / total > 0.0;
+  return drawable;
 }
 
 int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, char *why,
@@ -124,6 +138,15 @@ int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, 
                      "cannot be drawn (need topk <= K or K*F < experts)",
              c->routing.hot_k, c->routing.hot_f, c->experts - c->routing.hot_k, c->topk);
     return -1;
+  }
+  if (c->routing.kind == CB_ROUTE_ZIPF) {
+    int drawable = experts_drawable(c);
+    if (drawable < c->topk) {
+      snprintf(why, n, "routing zipf:%g is so steep that only %d of the %d experts have a non-zero probability, "
+                       "fewer than --topk %d (use a smaller S)",
+               c->routing.zipf_s, drawable, c->experts, c->topk);
+      return -1;
+    }
   }
   if (c->drop < 0.0 || c->drop >= 1.0) {
     snprintf(why, n, "--drop %g must be in [0, 1)", c->drop);

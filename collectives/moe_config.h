@@ -41,10 +41,16 @@ int cb_routing_parse(const char *s, cb_routing_t *out, char *why, size_t n);
 /* Writes the canonical text of r ("zipf:1.2"). */
 void cb_routing_format(const cb_routing_t *r, char *buf, size_t n);
 
+/* The unnormalized weight of the expert at popularity rank i (0 = most popular) under the law:
+ * 1 / (i+1)^S for zipf:S, 1 otherwise (hot:K:F is set after normalizing, cb_moe_expert_law).
+ * A large S makes it 0 (overflow) for all but the first few experts. */
+double cb_routing_weight(const cb_routing_t *r, int i);
+
 /* Rejects what cannot run: topk > experts, experts not divisible by nranks, hidden not a
  * multiple of 128 with fp8 (one fp32 scale per 128 channels), hidden not a multiple of 8
  * (16-byte vectors of bf16), hot:K:F that does not fit the expert count, dtype other than
- * bfloat16 / fp8e4m3. Returns 0, or -1 with why. */
+ * bfloat16 / fp8e4m3, zipf:S so steep that fewer than topk experts keep a non-zero
+ * probability. Returns 0, or -1 with why. */
 int cb_moe_config_check(const cb_moe_config_t *cfg, int nranks, cb_dtype_t dtype, char *why,
                         size_t n);
 

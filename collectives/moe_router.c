@@ -37,8 +37,7 @@ void cb_moe_expert_law(const cb_moe_config_t *c, uint64_t seed, double *p) {
   }
   double total = 0.0;
   for (int i = 0; i < E; i++) {
-    double w = 1.0;
-    if (c->routing.kind == CB_ROUTE_ZIPF) w = 1.0 / pow((double)(i + 1), c->routing.zipf_s);
+    double w = cb_routing_weight(&c->routing, i);
     p[perm[i]] = w;
     total += w;
   }

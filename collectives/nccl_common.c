@@ -40,7 +40,7 @@ int cb_nccl_supported(const cb_world_t *w, const cb_params_t *p, char *why, size
 
 int cb_nccl_setup_buffers(cb_inst_t *in, char *why, size_t n) {
   cb_buffer_plan_t plan;
-  cb_plan_buffers(&in->p, in->world->mpi.nranks, in->world->mpi.rank, &plan);
+  if (cb_plan_buffers(&in->p, in->world->mpi.nranks, in->world->mpi.rank, &plan, why, n)) return -1;
   void *base = NULL;
   if (CB_TRY_CUDA(cudaMalloc(&base, plan.total_bytes), why, n)) return -1;
   in->priv = base;

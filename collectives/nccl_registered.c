@@ -109,7 +109,7 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
   const cb_world_t *w = in->world;
   int rank = w->mpi.rank;
   cb_buffer_plan_t plan;
-  cb_plan_buffers_aligned(&in->p, w->mpi.nranks, rank, REG_ALIGN, &plan);
+  if (cb_plan_buffers_aligned(&in->p, w->mpi.nranks, rank, REG_ALIGN, &plan, why, n)) return -1;
   reg_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   st->kind = kind;

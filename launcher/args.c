@@ -1,14 +1,18 @@
 /* Command-line parsing for collbench (args.h). Hand-written rather than getopt so it keeps no
  * global state (the tests parse many command lines in one process) and so every error names
  * the option, the bad value and what is accepted. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "args.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "strbuf.h"
 
 typedef struct parser {
   char *err;
@@ -33,11 +37,12 @@ static int parse_int(const char *s, long lo, long hi, long *out) {
   return 0;
 }
 
+/* Decimal digits only: base 0 would read "010" as 8 and reject "08". */
 static int parse_u64(const char *s, uint64_t *out) {
-  if (!s[0] || s[0] == '-' || s[0] == '+') return -1;
+  if (!isdigit((unsigned char)s[0])) return -1;
   char *end = NULL;
   errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
+  unsigned long long v = strtoull(s, &end, 10);
   if (end == s || *end || errno) return -1;
   *out = (uint64_t)v;
   return 0;
@@ -50,6 +55,12 @@ static int parse_real(const char *s, double *out) {
   if (!s[0] || end == s || *end || errno || !isfinite(v)) return -1;
   *out = v;
   return 0;
+}
+
+/* A size past CB_MAX_BUFFER_BYTES cannot be allocated (and its buffer products could overflow). */
+static int too_large(parser_t *p, const char *opt, const char *val) {
+  return fail(p, "%s: '%s' is larger than 1T (1 TiB), the largest per-rank buffer collbench can allocate", opt,
+              val);
 }
 
 /* Splits a comma list in place-safe copies; calls fn for each item. */
@@ -123,6 +134,7 @@ static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const ch
     uint64_t v;
     long t;
     if (sizes && cb_parse_size(tok, &v)) return fail(p, "%s: '%s' is not a size", opt, tok);
+    if (sizes && v > CB_MAX_BUFFER_BYTES) return too_large(p, opt, tok);
     if (!sizes) {
       if (parse_int(tok, 0, 1L << 24, &t)) return fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
       v = (uint64_t)t;
@@ -133,72 +145,81 @@ static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const ch
   return 0;
 }
 
-/* --tokens: "128,512,4096" or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F). */
+/* --tokens: "128,512,4096" or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F). The parts
+ * are parsed from a copy of the whole value (no fixed-size buffer: a cut value could hide
+ * trailing garbage or lose its ':'). */
 static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
+  if (!strchr(s, ':')) return parse_point_list(p, a, "--tokens", s, 0);
   char why[256];
-  if (strchr(s, ':')) {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *c1 = strchr(buf, ':');
-    *c1 = 0;
-    char *c2 = strchr(c1 + 1, ':');
-    if (c2) *c2 = 0;
-    long lo, hi;
-    double f = 2.0;
-    if (parse_int(buf, 0, 1L << 24, &lo) || parse_int(c1 + 1, 0, 1L << 24, &hi) ||
-        (c2 && (parse_real(c2 + 1, &f) || f <= 1.0)))
-      return fail(p, "--tokens: '%s' is not A:B or A:B:F (integers 0..16777216, factor > 1)", s);
-    if (lo == 0)
-      return fail(p, "--tokens: a geometric range cannot start at 0 ('%s'); list 0 explicitly", s);
-    int n = cb_sweep((uint64_t)lo, (uint64_t)hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-    if (n < 0) return fail(p, "--tokens: %s", why);
-    a->npoints = n;
-    return 0;
-  }
-  return parse_point_list(p, a, "--tokens", s, 0);
-}
-
-/* --seq: "8K,16K" (sizes: K = 1024) or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F". */
-static int parse_seq(parser_t *p, cb_args_t *a, const char *s) {
-  char why[256];
-  if (!strchr(s, ':')) return parse_point_list(p, a, "--seq", s, 1);
-  char buf[128];
-  if (strlen(s) >= sizeof buf) return fail(p, "--seq: '%s' is too long", s);
-  snprintf(buf, sizeof buf, "%s", s);
+  char *buf = strdup(s);
+  if (!buf) return fail(p, "--tokens: out of memory");
   char *c1 = strchr(buf, ':');
   *c1 = 0;
   char *c2 = strchr(c1 + 1, ':');
   if (c2) *c2 = 0;
-  uint64_t lo, hi;
+  long lo, hi;
   double f = 2.0;
-  if (cb_parse_size(buf, &lo) || cb_parse_size(c1 + 1, &hi) || lo == 0 || (c2 && (parse_real(c2 + 1, &f) || f <= 1.0)))
-    return fail(p, "--seq: '%s' is not A:B or A:B:F (lengths > 0 with an optional K/M suffix, factor > 1)", s);
-  int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-  if (n < 0) return fail(p, "--seq: %s", why);
+  int bad = parse_int(buf, 0, 1L << 24, &lo) || parse_int(c1 + 1, 0, 1L << 24, &hi) ||
+            (c2 && (parse_real(c2 + 1, &f) || f <= 1.0));
+  free(buf);
+  if (bad) return fail(p, "--tokens: '%s' is not A:B or A:B:F (integers 0..16777216, factor > 1)", s);
+  if (lo == 0) return fail(p, "--tokens: a geometric range cannot start at 0 ('%s'); list 0 explicitly", s);
+  int n = cb_sweep((uint64_t)lo, (uint64_t)hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+  if (n < 0) return fail(p, "--tokens: %s", why);
   a->npoints = n;
   return 0;
 }
 
-/* ringattn after the loop: defaults, dtypes, and the checks that need no rank count. */
-static int finish_ringattn(parser_t *p, cb_args_t *a, int seen_size, int seen_seq) {
-  if (seen_size) return fail(p, "ringattn sweeps the sequence length: use --seq instead of -b/-e/-f/-i/--sizes");
-  if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
-  if (!seen_seq) {
-    char why[256];
-    int n = cb_sweep(8192, 65536, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-    if (n < 0) return fail(p, "--seq: %s", why);
-    a->npoints = n;
+/* Whether two output paths name one file: equal text, or the same name in the same directory
+ * once the directory is resolved ("out/r" and "./out/../out/r"). A directory that does not
+ * exist yet falls back to the text. */
+static int same_output_path(const char *x, const char *y) {
+  if (strcmp(x, y) == 0) return 1;
+  const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
+  if (strcmp(bx ? bx + 1 : x, by ? by + 1 : y) != 0) return 0;
+  char dx[CB_PATH_MAX], dy[CB_PATH_MAX];
+  snprintf(dx, sizeof dx, "%.*s", bx ? (int)(bx - x) + 1 : 1, bx ? x : ".");
+  snprintf(dy, sizeof dy, "%.*s", by ? (int)(by - y) + 1 : 1, by ? y : ".");
+  char *rx = realpath(dx, NULL), *ry = realpath(dy, NULL);
+  int same = rx && ry && strcmp(rx, ry) == 0;
+  free(rx);
+  free(ry);
+  return same;
+}
+
+/* --csv and --json (and the JSON's FILE.partial.jsonl and FILE.tmp) must be different files:
+ * otherwise the JSON's final rename silently replaces the CSV. */
+static int check_output_paths(parser_t *p, const cb_args_t *a) {
+  if (!a->csv[0] || !a->json[0]) return 0;
+  static const char *json_files[] = {"", ".partial.jsonl", ".tmp"};
+  for (size_t i = 0; i < sizeof json_files / sizeof json_files[0]; i++) {
+    char jf[CB_PATH_MAX + 16];
+    snprintf(jf, sizeof jf, "%s%s", a->json, json_files[i]);
+    if (same_output_path(a->csv, jf))
+      return fail(p, "--csv '%s' and --json '%s' would write the same file ('%s'); give two different names", a->csv,
+                  a->json, jf);
   }
-  for (int i = 0; i < a->npoints; i++)
-    if (a->points[i] == 0 || a->points[i] > (1ull << 30))
-      return fail(p, "--seq: %llu is not a sequence length 1..2^30", (unsigned long long)a->points[i]);
-  a->nops = 1;
-  a->ops[0] = CB_OP_NONE;
-  a->places = CB_PLACE_OUT;
-  char why[256];
-  for (int t = 0; t < a->ndtypes; t++)
-    if (cb_attn_config_check(&a->attn, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
-  return CB_ARGS_OK;
+  return 0;
+}
+
+/* argv joined with spaces for the results metadata; a command line longer than out is cut at
+ * a UTF-8 character boundary, never inside a character. */
+static void join_cmdline(char *out, size_t cap, int argc, char **argv) {
+  size_t off = 0;
+  out[0] = 0;
+  for (int i = 0; i < argc; i++) {
+    size_t room = cap - 1 - off;
+    if (i && room) {
+      out[off++] = ' ';
+      room--;
+    }
+    size_t len = strlen(argv[i]);
+    size_t take = len <= room ? len : cb_utf8_prefix(argv[i], room);
+    memcpy(out + off, argv[i], take);
+    off += take;
+    if (take < len) break;
+  }
+  out[off] = 0;
 }
 
 static void defaults(cb_args_t *a) {
@@ -266,27 +287,216 @@ static const struct opt *find_opt(const char *arg, const char **inline_value) {
   return NULL;
 }
 
-int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen) {
-  parser_t P = {err, errlen}, *p = &P;
-  defaults(a);
-  err[0] = 0;
-  size_t off = 0;
-  for (int i = 0; i < argc && off < sizeof a->cmdline - 1; i++)
-    off += (size_t)snprintf(a->cmdline + off, sizeof a->cmdline - off, "%s%s", i ? " " : "", argv[i]);
+/* What the options said beyond the args struct: the size sweep's bounds, and which option
+ * groups were given (for the family-level checks after the loop). */
+typedef struct seen {
+  uint64_t minb, maxb, step;
+  double factor;
+  int size, factor_given, step_given, bounds, list; /* classic sizes: -b/-e, -f, -i, --sizes */
+  int tokens, moe_opt, model, shape;                /* moe: --tokens, any moe option, --model, --hidden/--topk/--experts */
+  int attn_opt, seq, heads, kv_heads;               /* ringattn: any of its options, --seq, --heads, --kv-heads */
+} seen_t;
 
+/* Step 1: FAMILY (or -h/--help) as argv[1]. */
+static int parse_family(parser_t *p, int argc, char **argv, cb_args_t *a) {
   if (argc < 2) return fail(p, "missing FAMILY (accepted: %s); see --help", cb_family_accepted());
   if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) return CB_ARGS_HELP;
   if (cb_family_parse(argv[1], &a->family))
     return fail(p, "unknown family '%s' (accepted: %s)", argv[1], cb_family_accepted());
+  return CB_ARGS_OK;
+}
+
+/* -b, -e, -f, -i, --sizes. */
+static int size_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
+  uint64_t u;
+  double d;
+  switch (id) {
+  case O_MINB:
+  case O_MAXB:
+    if (cb_parse_size(val, &u))
+      return fail(p, "%s: '%s' is not a size (digits with an optional K, M, G or T suffix)", arg, val);
+    if (u > CB_MAX_BUFFER_BYTES) return too_large(p, arg, val);
+    if (id == O_MINB) s->minb = u;
+    else s->maxb = u;
+    s->size = s->bounds = 1;
+    return CB_ARGS_OK;
+  case O_FACTOR:
+    if (parse_real(val, &d) || d <= 1.0) return fail(p, "%s: '%s' is not a step factor > 1", arg, val);
+    s->factor = d;
+    s->factor_given = s->size = 1;
+    return CB_ARGS_OK;
+  case O_STEP:
+    if (cb_parse_size(val, &u) || u == 0) return fail(p, "%s: '%s' is not a step size > 0", arg, val);
+    s->step = u;
+    s->step_given = s->size = 1;
+    return CB_ARGS_OK;
+  default: { /* O_SIZES */
+    int rc = parse_point_list(p, a, "--sizes", val, 1);
+    if (rc) return rc;
+    s->list = s->size = 1;
+    return CB_ARGS_OK;
+  }
+  }
+}
+
+/* --tokens, --hidden, --topk, --experts, --routing, --model, --uneven, --validate, --drop. */
+static int moe_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
+  long v;
+  double d;
+  char why[256];
+  s->moe_opt = 1;
+  switch (id) {
+  case O_TOKENS:
+    s->tokens = 1;
+    return parse_tokens(p, a, val);
+  case O_HIDDEN:
+  case O_TOPK:
+  case O_EXPERTS:
+    if (parse_int(val, 1, 1 << 20, &v)) return fail(p, "%s: '%s' is not a positive integer", arg, val);
+    if (id == O_HIDDEN) a->moe.hidden = (int)v;
+    else if (id == O_TOPK) a->moe.topk = (int)v;
+    else a->moe.experts = (int)v;
+    s->shape = 1;
+    return CB_ARGS_OK;
+  case O_ROUTING:
+    if (cb_routing_parse(val, &a->moe.routing, why, sizeof why)) return fail(p, "--routing: %s", why);
+    return CB_ARGS_OK;
+  case O_MODEL:
+    if (cb_moe_preset(val, &a->moe))
+      return fail(p, "--model: unknown model '%s' (accepted: %s)", val, cb_moe_presets_accepted());
+    s->model = 1;
+    return CB_ARGS_OK;
+  case O_UNEVEN: a->moe.uneven = 1; return CB_ARGS_OK;
+  case O_VALIDATE: a->moe.validate = 1; return CB_ARGS_OK;
+  default: /* O_DROP */
+    if (parse_real(val, &d) || d < 0.0 || d >= 1.0) return fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
+    a->moe.drop = d;
+    return CB_ARGS_OK;
+  }
+}
+
+/* --seq: "8K,16K" (sizes: K = 1024) or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F". */
+static int parse_seq(parser_t *p, cb_args_t *a, const char *s) {
+  if (!strchr(s, ':')) return parse_point_list(p, a, "--seq", s, 1);
+  char why[256];
+  char *buf = strdup(s);
+  if (!buf) return fail(p, "--seq: out of memory");
+  char *c1 = strchr(buf, ':');
+  *c1 = 0;
+  char *c2 = strchr(c1 + 1, ':');
+  if (c2) *c2 = 0;
+  uint64_t lo, hi;
+  double f = 2.0;
+  int bad = cb_parse_size(buf, &lo) || cb_parse_size(c1 + 1, &hi) || lo == 0 || (c2 && (parse_real(c2 + 1, &f) || f <= 1.0));
+  free(buf);
+  if (bad) return fail(p, "--seq: '%s' is not A:B or A:B:F (lengths > 0 with an optional K/M suffix, factor > 1)", s);
+  int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+  if (n < 0) return fail(p, "--seq: %s", why);
+  a->npoints = n;
+  return 0;
+}
+
+/* --seq, --batch, --heads, --kv-heads, --head-dim, --causal, --save. */
+static int attn_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
+  long v;
+  s->attn_opt = 1;
+  switch (id) {
+  case O_SEQ:
+    s->seq = 1;
+    return parse_seq(p, a, val);
+  case O_BATCH:
+  case O_HEADS:
+  case O_KVHEADS:
+  case O_HEADDIM:
+    if (parse_int(val, 1, 4096, &v)) return fail(p, "%s: '%s' is not an integer 1..4096", arg, val);
+    if (id == O_BATCH) a->attn.batch = (int)v;
+    else if (id == O_HEADS) a->attn.heads = (int)v, s->heads = 1;
+    else if (id == O_KVHEADS) a->attn.kv_heads = (int)v, s->kv_heads = 1;
+    else a->attn.head_dim = (int)v;
+    return CB_ARGS_OK;
+  case O_CAUSAL:
+    if (cb_attn_parse_causal(val, &a->attn.causal_modes)) return fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
+    return CB_ARGS_OK;
+  default: /* O_SAVE */
+    if (!val[0] || strlen(val) >= sizeof a->attn.save_dir) return fail(p, "--save: bad directory name '%s'", val);
+    snprintf(a->attn.save_dir, sizeof a->attn.save_dir, "%s", val);
+    return CB_ARGS_OK;
+  }
+}
+
+/* Everything else: what to run, timing, checking, output, placement. */
+static int run_option(parser_t *p, cb_args_t *a, const cb_family_info_t *fi, enum opt_id id, const char *arg,
+                      const char *val) {
+  long v;
+  uint64_t u;
+  double d;
+  switch (id) {
+  case O_ITERS:
+    if (parse_int(val, 1, 1000000, &v)) return fail(p, "%s: '%s' is not an iteration count 1..1000000", arg, val);
+    a->iters = (int)v;
+    return CB_ARGS_OK;
+  case O_WARMUP:
+    if (parse_int(val, 0, 1000000, &v)) return fail(p, "%s: '%s' is not a count 0..1000000", arg, val);
+    a->warmup = (int)v;
+    return CB_ARGS_OK;
+  case O_CHECK:
+    if (parse_int(val, 0, 1000, &v)) return fail(p, "%s: '%s' is not a check count 0..1000", arg, val);
+    a->check_iters = (int)v;
+    return CB_ARGS_OK;
+  case O_DTYPE:
+    a->ndtypes = 0;
+    return for_each_item(p, a, arg, val, add_dtype);
+  case O_OP:
+    if (!fi->reduces)
+      return fail(p, "%s: %s does not reduce; -o applies to allreduce and reducescatter", arg, fi->name);
+    a->nops = 0;
+    return for_each_item(p, a, arg, val, add_op);
+  case O_GRAPH: a->modes = CB_MODE_GRAPH; return CB_ARGS_OK;
+  case O_MODE:
+    if (strcmp(val, "eager") == 0) a->modes = CB_MODE_EAGER;
+    else if (strcmp(val, "graph") == 0) a->modes = CB_MODE_GRAPH;
+    else if (strcmp(val, "both") == 0) a->modes = CB_MODE_EAGER | CB_MODE_GRAPH;
+    else return fail(p, "--mode: '%s' (accepted: eager, graph, both)", val);
+    return CB_ARGS_OK;
+  case O_INPLACE:
+    if (strcmp(val, "0") == 0) a->places = CB_PLACE_OUT;
+    else if (strcmp(val, "1") == 0) a->places = CB_PLACE_IN;
+    else if (strcmp(val, "both") == 0) a->places = CB_PLACE_OUT | CB_PLACE_IN;
+    else return fail(p, "--inplace: '%s' (accepted: 0, 1, both)", val);
+    return CB_ARGS_OK;
+  case O_TIMEOUT:
+    if (parse_real(val, &d) || d <= 0.0 || d > 86400.0)
+      return fail(p, "%s: '%s' is not a timeout in seconds (0 < T <= 86400)", arg, val);
+    a->timeout_s = d;
+    return CB_ARGS_OK;
+  case O_ALGO:
+    a->nalgos = 0;
+    return for_each_item(p, a, arg, val, add_algo);
+  case O_CSV:
+  case O_JSON:
+    if (!val[0] || strlen(val) >= CB_PATH_MAX) return fail(p, "%s: bad file name '%s'", arg, val);
+    snprintf(id == O_CSV ? a->csv : a->json, CB_PATH_MAX, "%s", val);
+    return CB_ARGS_OK;
+  case O_SEED:
+    if (parse_u64(val, &u)) return fail(p, "--seed: '%s' is not a non-negative integer", val);
+    a->seed = u;
+    return CB_ARGS_OK;
+  case O_NOBIND: a->no_bind = 1; return CB_ARGS_OK;
+  case O_TIMING:
+    if (strcmp(val, "iter") == 0) a->iter_timing = 1;
+    else if (strcmp(val, "round") == 0) a->iter_timing = 0;
+    else return fail(p, "--timing: '%s' (accepted: iter, round)", val);
+    return CB_ARGS_OK;
+  case O_HELP: return CB_ARGS_HELP;
+  case O_NGPUS:
+    return fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
+  default: return fail(p, "%s: internal error: option not handled", arg);
+  }
+}
+
+/* Step 2: the options after FAMILY, each with its value ("-b 8", "-b8", "--minbytes=8"). */
+static int parse_options(parser_t *p, int argc, char **argv, cb_args_t *a, seen_t *s) {
   const cb_family_info_t *fi = cb_family_info(a->family);
-  int is_moe = a->family == CB_MOE;
-
-  uint64_t minb = 8, maxb = 256ull << 20, step = 0;
-  double factor = 0.0;
-  int seen_size = 0, seen_factor = 0, seen_step = 0, seen_tokens = 0, seen_moe_opt = 0;
-  int seen_model = 0, seen_shape = 0, seen_list = 0, seen_bounds = 0, seen_attn_opt = 0, seen_seq = 0;
-  int seen_heads = 0, seen_kvheads = 0;
-
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
     const struct opt *o = find_opt(arg, &val);
@@ -300,209 +510,94 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
     } else if (!o->takes_value && val) {
       return fail(p, "option '%s' takes no value", arg);
     }
-    long v;
-    uint64_t u;
-    double d;
-    char why[256];
-    int rc = 0;
+    int rc;
     switch (o->id) {
-    case O_MINB:
-    case O_MAXB:
-      if (cb_parse_size(val, &u))
-        return fail(p, "%s: '%s' is not a size (digits with an optional K, M, G or T suffix)", arg, val);
-      if (o->id == O_MINB) minb = u;
-      else maxb = u;
-      seen_size = seen_bounds = 1;
+    case O_MINB: case O_MAXB: case O_FACTOR: case O_STEP: case O_SIZES:
+      rc = size_option(p, a, o->id, arg, val, s);
       break;
-    case O_FACTOR:
-      if (parse_real(val, &d) || d <= 1.0) return fail(p, "%s: '%s' is not a step factor > 1", arg, val);
-      factor = d;
-      seen_factor = seen_size = 1;
+    case O_TOKENS: case O_HIDDEN: case O_TOPK: case O_EXPERTS: case O_ROUTING: case O_MODEL: case O_UNEVEN:
+    case O_VALIDATE: case O_DROP:
+      rc = moe_option(p, a, o->id, arg, val, s);
       break;
-    case O_STEP:
-      if (cb_parse_size(val, &u) || u == 0) return fail(p, "%s: '%s' is not a step size > 0", arg, val);
-      step = u;
-      seen_step = seen_size = 1;
+    case O_SEQ: case O_BATCH: case O_HEADS: case O_KVHEADS: case O_HEADDIM: case O_CAUSAL: case O_SAVE:
+      rc = attn_option(p, a, o->id, arg, val, s);
       break;
-    case O_ITERS:
-      if (parse_int(val, 1, 1000000, &v)) return fail(p, "%s: '%s' is not an iteration count 1..1000000", arg, val);
-      a->iters = (int)v;
-      break;
-    case O_WARMUP:
-      if (parse_int(val, 0, 1000000, &v)) return fail(p, "%s: '%s' is not a count 0..1000000", arg, val);
-      a->warmup = (int)v;
-      break;
-    case O_CHECK:
-      if (parse_int(val, 0, 1000, &v)) return fail(p, "%s: '%s' is not a check count 0..1000", arg, val);
-      a->check_iters = (int)v;
-      break;
-    case O_DTYPE:
-      a->ndtypes = 0;
-      rc = for_each_item(p, a, arg, val, add_dtype);
-      break;
-    case O_OP:
-      if (!fi->reduces)
-        return fail(p, "%s: %s does not reduce; -o applies to allreduce and reducescatter", arg, fi->name);
-      a->nops = 0;
-      rc = for_each_item(p, a, arg, val, add_op);
-      break;
-    case O_GRAPH: a->modes = CB_MODE_GRAPH; break;
-    case O_MODE:
-      if (strcmp(val, "eager") == 0) a->modes = CB_MODE_EAGER;
-      else if (strcmp(val, "graph") == 0) a->modes = CB_MODE_GRAPH;
-      else if (strcmp(val, "both") == 0) a->modes = CB_MODE_EAGER | CB_MODE_GRAPH;
-      else return fail(p, "--mode: '%s' (accepted: eager, graph, both)", val);
-      break;
-    case O_INPLACE:
-      if (strcmp(val, "0") == 0) a->places = CB_PLACE_OUT;
-      else if (strcmp(val, "1") == 0) a->places = CB_PLACE_IN;
-      else if (strcmp(val, "both") == 0) a->places = CB_PLACE_OUT | CB_PLACE_IN;
-      else return fail(p, "--inplace: '%s' (accepted: 0, 1, both)", val);
-      break;
-    case O_TIMEOUT:
-      if (parse_real(val, &d) || d <= 0.0 || d > 86400.0)
-        return fail(p, "%s: '%s' is not a timeout in seconds (0 < T <= 86400)", arg, val);
-      a->timeout_s = d;
-      break;
-    case O_ALGO:
-      a->nalgos = 0;
-      rc = for_each_item(p, a, arg, val, add_algo);
-      break;
-    case O_CSV:
-    case O_JSON:
-      if (!val[0] || strlen(val) >= CB_PATH_MAX) return fail(p, "%s: bad file name '%s'", arg, val);
-      snprintf(o->id == O_CSV ? a->csv : a->json, CB_PATH_MAX, "%s", val);
-      break;
-    case O_SEED:
-      if (parse_u64(val, &u)) return fail(p, "--seed: '%s' is not a non-negative integer", val);
-      a->seed = u;
-      break;
-    case O_NOBIND: a->no_bind = 1; break;
-    case O_TOKENS:
-      rc = parse_tokens(p, a, val);
-      seen_tokens = seen_moe_opt = 1;
-      break;
-    case O_HIDDEN:
-    case O_TOPK:
-    case O_EXPERTS:
-      if (parse_int(val, 1, 1 << 20, &v)) return fail(p, "%s: '%s' is not a positive integer", arg, val);
-      if (o->id == O_HIDDEN) a->moe.hidden = (int)v;
-      else if (o->id == O_TOPK) a->moe.topk = (int)v;
-      else a->moe.experts = (int)v;
-      seen_moe_opt = seen_shape = 1;
-      break;
-    case O_ROUTING:
-      if (cb_routing_parse(val, &a->moe.routing, why, sizeof why)) return fail(p, "--routing: %s", why);
-      seen_moe_opt = 1;
-      break;
-    case O_MODEL:
-      if (cb_moe_preset(val, &a->moe))
-        return fail(p, "--model: unknown model '%s' (accepted: %s)", val, cb_moe_presets_accepted());
-      seen_moe_opt = seen_model = 1;
-      break;
-    case O_UNEVEN: a->moe.uneven = 1; seen_moe_opt = 1; break;
-    case O_VALIDATE: a->moe.validate = 1; seen_moe_opt = 1; break;
-    case O_DROP:
-      if (parse_real(val, &d) || d < 0.0 || d >= 1.0) return fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
-      a->moe.drop = d;
-      seen_moe_opt = 1;
-      break;
-    case O_SIZES: {
-      int lrc = parse_point_list(p, a, "--sizes", val, 1);
-      if (lrc) return lrc;
-      seen_list = seen_size = 1;
-      break;
-    }
-    case O_TIMING:
-      if (strcmp(val, "iter") == 0) a->iter_timing = 1;
-      else if (strcmp(val, "round") == 0) a->iter_timing = 0;
-      else return fail(p, "--timing: '%s' (accepted: iter, round)", val);
-      break;
-    case O_SEQ:
-      rc = parse_seq(p, a, val);
-      seen_seq = seen_attn_opt = 1;
-      break;
-    case O_BATCH:
-    case O_HEADS:
-    case O_KVHEADS:
-    case O_HEADDIM:
-      if (parse_int(val, 1, 4096, &v)) return fail(p, "%s: '%s' is not an integer 1..4096", arg, val);
-      if (o->id == O_BATCH) a->attn.batch = (int)v;
-      else if (o->id == O_HEADS) a->attn.heads = (int)v;
-      else if (o->id == O_KVHEADS) a->attn.kv_heads = (int)v;
-      else a->attn.head_dim = (int)v;
-      seen_attn_opt = 1;
-      if (o->id == O_HEADS) seen_heads = 1;
-      if (o->id == O_KVHEADS) seen_kvheads = 1;
-      break;
-    case O_CAUSAL:
-      if (cb_attn_parse_causal(val, &a->attn.causal_modes)) return fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
-      seen_attn_opt = 1;
-      break;
-    case O_SAVE:
-      if (!val[0] || strlen(val) >= sizeof a->attn.save_dir) return fail(p, "--save: bad directory name '%s'", val);
-      snprintf(a->attn.save_dir, sizeof a->attn.save_dir, "%s", val);
-      seen_attn_opt = 1;
-      break;
-    case O_HELP: return CB_ARGS_HELP;
-    case O_NGPUS:
-      return fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
+    default: rc = run_option(p, a, fi, o->id, arg, val); break;
     }
     if (rc) return rc;
   }
+  return CB_ARGS_OK;
+}
 
-  if (seen_model && seen_shape) {
-    /* --model then --hidden: the explicit value wins, and the model name says so. */
-    snprintf(a->moe.model, sizeof a->moe.model, "custom");
-  } else if (seen_shape && !seen_model) {
-    snprintf(a->moe.model, sizeof a->moe.model, "custom");
-  }
-
-  if (a->family == CB_RINGATTN) {
-    if (seen_moe_opt) return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
-    /* --heads alone: as many K/V heads (plain multi-head attention) */
-    if (seen_heads && !seen_kvheads) a->attn.kv_heads = a->attn.heads;
-    return finish_ringattn(p, a, seen_size, seen_seq);
-  }
-  if (seen_attn_opt)
-    return fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
-
-  if (is_moe) {
-    if (seen_size)
-      return fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
-    if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
-    for (int t = 0; t < a->ndtypes; t++)
-      if (a->dtypes[t] != CB_BF16 && a->dtypes[t] != CB_FP8E4M3)
-        return fail(p, "-d: moe dispatch supports bfloat16 and fp8e4m3, not '%s'", cb_dtype_name(a->dtypes[t]));
-    if (!seen_tokens) {
-      int n = cb_sweep(128, 4096, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, err, errlen);
-      if (n < 0) return CB_ARGS_ERROR;
-      a->npoints = n;
-    }
-    int any_tokens = 0;
-    for (int i = 0; i < a->npoints; i++) any_tokens |= a->points[i] > 0;
-    if (!any_tokens)
-      return fail(p, "--tokens: every value is 0: no rank would have a token to dispatch (a 0 may appear in a list "
-                     "with other counts)");
-    a->nops = 1;
-    a->ops[0] = CB_OP_NONE;
-    a->places = CB_PLACE_OUT;
-    char why[256];
-    for (int t = 0; t < a->ndtypes; t++)
-      if (cb_moe_config_check(&a->moe, 0, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
-    return CB_ARGS_OK;
-  }
-
-  if (seen_moe_opt)
+/* Step 3 (ringattn): sequence lengths instead of sizes, bf16/half, and the shape check. */
+static int finish_ringattn(parser_t *p, cb_args_t *a, const seen_t *s) {
+  if (s->moe_opt)
     return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
-  if (seen_factor && seen_step) return fail(p, "give either -f (step factor) or -i (step size), not both");
-  if (seen_list && (seen_factor || seen_step || seen_bounds))
-    return fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
-  if (!seen_list) {
-    if (!seen_factor && !seen_step) factor = 2.0;
+  if (s->size) return fail(p, "ringattn sweeps the sequence length: use --seq instead of -b/-e/-f/-i/--sizes");
+  /* --heads alone: as many K/V heads (plain multi-head attention) */
+  if (s->heads && !s->kv_heads) a->attn.kv_heads = a->attn.heads;
+  if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
+  if (!s->seq) {
     char why[256];
-    int n = cb_sweep(minb, maxb, seen_step ? 0.0 : factor, seen_step ? step : 0, a->points,
-                     CB_MAX_SWEEP_POINTS, why, sizeof why);
+    int n = cb_sweep(8192, 65536, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+    if (n < 0) return fail(p, "--seq: %s", why);
+    a->npoints = n;
+  }
+  for (int i = 0; i < a->npoints; i++)
+    if (a->points[i] == 0 || a->points[i] > (1ull << 30))
+      return fail(p, "--seq: %llu is not a sequence length 1..2^30", (unsigned long long)a->points[i]);
+  a->nops = 1;
+  a->ops[0] = CB_OP_NONE;
+  a->places = CB_PLACE_OUT;
+  char why[256];
+  for (int t = 0; t < a->ndtypes; t++)
+    if (cb_attn_config_check(&a->attn, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
+  return CB_ARGS_OK;
+}
+
+/* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
+static int finish_moe(parser_t *p, cb_args_t *a, const seen_t *s) {
+  if (s->attn_opt)
+    return fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
+  if (s->size) return fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
+  if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
+  for (int t = 0; t < a->ndtypes; t++)
+    if (a->dtypes[t] != CB_BF16 && a->dtypes[t] != CB_FP8E4M3)
+      return fail(p, "-d: moe dispatch supports bfloat16 and fp8e4m3, not '%s'", cb_dtype_name(a->dtypes[t]));
+  if (!s->tokens) {
+    int n = cb_sweep(128, 4096, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, p->err, p->errlen);
+    if (n < 0) return CB_ARGS_ERROR;
+    a->npoints = n;
+  }
+  int any_tokens = 0;
+  for (int i = 0; i < a->npoints; i++) any_tokens |= a->points[i] > 0;
+  if (!any_tokens)
+    return fail(p, "--tokens: every value is 0: no rank would have a token to dispatch (a 0 may appear in a list "
+                   "with other counts)");
+  a->nops = 1;
+  a->ops[0] = CB_OP_NONE;
+  a->places = CB_PLACE_OUT;
+  char why[256];
+  for (int t = 0; t < a->ndtypes; t++)
+    if (cb_moe_config_check(&a->moe, 0, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
+  return CB_ARGS_OK;
+}
+
+/* Step 3 (classic families): the size sweep, default dtype and op, in-place where it exists. */
+static int finish_classic(parser_t *p, cb_args_t *a, const seen_t *s) {
+  const cb_family_info_t *fi = cb_family_info(a->family);
+  if (s->moe_opt)
+    return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
+  if (s->attn_opt)
+    return fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
+  if (s->factor_given && s->step_given) return fail(p, "give either -f (step factor) or -i (step size), not both");
+  if (s->list && (s->factor_given || s->step_given || s->bounds))
+    return fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
+  if (!s->list) {
+    double factor = s->step_given ? 0.0 : s->factor_given ? s->factor : 2.0;
+    char why[256];
+    int n = cb_sweep(s->minb, s->maxb, factor, s->step_given ? s->step : 0, a->points, CB_MAX_SWEEP_POINTS, why,
+                     sizeof why);
     if (n < 0) return fail(p, "size sweep: %s", why);
     a->npoints = n;
   }
@@ -519,6 +614,22 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
     a->places = CB_PLACE_OUT;
   }
   return CB_ARGS_OK;
+}
+
+int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen) {
+  parser_t P = {err, errlen}, *p = &P;
+  seen_t s = {.minb = 8, .maxb = 256ull << 20};
+  defaults(a);
+  err[0] = 0;
+  join_cmdline(a->cmdline, sizeof a->cmdline, argc, argv);
+  int rc = parse_family(p, argc, argv, a);
+  if (rc == CB_ARGS_OK) rc = parse_options(p, argc, argv, a, &s);
+  if (rc == CB_ARGS_OK) rc = check_output_paths(p, a);
+  if (rc != CB_ARGS_OK) return rc;
+  /* an explicit --hidden/--topk/--experts makes the shape no preset's, --model given or not */
+  if (s.shape) snprintf(a->moe.model, sizeof a->moe.model, "custom");
+  if (a->family == CB_RINGATTN) return finish_ringattn(p, a, &s);
+  return a->family == CB_MOE ? finish_moe(p, a, &s) : finish_classic(p, a, &s);
 }
 
 void cb_args_usage(FILE *f) {
@@ -541,7 +652,7 @@ void cb_args_usage(FILE *f) {
     "      --mode M            eager | graph | both (default eager)\n"
     "      --timing T          round: events around each round of iterations, as nccl-tests (default)\n"
     "                          iter: an event around every iteration (true p50/p99; adds ~1-4 us each)\n"
-    "  -T, --timeout SEC       watchdog: abort the job if a batch of iterations takes longer (default 120)\n"
+    "  -T, --timeout SEC       watchdog: abort the job if any step (setup, a round, a check, a reduction) takes longer (default 120)\n"
     "      --seed N            seed for the random inputs (default 1)\n"
     "what to run:\n"
     "  -d, --datatype LIST     float, half, bfloat16, fp8e4m3, fp8e5m2 (default float; moe: bfloat16)\n"

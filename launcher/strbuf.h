@@ -13,9 +13,19 @@ void cb_sb_init(cb_strbuf_t *b);
 void cb_sb_free(cb_strbuf_t *b);
 void cb_sb_clear(cb_strbuf_t *b);
 void cb_sb_printf(cb_strbuf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends s as a JSON string literal (quotes included; control characters escaped). */
+/* Appends s as a JSON string literal (quotes included; control characters escaped). The
+ * result is always valid UTF-8: each byte that does not start a valid UTF-8 sequence (host
+ * names, notes, command lines and NCCL_* values are arbitrary bytes) becomes \ufffd. */
 void cb_sb_json_str(cb_strbuf_t *b, const char *s);
-/* Appends s as one CSV field (RFC 4180: quoted when it holds a comma, quote or newline). */
+/* Appends s as one CSV field (RFC 4180: quoted when it holds a comma, quote or newline);
+ * invalid UTF-8 becomes U+FFFD, as in cb_sb_json_str. */
 void cb_sb_csv_field(cb_strbuf_t *b, const char *s);
+
+/* Length (1..4) of the valid UTF-8 sequence at p, or 0 when the bytes there are not one
+ * (stray continuation byte, overlong form, surrogate, past U+10FFFF, cut short). */
+size_t cb_utf8_seq_len(const char *p);
+/* The longest prefix of s, at most max bytes, that does not end inside a UTF-8 sequence:
+ * where to cut a string that must be shortened. */
+size_t cb_utf8_prefix(const char *s, size_t max);
 
 #endif

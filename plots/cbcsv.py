@@ -12,6 +12,10 @@ import os
 import sys
 
 EXIT_INPUT = 2
+# The largest magnitude any numeric column may have: 2^60 bytes and 10^18 us are far past any
+# run, and the charts' axis arithmetic (x 1.3, logarithms) stays finite in gnuplot (1e308
+# tokens made it fail).
+NUMBER_MAX = 1e18
 
 # Columns every chart needs; moe rows additionally need MOE_REQUIRED, ringattn rows ATTN_REQUIRED.
 REQUIRED = ("family", "algo", "dtype", "op", "bytes", "inplace", "mode",
@@ -152,6 +156,8 @@ def _number(rec, col, name, path, n, kind):
     if not math.isfinite(v) or (kind is int and v != int(v)):
         what = "an integer" if kind is int else "a finite number"
         raise InputError(f"{path}:{n}: column {name} is '{s}', expected {what}")
+    if abs(v) > NUMBER_MAX:
+        raise InputError(f"{path}:{n}: column {name} is '{s}', out of range (at most {NUMBER_MAX:g})")
     return int(v) if kind is int else v
 
 

@@ -13,6 +13,7 @@ Speedup = time_us_mean of the NCCL baseline / time_us_mean of the algorithm, sam
 with best=True the reference at each x is the fastest NCCL form there (nccl, nccl_p2p,
 nccl_symm, nccl_reg: whichever ran), so a custom kernel is measured against NCCL at its best.
 """
+import hashlib
 import re
 
 FAMILY_ORDER = ("allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe", "ringattn")
@@ -57,6 +58,17 @@ def _safe(part):
     return re.sub(r"[^A-Za-z0-9.+_-]", "_", str(part))
 
 
+STEM_MAX = 120  # chart files add "-compare-...-speedup.png"; file names stop at 255 bytes
+
+
+def _short(stem):
+    """The stem, or for an over-long one (a CSV with a 300-character family) its first part and
+    a hash of the whole, so the chart files still get distinct names a file system accepts."""
+    if len(stem) <= STEM_MAX:
+        return stem
+    return stem[:STEM_MAX - 9] + "-" + hashlib.sha1(stem.encode()).hexdigest()[:8]
+
+
 class Group:
     def __init__(self, key, rows):
         self.key = key
@@ -69,7 +81,7 @@ class Group:
             parts.append("inplace")
         if self.mode != "eager":
             parts.append(self.mode)
-        self.stem = "-".join(_safe(p) for p in parts)
+        self.stem = _short("-".join(_safe(p) for p in parts))
 
     def title(self):
         parts = [self.family, *self.config, self.dtype]

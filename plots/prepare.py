@@ -272,3 +272,6 @@ if __name__ == "__main__":
     except cbcsv.InputError as e:
         print(f"plots: {e}", file=sys.stderr)
         sys.exit(cbcsv.EXIT_INPUT)
+    except OSError as e:  # writing the chart inputs: a runtime problem, not bad input
+        print(f"plots: {e.filename or 'chart inputs'}: {e.strerror}", file=sys.stderr)
+        sys.exit(3)

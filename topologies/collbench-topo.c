@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "error.h"
 #include "placement.h"
@@ -164,25 +166,80 @@ fail:
   return NULL;
 }
 
+/* Where the rankfile may go: a missing file (created) or a regular file this user may write.
+ * Anything else (a directory, a device node, a FIFO that would block the open) is refused
+ * before it is opened, so a failure never touches what the path named. */
+static int check_rankfile_target(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    if (errno == ENOENT) return 0;
+    fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", path, strerror(errno));
+    return CB_EXIT_USAGE;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fprintf(stderr, PROG ": %s: cannot write rankfile: it exists and is not a regular file\n", path);
+    return CB_EXIT_USAGE;
+  }
+  if (access(path, W_OK) != 0) {
+    fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", path, strerror(errno));
+    return CB_EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* Gives the temporary file the mode a plain fopen would have (mkstemp makes it 0600) and
+ * closes it; -1 with errno on failure. */
+static int finish_file(FILE *f, int fd) {
+  mode_t mask = umask(0);
+  umask(mask);
+  int rc = fchmod(fd, 0666 & ~mask);
+  if (fclose(f) != 0) rc = -1;
+  return rc;
+}
+
+/* The rankfile is written to a new temporary file beside it and renamed into place: on any
+ * failure only that temporary file is removed, so an existing file is never deleted or left
+ * half-written for mpirun to pick up. */
 static int write_rankfile(const topo_args_t *a, const cb_placement_t *pl, int ranks) {
-  int nhosts, rc;
+  int nhosts, rc = check_rankfile_target(a->rankfile);
+  if (rc) return rc;
   char why[2048];
   char **hosts = split_hosts(a->hosts, &nhosts, &rc);
   if (!hosts) return rc;
-  FILE *f = fopen(a->rankfile, "w");
-  if (!f) {
+  size_t len = strlen(a->rankfile) + sizeof ".XXXXXX";
+  char *tmp = malloc(len);
+  int fd = -1;
+  FILE *f = NULL;
+  if (!tmp) {
+    fprintf(stderr, PROG ": out of memory\n");
+    rc = CB_EXIT_RUNTIME;
+    goto done;
+  }
+  snprintf(tmp, len, "%s.XXXXXX", a->rankfile);
+  fd = mkstemp(tmp);
+  if (fd < 0 || !(f = fdopen(fd, "w"))) {
     fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", a->rankfile, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(tmp);
+    }
     rc = CB_EXIT_USAGE;
-  } else if (cb_placement_write_rankfile(pl, (const char *const *)hosts, nhosts, ranks, f, why,
-                                         sizeof why) != 0) {
+    goto done;
+  }
+  if (cb_placement_write_rankfile(pl, (const char *const *)hosts, nhosts, ranks, f, why, sizeof why) != 0) {
     fprintf(stderr, PROG ": %s: %s\n", a->rankfile, why);
     fclose(f);
     rc = a->xml ? CB_EXIT_USAGE : CB_EXIT_ENV;
-  } else if (fclose(f) != 0) {
+  } else if (finish_file(f, fd) != 0) {
     fprintf(stderr, PROG ": %s: writing the rankfile failed: %s\n", a->rankfile, strerror(errno));
     rc = CB_EXIT_RUNTIME;
+  } else if (rename(tmp, a->rankfile) != 0) {
+    fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", a->rankfile, strerror(errno));
+    rc = CB_EXIT_USAGE;
   }
-  if (rc) remove(a->rankfile); /* never leave a partial rankfile for mpirun to pick up */
+  if (rc) unlink(tmp); /* only the temporary file this call created */
+done:
+  free(tmp);
   free(hosts[0]);
   free(hosts);
   return rc;

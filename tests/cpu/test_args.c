@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "cb_testing.h"
+#include "strbuf.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * KiB)
@@ -542,10 +543,81 @@ static void test_bad_input(void) {
   EXPECT_ERR("allreduce --sizes 16 -e 256M", "--sizes");
 }
 
+/* A --tokens range whose first ':' lies past byte 127 once crashed the parser (a fixed 128-byte
+ * copy lost the ':' and a NULL was written through); it must be a usage error. */
+static void test_long_tokens_value(void) {
+  char cmd[512];
+  char ones[131];
+  memset(ones, '1', 130);
+  ones[130] = 0;
+  snprintf(cmd, sizeof cmd, "moe --tokens %s:4096", ones);
+  EXPECT_ERR(cmd, "--tokens", "is not A:B");
+  snprintf(cmd, sizeof cmd, "moe --tokens 1:4096:2.%0200d", 0); /* long but valid: factor 2 */
+  EXPECT_POINTS(cmd, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096);
+  snprintf(cmd, sizeof cmd, "moe --tokens 1:4096:2.%0200dgarbage", 0);
+  EXPECT_ERR(cmd, "--tokens", "garbage");
+  snprintf(cmd, sizeof cmd, "moe --tokens 128:%0120d4096", 0); /* long but valid: 128..4096 */
+  EXPECT_POINTS(cmd, 128, 256, 512, 1024, 2048, 4096);
+}
+
+/* --seed is decimal: leading zeros do not switch to octal, hex is not a seed. */
+static void test_seed_decimal(void) {
+  EXPECT_OK("allreduce --seed 010");
+  CHECK_EQ_INT(A.seed, 10);
+  EXPECT_OK("allreduce --seed 08");
+  CHECK_EQ_INT(A.seed, 8);
+  EXPECT_ERR("allreduce --seed 0x10", "'0x10'");
+  EXPECT_ERR("allreduce --seed +5", "'+5'");
+}
+
+/* --csv and --json naming one file: the JSON's final rename would replace the CSV. */
+static void test_csv_json_same_file(void) {
+  EXPECT_ERR("allreduce --csv r.out --json r.out", "--csv", "--json", "same file");
+  EXPECT_ERR("allreduce --json=r.out --csv=r.out.partial.jsonl", "same file");
+  EXPECT_ERR("allreduce --json r.out --csv r.out.tmp", "same file");
+  EXPECT_ERR("allreduce --csv /tmp/r.out --json /tmp/../tmp/r.out", "same file");
+  EXPECT_ERR("allreduce --csv ./r.out --json r.out", "same file");
+  EXPECT_OK("allreduce --csv r.csv --json r.json");
+  EXPECT_OK("allreduce --csv /tmp/a/r.out --json /tmp/b/r.out");
+}
+
+/* Sizes past 1 TiB cannot be allocated: rejected before any GPU work (2^63 bytes once planned a
+ * 256-byte buffer for 2^61 floats). */
+static void test_sizes_past_allocatable(void) {
+  EXPECT_ERR("allreduce --sizes 9223372036854775808", "'9223372036854775808'", "1 TiB");
+  EXPECT_ERR("allreduce --sizes 18446744073709551488 --inplace 1", "'18446744073709551488'", "1 TiB");
+  EXPECT_ERR("allreduce --sizes 8,1025G", "'1025G'", "1 TiB");
+  EXPECT_ERR("alltoall -e 2T", "'2T'", "1 TiB");
+  EXPECT_ERR("allreduce -b 1099511627777", "'1099511627777'", "1 TiB");
+  EXPECT_POINTS("allreduce --sizes 1T", 1024 * GiB);
+}
+
+/* The command line recorded for the metadata: a long one is cut at a character boundary. */
+static void test_cmdline_cut_on_character(void) {
+  static char big[9000];
+  char *argv[4] = {"collbench", "allreduce", "--csv", big};
+  size_t n = 0;
+  while (n + 3 < sizeof big - 1) { /* 3-byte EURO signs, 8991 bytes: past the 8191 kept */
+    memcpy(big + n, "\xe2\x82\xac", 3);
+    n += 3;
+  }
+  big[n] = 0;
+  cb_args_parse(4, argv, &A, err, sizeof err);
+  size_t len = strlen(A.cmdline);
+  CHECK(len <= sizeof A.cmdline - 1 && len > sizeof A.cmdline - 4, "cmdline length %zu", len);
+  CHECK(cb_utf8_prefix(A.cmdline, len) == len, "cmdline ends inside a character");
+  CHECK_EQ_INT((len - strlen("collbench allreduce --csv ")) % 3, 0);
+}
+
 int main(void) {
   test_defaults();
   test_options();
   test_moe_options();
   test_bad_input();
+  test_long_tokens_value();
+  test_seed_decimal();
+  test_csv_json_same_file();
+  test_sizes_past_allocatable();
+  test_cmdline_cut_on_character();
   return cb_test_finish("test_args");
 }

@@ -77,6 +77,9 @@ def main():
             (["moe", "--topk", "300"], ["300", "256"]),
             (["moe", "--routing", "zipf:x"], ["'zipf:x'"]),
             (["allreduce", "-g", "2"], ["one process per GPU"]),
+            (["allreduce", "--sizes", "9223372036854775808"], ["'9223372036854775808'", "1 TiB"]),
+            (["allreduce", "--sizes", "18446744073709551488", "--inplace", "1"], ["1 TiB"]),
+            (["moe", "--routing", "zipf:400"], ["zipf:400", "--topk 8"]),
         ]
         for args, subs in cases:
             r = expect([cb, *args], 2, stderr_has=["collbench: ", *subs], stdout_empty=True)

@@ -208,8 +208,28 @@ static void test_checks(void) {
   expect_check_fails(&c, 2, CB_BF16, "--drop", NULL);
 }
 
+/* Long routing values are read whole: trailing garbage after 100 digits is rejected and a long
+ * F keeps its value (a 64-byte copy once cut "hot:1:1<100 zeros>" to 1e+60). */
+static void test_long_routing_values(void) {
+  char s[256];
+  snprintf(s, sizeof s, "hot:1:1.%0100dgarbage", 0);
+  expect_bad_routing(s, "hot:K:F");
+  snprintf(s, sizeof s, "hot:1:1%0100d", 0);
+  cb_routing_t r;
+  char why[256] = "";
+  CHECK(cb_routing_parse(s, &r, why, sizeof why) == 0, "'%s': %s", s, why);
+  CHECK(r.hot_f == 1e100, "'%s' read as F = %g, expected 1e+100", s, r.hot_f);
+  snprintf(s, sizeof s, "hot:1:1.%0100d", 0);
+  expect_routing(s, CB_ROUTE_HOT, 0, 1, 1.0, "hot:1:1");
+  snprintf(s, sizeof s, "zipf:1.%0100dgarbage", 0);
+  expect_bad_routing(s, "zipf:S");
+  expect_bad_routing("hot: 1:2", "hot:K:F");
+  expect_bad_routing("hot:+1:2", "hot:K:F");
+}
+
 int main(void) {
   test_presets();
+  test_long_routing_values();
   test_routing();
   test_checks();
   return cb_test_finish("test_moe_config");

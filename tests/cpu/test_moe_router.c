@@ -396,6 +396,31 @@ static void test_routable(void) {
   check_routable("qwen3-30b-a3b", 0, 0, "hot:4:32");
 }
 
+/* zipf:S past ~340 gives the 8th expert of deepseek-v3 a zero weight (8^S overflows), so top-8
+ * cannot be drawn: cb_moe_config_check must reject exactly the S for which routing fails, so
+ * the CLI says so (exit 2) instead of setup failing on the GPU (exit 3). */
+static void test_steep_zipf(void) {
+  int rejected = 0;
+  for (int S = 300; S <= 1200; S += 5) {
+    char routing[32];
+    snprintf(routing, sizeof routing, "zipf:%d", S);
+    cb_moe_config_t c = make_preset("deepseek-v3", routing, 0.0);
+    char why[256] = "";
+    int check_ok = cb_moe_config_check(&c, 8, CB_BF16, why, sizeof why) == 0;
+    cb_moe_routing_t r;
+    int route_ok = cb_moe_route(&c, 1, 0, 8, 16, &r) == 0;
+    if (route_ok) cb_moe_routing_free(&r);
+    CHECK(check_ok == route_ok, "%s: config check %s but routing %s (%s)", routing, check_ok ? "passes" : "fails",
+          route_ok ? "works" : "fails", why);
+    if (!check_ok) CHECK_CONTAINS(why, "--topk 8");
+    rejected += !check_ok;
+  }
+  CHECK(rejected > 0, "no zipf:S up to 1200 rejected for deepseek-v3 top-8");
+  cb_moe_config_t mixtral = make_preset("mixtral-8x7b", "zipf:600", 0.0); /* top-2 of 8: 2^600 is finite */
+  char why[256] = "";
+  CHECK(cb_moe_config_check(&mixtral, 2, CB_BF16, why, sizeof why) == 0, "mixtral zipf:600: %s", why);
+}
+
 /* ---- determinism -------------------------------------------------------------------------- */
 
 static int rows_equal(const cb_moe_routing_t *a, int ta, const cb_moe_routing_t *b, int tb) {
@@ -808,6 +833,7 @@ int main(void) {
   test_law_second_draw("hot:4:8");
   test_topk();
   test_routable();
+  test_steep_zipf();
   test_determinism();
   test_tokens_for_rank();
   test_layout_hand();

@@ -5,16 +5,21 @@ on a machine without a GPU a run exits 5 saying so (skipped where nvidia-smi lis
 GPU, --vnodes with more ranks per node than GPUs exits 2.
 
 usage: test_run_script.py COLLBENCH_RUN BUILD_DIR"""
+import glob
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 script, build = sys.argv[1], sys.argv[2]
 problems = []
+scratch = tempfile.mkdtemp(prefix="cb-run-out.")  # --out for cases that might start a run
 
 
-def run(args):
-    p = subprocess.run([script, "--build", build, "--no-plots"] + args, capture_output=True, text=True, timeout=120)
+def run(args, env=None):
+    p = subprocess.run([script, "--build", build, "--no-plots"] + args, capture_output=True, text=True, timeout=120,
+                       env=env)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -27,6 +32,11 @@ cases = [
     (["--hosts"], 2, "--hosts needs a list"),
     (["--vnodes", "0"], 2, "--vnodes: '0' is not a positive number"),
     (["--vnodes", "2", "--hosts", "a,b"], 2, "it does not combine with --hosts"),
+    # 20 digits once wrapped to a huge -np
+    (["--gpus", "99999999999999999999"], 2, "--gpus: '99999999999999999999' is not a positive number up to 1024"),
+    (["--gpus", "1025"], 2, "up to 1024"),
+    (["--hosts", "a,,b", "--out", scratch], 2, "--hosts: 'a,,b'"),
+    (["--hosts", "a b", "--out", scratch], 2, "--hosts: 'a b'"),
 ]
 for args, want_rc, want_msg in cases:
     rc, out = run(args)
@@ -50,6 +60,45 @@ if not has_gpu:
     rc, out = run(["--", "allreduce"])
     if rc != 5 or "no NVIDIA GPU on this machine" not in out:
         problems.append(f"no GPU: rc {rc} (want 5), output {out.strip()!r}")
+
+# Temporary files: a private mktemp folder under $TMPDIR, removed on the error path too (the
+# script once wrote /tmp/collbench-topo.PID.err, a name another user could plant a symlink at,
+# and left it behind when collbench-topo failed).
+tmp = tempfile.mkdtemp(prefix="cb-run-test.")
+bad_xml = os.path.join(tmp, "bad.xml")
+with open(bad_xml, "w") as f:
+    f.write("not XML\n")
+env = dict(os.environ, TMPDIR=os.path.join(tmp, "t"))
+os.mkdir(env["TMPDIR"])
+proc = subprocess.Popen([script, "--build", build, "--no-plots", "--topo", bad_xml, "--hosts", "cb-a.invalid,cb-b.invalid",
+                         "--out", os.path.join(tmp, "out"), "--", "allreduce"], stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True, env=env)
+proc.stdout, proc.stderr = proc.communicate(timeout=120)[0], ""
+out = proc.stdout + proc.stderr
+if proc.returncode != 2 or "collbench-topo:" not in out:
+    problems.append(f"bad --topo: rc {proc.returncode} (want 2), output {out.strip()!r}")
+if os.path.exists(f"/tmp/collbench-topo.{proc.pid}.err") or os.listdir(env["TMPDIR"]):
+    problems.append(f"bad --topo: temporary files left: {os.listdir(env['TMPDIR'])}, "
+                    f"/tmp/collbench-topo.{proc.pid}.err exists: {os.path.exists(f'/tmp/collbench-topo.{proc.pid}.err')}")
+
+if not has_gpu:
+    # --hosts from a machine without GPUs: no rank count can be known (it once ran mpirun -np 0)
+    rc, out = run(["--hosts", "cb-a.invalid,cb-b.invalid", "--out", os.path.join(tmp, "out"), "--", "allreduce"], env)
+    if rc != 2 or "give --gpus N" not in out:
+        problems.append(f"--hosts without GPUs: rc {rc} (want 2), output {out.strip()!r}")
+    # one named host and no rankfile (collbench-topo finds no GPU here): mpirun must still get
+    # -H, never fall back to this machine
+    rc, out = run(["--hosts", "cb-a.invalid", "--gpus", "2", "--out", os.path.join(tmp, "out"), "--", "allreduce"], env)
+    cmds = glob.glob(os.path.join(tmp, "out", "*", "command.txt"))
+    text = open(cmds[0]).read() if cmds else ""
+    if "-H cb-a.invalid:2" not in text or "-np 2" not in text:
+        problems.append(f"one --hosts entry: mpirun command {text.strip()!r} lacks -H cb-a.invalid:2 / -np 2")
+    if rc == 0:
+        problems.append("one --hosts entry: an unreachable host ran (exit 0)")
+    if os.listdir(env["TMPDIR"]):
+        problems.append(f"temporary files left after a run: {os.listdir(env['TMPDIR'])}")
+shutil.rmtree(tmp, ignore_errors=True)
+shutil.rmtree(scratch, ignore_errors=True)
 
 for p in problems:
     print("test_run_script:", p)

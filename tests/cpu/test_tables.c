@@ -193,11 +193,21 @@ static void test_counts(void) {
   expect_count_error(CB_NFAMILIES, 8, 4, 2, NULL);
 }
 
+/* Sizes past the 1 TiB collbench can allocate are a row error before any GPU work: 2^63 B of
+ * float once became a 2^61-element count whose buffer products overflowed. */
+static void test_counts_past_allocatable(void) {
+  expect_count(CB_ALLREDUCE, (size_t)1 << 40, 4, 2, (size_t)1 << 38, (size_t)1 << 38);
+  expect_count_error(CB_ALLREDUCE, (size_t)1 << 63, 4, 2, "1 TiB");
+  expect_count_error(CB_ALLREDUCE, (size_t)18446744073709551488ull, 4, 1, "1 TiB");
+  expect_count_error(CB_ALLTOALL, ((size_t)1 << 40) + 8, 1, 8, "1 TiB");
+}
+
 int main(void) {
   test_dtypes();
   test_redops();
   test_family_names();
   test_busbw();
   test_counts();
+  test_counts_past_allocatable();
   return cb_test_finish("test_tables");
 }

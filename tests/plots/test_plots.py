@@ -7,6 +7,7 @@ exit 2 (3 for gnuplot trouble) with a message naming the file and no traceback, 
 summary equal to expected/run-a-summary.md.
 usage: test_plots.py CASE WORKDIR   (CASE: see CASES at the bottom; WORKDIR is wiped first)
 """
+import csv
 import os
 import shutil
 import subprocess
@@ -327,8 +328,49 @@ def case_imagecheck(work):
         raise AssertionError(f"{path} ({w}x{h}) passed the image check")
 
 
+def case_hostile(work):
+    """Hostile values in an otherwise valid CSV: an over-long family name renders (no "file name
+    too long" traceback), tokens=1e308 is an input error (exit 2) before gnuplot sees it, and a
+    newline in a note stays inside its summary.md table row."""
+    with open(os.path.join(DATA, "synthetic-run-a", "results.csv"), newline="") as f:
+        rows = list(csv.reader(f))
+    head, body = rows[0], rows[1:]
+    col = {h: i for i, h in enumerate(head)}
+
+    def write(name, rows):
+        path = os.path.join(work, name)
+        with open(path, "w", newline="") as f:
+            csv.writer(f, lineterminator="\n").writerows([head] + rows)
+        return path
+
+    longfam = [list(r) for r in body if r[col["family"]] == "allreduce"]
+    for r in longfam:
+        r[col["family"]] = "allreduce" + "x" * 300
+        r[col["op"]] = "sum" + "y" * 200
+    p = run([PLOT, write("long-names.csv", longfam), os.path.join(work, "long")])
+    expect_rc(p, 0, "over-long family and op")
+    charts = charts_in(os.path.join(work, "long"))
+    expect(charts and all(len(c) < 200 for c in charts), f"over-long names: charts {charts}")
+
+    huge = [list(r) for r in body]
+    moe = [r for r in huge if r[col["family"]] == "moe"]
+    moe[0][col["tokens"]] = "1e308"
+    p = run([PLOT, write("huge-tokens.csv", huge), os.path.join(work, "huge")])
+    expect_rc(p, 2, "tokens=1e308")
+    expect("column tokens is '1e308'" in p.stderr, f"tokens=1e308 message:\n{p.stderr}")
+
+    noted = [list(r) for r in body]
+    skipped = [r for r in noted if not r[col["time_us_mean"]]]
+    skipped[0][col["note"]] = "first line\nsecond | line\r\nthird"
+    p = run([SUMMARY, write("newline-note.csv", noted)])
+    expect_rc(p, 0, "newline in a note")
+    table = [ln for ln in p.stdout.splitlines() if "first line" in ln or "third" in ln]
+    expect(len(table) == 1 and table[0].startswith("|") and table[0].endswith("|")
+           and "second \\| line" in table[0], f"note with newlines in summary.md:\n{p.stdout}")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
-NEEDS_GNUPLOT = ("render", "render_size", "compare", "errors", "ringattn", "columns_by_name")
+NEEDS_GNUPLOT = ("render", "render_size", "compare", "errors", "ringattn", "columns_by_name", "hostile")
 
 
 def main(argv):

@@ -12,6 +12,8 @@
 """
 import json
 import os
+import re
+import stat
 import subprocess
 import sys
 
@@ -121,6 +123,10 @@ def test_errors(tool, topodir, work, nogpu):
     empty = os.path.join(work, "empty.xml")
     open(empty, "w").close()
     missing = os.path.join(work, "no-such-file.xml")
+    # hwloc 2.9 (and lstopo) crash on an object without complete_cpuset: contained, exit 2
+    no_cpuset = os.path.join(work, "no-complete-cpuset.xml")
+    with open(h200) as src, open(no_cpuset, "w") as dst:
+        dst.write(re.sub(r' complete_cpuset="[^"]*"', "", src.read(), count=1))
     rf = os.path.join(work, "err.rankfile")
     cases = [  # (args, exit code, fragments that stderr must contain)
         (["--xml", missing], 2, [missing, "No such file"]),
@@ -128,6 +134,10 @@ def test_errors(tool, topodir, work, nogpu):
         (["--xml", notxml], 2, [notxml, "not a valid hwloc XML"]),
         (["--xml", empty], 2, [empty, "empty"]),
         (["--xml", work], 2, [work, "not a regular file"]),
+        (["--xml", no_cpuset], 2, [no_cpuset, "hwloc crashed reading it"]),
+        (["--xml", no_cpuset, "--rankfile", rf, "--hosts", "a"], 2, [no_cpuset, "hwloc crashed"]),
+        (["--xml", "/proc/cpuinfo"], 2, ["/proc/cpuinfo", "not a valid hwloc XML"]),  # size 0 on stat, not empty
+        (["--xml", "/proc/self/status"], 2, ["/proc/self/status", "not a valid hwloc XML"]),
         (["--xml", nogpu], 2, [nogpu, "no GPUs"]),
         (["--xml", dgx2], 2, [dgx2, "free core", "cannot give each rank its own core"]),
         (["--xml", dgx2, "--rankfile", rf, "--hosts", "a"], 2, [dgx2, "free core"]),
@@ -166,6 +176,50 @@ def test_errors(tool, topodir, work, nogpu):
     expect(rc == 0 or (rc == 5 and "no GPUs" in err), f"live: exit {rc}: {err.strip()}")
 
 
+def test_rankfile_targets(tool, topodir, work):
+    """--rankfile never deletes or blocks on what it cannot write: a directory, a FIFO, a
+    device node (through a symlink to /dev/null) and a read-only file (as a non-root user)
+    are refused with exit 2 and left as they were; a failed plan leaves an existing file and
+    no temporary file behind."""
+    h200 = os.path.join(topodir, "h200x2-vm.xml")
+    dgx2 = os.path.join(topodir, "hwloc-test-nvidia-dgx2.xml")
+    adir = os.path.join(work, "a-directory")
+    os.makedirs(adir, exist_ok=True)
+    fifo = os.path.join(work, "a-fifo")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    devlink = os.path.join(work, "dev-null-link")
+    if not os.path.lexists(devlink):
+        os.symlink("/dev/null", devlink)
+    targets = [(adir, os.path.isdir), (fifo, lambda p: stat.S_ISFIFO(os.stat(p).st_mode)),
+               (devlink, lambda p: stat.S_ISCHR(os.stat(p).st_mode))]
+    if os.geteuid() != 0:  # root may write a read-only file, as with any tool
+        ro = os.path.join(work, "read-only.rankfile")
+        with open(ro, "w") as f:
+            f.write("keep me\n")
+        os.chmod(ro, 0o444)
+        targets.append((ro, lambda p: open(p).read() == "keep me\n"))
+    for path, intact in targets:
+        try:
+            p = subprocess.run([tool, "--xml", h200, "--rankfile", path, "--hosts", "a"], capture_output=True,
+                               text=True, timeout=20)
+        except subprocess.TimeoutExpired:
+            expect(False, f"--rankfile {path}: still running after 20 s")
+            continue
+        expect(p.returncode == 2 and "cannot write rankfile" in p.stderr,
+               f"--rankfile {path}: exit {p.returncode}, stderr {p.stderr.strip()!r}")
+        expect(os.path.lexists(path) and intact(path), f"--rankfile {path}: changed or deleted")
+    existing = os.path.join(work, "existing.rankfile")
+    with open(existing, "w") as f:
+        f.write("old\n")
+    rc, _, err = run(tool, "--xml", dgx2, "--rankfile", existing, "--hosts", "a")
+    expect(rc == 2 and open(existing).read() == "old\n", f"failed plan: exit {rc}, existing file changed")
+    rc, _, err = run(tool, "--xml", h200, "--rankfile", existing, "--hosts", "a")
+    expect(rc == 0 and open(existing).read().startswith("rank 0=a"), f"rewrite: exit {rc}: {err.strip()}")
+    left = [n for n in os.listdir(work) if n.startswith("existing.rankfile.")]
+    expect(not left, f"temporary files left behind: {left}")
+
+
 def main():
     tool, topodir, work, mode = sys.argv[1:5]
     os.makedirs(work, exist_ok=True)
@@ -173,6 +227,8 @@ def main():
         test_json(tool, topodir, work)
     elif mode == "rankfile":
         test_rankfile(tool, topodir, work, sys.argv[5], sys.argv[6], sys.argv[7:])
+    elif mode == "targets":
+        test_rankfile_targets(tool, topodir, work)
     elif mode == "errors":
         test_errors(tool, topodir, work, sys.argv[5])
     else:

@@ -1,0 +1,104 @@
+/* libFuzzer target: the collbench command line (launcher/args.c) with everything it calls:
+ * size lists and sweeps, K/M/G/T suffixes, the moe options (--tokens ranges, --routing laws,
+ * --model presets, shapes). Input: the arguments after "collbench", one per line.
+ *
+ * Beyond "no crash, no sanitizer report", what the parser accepts must be runnable and what it
+ * rejects must say why: an error is one non-empty line; an accepted classic run has sizes the
+ * buffer planner takes for 1, 2 and 8 ranks (when they divide); an accepted moe run routes
+ * tokens on the host (the configuration check and the router agree); the recorded command
+ * line is valid JSON once written. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "buffers.h"
+#include "text_check.h"
+#include "moe_router.h"
+#include "strbuf.h"
+
+#define FAIL(...) CB_FUZZ_FAIL("fuzz_args", __VA_ARGS__)
+
+static cb_args_t A; /* large: static */
+
+static void check_classic(void) {
+  static const int ranks[] = {1, 2, 8};
+  for (int i = 0; i < A.npoints; i++) {
+    if (A.points[i] > CB_MAX_BUFFER_BYTES) FAIL("accepted size %llu past 1 TiB", (unsigned long long)A.points[i]);
+    for (int d = 0; d < A.ndtypes; d++)
+      for (size_t r = 0; r < sizeof ranks / sizeof ranks[0]; r++) {
+        cb_params_t p;
+        memset(&p, 0, sizeof p);
+        p.family = A.family;
+        p.dtype = A.dtypes[d];
+        p.bytes = A.points[i];
+        char why[256];
+        if (cb_family_count(A.family, p.bytes, cb_dtype_size(p.dtype), ranks[r], &p.elements, &p.count, why,
+                            sizeof why))
+          continue; /* a row error (size not a whole number of elements): reported per row */
+        for (int inplace = 0; inplace < 2; inplace++) {
+          cb_buffer_plan_t plan;
+          p.inplace = inplace;
+          if (cb_plan_buffers(&p, ranks[r], ranks[r] - 1, &plan, why, sizeof why))
+            FAIL("size %llu counted but not planned: %s", (unsigned long long)p.bytes, why);
+          if (plan.recv_off + plan.recv_elems * cb_dtype_size(p.dtype) > plan.total_bytes ||
+              plan.send_off + plan.send_elems * cb_dtype_size(p.dtype) > plan.total_bytes)
+            FAIL("size %llu: buffers outside the %zu-byte allocation", (unsigned long long)p.bytes, plan.total_bytes);
+        }
+      }
+  }
+}
+
+static void check_moe(void) {
+  for (int i = 0; i < A.npoints; i++)
+    if (A.points[i] > (1u << 24)) FAIL("accepted %llu tokens", (unsigned long long)A.points[i]);
+  if (A.moe.experts > 4096) return; /* the host law costs O(experts) per token: keep inputs fast */
+  static const int nranks[] = {1, 2, 8};
+  for (size_t r = 0; r < sizeof nranks / sizeof nranks[0]; r++) {
+    char why[256];
+    if (cb_moe_config_check(&A.moe, nranks[r], A.dtypes[0], why, sizeof why)) continue;
+    cb_moe_routing_t routing;
+    if (cb_moe_route(&A.moe, A.seed, 0, nranks[r], 3, &routing))
+      FAIL("configuration passed the check for %d ranks but routing failed (experts %d topk %d routing %d)", nranks[r],
+           A.moe.experts, A.moe.topk, (int)A.moe.routing.kind);
+    cb_moe_routing_free(&routing);
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size > 1 << 16) return 0;
+  char *copy = malloc(size + 1);
+  char **argv = malloc(sizeof(char *) * (size + 2));
+  if (!copy || !argv) abort();
+  memcpy(copy, data, size);
+  copy[size] = 0;
+  int argc = 0;
+  argv[argc++] = "collbench";
+  for (char *line = copy, *next; line && (size_t)(line - copy) <= size; line = next) {
+    next = strchr(line, '\n');
+    if (next) *next++ = 0;
+    if (!next && !*line) break; /* the last line's terminator */
+    argv[argc++] = line;
+  }
+  argv[argc] = NULL;
+
+  char err[1024];
+  int rc = cb_args_parse(argc, argv, &A, err, sizeof err);
+  if (rc == CB_ARGS_ERROR && (!err[0] || strchr(err, '\n'))) FAIL("error message empty or not one line: '%s'", err);
+  if (rc != CB_ARGS_OK && rc != CB_ARGS_ERROR && rc != CB_ARGS_HELP) FAIL("result %d", rc);
+  if (rc == CB_ARGS_OK) {
+    if (A.npoints < 1 || A.ndtypes < 1 || A.nops < 1) FAIL("accepted with %d points %d dtypes %d ops", A.npoints,
+                                                            A.ndtypes, A.nops);
+    if (A.family == CB_MOE) check_moe();
+    else check_classic();
+  }
+  cb_strbuf_t b;
+  cb_sb_init(&b);
+  cb_sb_json_str(&b, A.cmdline);
+  if (!cb_text_valid_json(b.s, b.len)) FAIL("command line as JSON is not valid: %s", b.s);
+  cb_sb_free(&b);
+  free(argv);
+  free(copy);
+  return 0;
+}
