@@ -42,25 +42,12 @@ static void attend_all(cb_inst_t *in, cudaStream_t s) {
     cb_ra_attend(x, (const char *)g->all + (size_t)j * x->kv_bytes, cb_ra_src_pos(x, j), j == 0, j == x->P - 1, s);
 }
 
+/* comm alone = the all-gather; compute alone = the P launches */
+static void gath_measure(cb_inst_t *in, cudaStream_t s) { cb_ra_measure_parts(in, s, attend_all, gather_kv); }
+
 static void gath_run(cb_inst_t *in, int phase, cudaStream_t s) {
   gather_kv(in, s);
   attend_all(in, s);
-}
-
-static void gath_measure(cb_inst_t *in, cudaStream_t s) {
-  in->compute_us = cb_ra_time_us(s, 3, attend_all, in);
-  CB_CUDA(cudaStreamSynchronize(s));
-  CB_MPI(MPI_Barrier(in->world->mpi.comm));
-  in->comm_us = cb_ra_time_us(s, 3, gather_kv, in);
-  CB_CUDA(cudaStreamSynchronize(s));
-  cb_ra_measure_local(in, s);
-}
-
-static void gath_teardown(cb_inst_t *in) {
-  gath_t *g = in->priv;
-  cb_ra_free(&g->x);
-  free(g);
-  in->priv = NULL;
 }
 
 const cb_algo_t cb_algo_ringattn_nccl_allgather = {
@@ -74,6 +61,6 @@ const cb_algo_t cb_algo_ringattn_nccl_allgather = {
     .setup = gath_setup,
     .run = gath_run,
     .check = cb_ra_check,
-    .teardown = gath_teardown,
+    .teardown = cb_ra_teardown,
     .measure = gath_measure,
 };

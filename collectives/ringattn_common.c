@@ -307,3 +307,20 @@ static void local_block(cb_inst_t *in, cudaStream_t s) {
 }
 
 void cb_ra_measure_local(cb_inst_t *in, cudaStream_t s) { in->local_us = cb_ra_time_us(s, 5, local_block, in); }
+
+void cb_ra_measure_parts(cb_inst_t *in, cudaStream_t s, void (*compute_fn)(cb_inst_t *, cudaStream_t),
+                         void (*comm_fn)(cb_inst_t *, cudaStream_t)) {
+  in->compute_us = cb_ra_time_us(s, 3, compute_fn, in);
+  CB_CUDA(cudaStreamSynchronize(s));
+  CB_MPI(MPI_Barrier(in->world->mpi.comm));
+  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, comm_fn, in) : 0.0;
+  CB_CUDA(cudaStreamSynchronize(s));
+  CB_MPI(MPI_Barrier(in->world->mpi.comm));
+  cb_ra_measure_local(in, s);
+}
+
+void cb_ra_teardown(cb_inst_t *in) {
+  cb_ra_free((cb_ra_t *)in->priv);
+  free(in->priv);
+  in->priv = NULL;
+}

@@ -77,6 +77,15 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
 /* Mean time in us of `reps` calls of fn on s (CUDA events; one warm-up call first). */
 double cb_ra_time_us(cudaStream_t s, int reps, void (*fn)(cb_inst_t *in, cudaStream_t s), cb_inst_t *in);
 
+/* The measure() of the ring forms: compute alone (compute_fn: the forward's attention launches),
+ * then, behind a barrier, communication alone (comm_fn; skipped on one rank), then the local
+ * kernel alone; into in->compute_us, comm_us, local_us. */
+void cb_ra_measure_parts(cb_inst_t *in, cudaStream_t s, void (*compute_fn)(cb_inst_t *, cudaStream_t),
+                         void (*comm_fn)(cb_inst_t *, cudaStream_t));
+
+/* teardown() of the algorithms whose state is a cb_ra_t with cb_ra_alloc'ed extras. */
+void cb_ra_teardown(cb_inst_t *in);
+
 /* The local kernel alone on one S/P block (same causal form, contiguous positions): the
  * denominator of ring_over_single, into in->local_us. */
 void cb_ra_measure_local(cb_inst_t *in, cudaStream_t s);

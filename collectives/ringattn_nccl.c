@@ -80,19 +80,7 @@ static void nring_comm_only(cb_inst_t *in, cudaStream_t s) {
 }
 
 static void nring_measure(cb_inst_t *in, cudaStream_t s) {
-  in->compute_us = cb_ra_time_us(s, 3, nring_compute_only, in);
-  CB_CUDA(cudaStreamSynchronize(s));
-  CB_MPI(MPI_Barrier(in->world->mpi.comm));
-  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, nring_comm_only, in) : 0.0;
-  CB_CUDA(cudaStreamSynchronize(s));
-  cb_ra_measure_local(in, s);
-}
-
-static void nring_teardown(cb_inst_t *in) {
-  nring_t *g = in->priv;
-  cb_ra_free(&g->x);
-  free(g);
-  in->priv = NULL;
+  cb_ra_measure_parts(in, s, nring_compute_only, nring_comm_only);
 }
 
 const cb_algo_t cb_algo_ringattn_nccl_ring = {
@@ -106,6 +94,6 @@ const cb_algo_t cb_algo_ringattn_nccl_ring = {
     .setup = nring_setup,
     .run = nring_run,
     .check = cb_ra_check,
-    .teardown = nring_teardown,
+    .teardown = cb_ra_teardown,
     .measure = nring_measure,
 };

@@ -140,13 +140,7 @@ static void ring_comm_only(cb_inst_t *in, cudaStream_t s) {
 }
 
 static void ring_measure(cb_inst_t *in, cudaStream_t s) {
-  in->compute_us = cb_ra_time_us(s, 3, ring_compute_only, in);
-  CB_CUDA(cudaStreamSynchronize(s));
-  CB_MPI(MPI_Barrier(in->world->mpi.comm));
-  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, ring_comm_only, in) : 0.0;
-  CB_CUDA(cudaStreamSynchronize(s));
-  CB_MPI(MPI_Barrier(in->world->mpi.comm));
-  cb_ra_measure_local(in, s);
+  cb_ra_measure_parts(in, s, ring_compute_only, ring_comm_only);
 }
 
 static void ring_teardown(cb_inst_t *in) {

@@ -33,13 +33,6 @@ static void single_run(cb_inst_t *in, int phase, cudaStream_t s) {
   cb_ra_attend(&g->x, g->x.kv, cb_ra_pos(g->x.runs), 1, 1, s);
 }
 
-static void single_teardown(cb_inst_t *in) {
-  single_t *g = in->priv;
-  cb_ra_free(&g->x);
-  free(g);
-  in->priv = NULL;
-}
-
 const cb_algo_t cb_algo_ringattn_single = {
     .name = "single",
     .family = CB_RINGATTN,
@@ -51,5 +44,5 @@ const cb_algo_t cb_algo_ringattn_single = {
     .setup = single_setup,
     .run = single_run,
     .check = cb_ra_check,
-    .teardown = single_teardown,
+    .teardown = cb_ra_teardown,
 };
