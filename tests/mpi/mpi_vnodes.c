@@ -3,7 +3,8 @@
  *
  *   mpi_vnodes wrapper K GPUS  started as `mpirun -np N launcher/collbench-vnode K mpi_vnodes ...`:
  *                              the wrapper's environment is the map (CB_NODE_ID = NCCL_HOSTID =
- *                              vnode<rank / K>, CUDA_VISIBLE_DEVICES = GPUS, GPU of the rank = entry
+ *                              vnode<rank / K>, CUDA_VISIBLE_DEVICES = GPUS, or its j-th '/'-part
+ *                              on node j when every rank has its own GPU, GPU of the rank = entry
  *                              rank % K of it), and the split must give node rank / K, local rank
  *                              rank % K, K ranks per node, N / K nodes, the node's ranks in its
  *                              communicator.
@@ -107,7 +108,12 @@ int main(int argc, char **argv) {
     CHECK(id && strcmp(id, m.name[rank]) == 0, "CB_NODE_ID '%s', want '%s'", id ? id : "(unset)", m.name[rank]);
     CHECK(hostid && id && strcmp(hostid, id) == 0, "NCCL_HOSTID '%s' differs from CB_NODE_ID",
           hostid ? hostid : "(unset)");
-    CHECK(cvd && strcmp(cvd, argv[3]) == 0, "CUDA_VISIBLE_DEVICES '%s', want '%s'", cvd ? cvd : "(unset)", argv[3]);
+    /* GPUS "a,b" for every node, or "a,b/c,d" per node (a GPU for every rank: node j on its own) */
+    char want[256] = "";
+    const char *g = argv[3];
+    for (int j = 0; j < rank / k && g; j++) g = strchr(g, '/') ? strchr(g, '/') + 1 : g;
+    snprintf(want, sizeof want, "%.*s", (int)(strchr(g, '/') ? (size_t)(strchr(g, '/') - g) : strlen(g)), g);
+    CHECK(cvd && strcmp(cvd, want) == 0, "CUDA_VISIBLE_DEVICES '%s', want '%s'", cvd ? cvd : "(unset)", want);
     cb_mpi_world_init(&w);
     check_split(&w, &m);
     CHECK_EQ_INT(m.local[rank], rank % k);
