@@ -16,13 +16,11 @@ if [ "${VNODE_TESTS:-0}" = 1 ]; then
   step ctest_vnodes 540 ctest --test-dir build -L gpu -R gpu_vnodes --output-on-failure --timeout 200
   mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/gpu-vnodes*.log "$OUT/logs/gpu/" 2>/dev/null
 fi
-run=(launcher/collbench-run --build build --out "$OUT/results" --no-plots)
-for layout in "2 1" "2 2"; do
-  set -- $layout
-  tag="${1}x${2}"
+XX
   step "ar_$tag" 40 "${run[@]}" --vnodes "$1" --gpus "$2" -- allreduce --algo nccl,hier -d bfloat16 -b 1M -e 256M -f 4 --inplace 0 -n 20 -w 5 -T 120
   step "a2a_$tag" 25 "${run[@]}" --vnodes "$1" --gpus "$2" -- alltoall --algo nccl,nccl_p2p,hier -b 1M -e 64M -f 4 -d bfloat16 -n 10 -w 3 -T 120
   step "moe_$tag" 20 "${run[@]}" --vnodes "$1" --gpus "$2" -- moe --algo nccl --model deepseek-v3 --tokens 4096 -n 10 -w 3 -T 120
+  [ "$2" = 2 ] && mps_stop
 done
 step spot 60 "${MPIRUN[@]}" build/launcher/collbench allreduce --algo nccl,twoshot,twoshot_pull,twoshot_ce,auto --sizes 64K,16M,1G -d float --inplace 0 --mode both -n 50 -w 10 -T 60 --csv "$OUT/results/spot.csv"
 pack
