@@ -16,7 +16,24 @@ if [ "${VNODE_TESTS:-0}" = 1 ]; then
   step ctest_vnodes 540 ctest --test-dir build -L gpu -R gpu_vnodes --output-on-failure --timeout 200
   mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/gpu-vnodes*.log "$OUT/logs/gpu/" 2>/dev/null
 fi
-XX
+run=(launcher/collbench-run --build build --out "$OUT/results" --no-plots)
+# 2 x 2 puts two ranks on each GPU: without the CUDA MPS daemon they take turns in millisecond
+# time slices (launcher/collbench-vnode), so the daemon runs for that layout (MPS=0: not).
+mps_start() {
+  [ "${MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control > /dev/null || return 0
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d && echo "MPS daemon started" | tee -a "$OUT/logs/steps.txt"
+}
+mps_stop() {
+  [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || return 0
+  echo quit | nvidia-cuda-mps-control
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+for layout in "2 1" "2 2"; do
+  set -- $layout
+  tag="${1}x${2}"
+  [ "$2" = 2 ] && mps_start
   step "ar_$tag" 40 "${run[@]}" --vnodes "$1" --gpus "$2" -- allreduce --algo nccl,hier -d bfloat16 -b 1M -e 256M -f 4 --inplace 0 -n 20 -w 5 -T 120
   step "a2a_$tag" 25 "${run[@]}" --vnodes "$1" --gpus "$2" -- alltoall --algo nccl,nccl_p2p,hier -b 1M -e 64M -f 4 -d bfloat16 -n 10 -w 3 -T 120
   step "moe_$tag" 20 "${run[@]}" --vnodes "$1" --gpus "$2" -- moe --algo nccl --model deepseek-v3 --tokens 4096 -n 10 -w 3 -T 120
