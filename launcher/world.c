@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../collectives/nccl_common.h"
 #include "../topologies/placement.h"
 #include "args.h"
 #include "error_gpu.h"
@@ -176,6 +177,7 @@ void cb_world_free(cb_world_t *w) {
   cb_set_abort_hook(NULL, NULL);
   if (w->rail) CB_NCCL(ncclCommDestroy(w->rail));
   w->rail = NULL;
+  if (w->nccl) cb_nccl_registered_release(w->nccl); /* registered on w->nccl, kept across points */
   if (w->nccl) CB_NCCL(ncclCommDestroy(w->nccl));
   w->nccl = NULL;
   if (w->stream) CB_CUDA(cudaStreamDestroy(w->stream));
