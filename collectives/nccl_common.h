@@ -23,4 +23,8 @@ void cb_nccl_run_alltoall(cb_inst_t *in, int phase, cudaStream_t s);
 void cb_nccl_run_alltoall_p2p(cb_inst_t *in, int phase, cudaStream_t s);
 void cb_nccl_run_sendrecv(cb_inst_t *in, int phase, cudaStream_t s);
 
+/* Deregisters and frees the allocations nccl_symm and nccl_reg keep across sweep points
+ * (nccl_registered.c says why they keep them). Collective; call before ncclCommDestroy(comm). */
+void cb_nccl_registered_release(ncclComm_t comm);
+
 #endif

@@ -15,9 +15,28 @@
  *              included: zero-copy point-to-point over NVLink is what it is documented for.
  * NCCL does not say which kernel it then runs (its NCCL_DEBUG=INFO output does), so the row's
  * note names the registration that succeeded and the NCCL version. A failed allocation or
- * registration is a "not run: why" row on every rank. */
+ * registration is a "not run: why" row on every rank.
+ *
+ * The registered memory is NOT made and freed per sweep point: each form keeps one allocation,
+ * registered once, grows it when a point needs more, and gives it back when the world ends
+ * (cb_nccl_registered_release). NCCL caches registrations by address range, and a CUDA graph
+ * that used a buffer holds a reference on that cache entry until NCCL processes the graph's
+ * destructor, at some later NCCL call. Freeing and reallocating per point (the first version)
+ * let ncclMemAlloc hand back the same addresses while the entry, with the peers' mappings of
+ * the OLD memory, was still alive; ncclCommRegister then reused it, and the peer wrote into the
+ * old memory: all-to-all and sendrecv lost the peer's block (eager rows after graph rows,
+ * results/README.md, "NCCL forms"). Hence also: a new allocation is always larger than any
+ * allocation given back before, so no entry NCCL may still hold can contain it. A row's
+ * mem_bytes is that allocation, which may be larger than the row needs.
+ *
+ * nccl_symm refuses all-gather and reduce-scatter parts that are not 4-byte multiples:
+ * NCCL 2.28.3's symmetric kernels gave wrong elements there (symm_part_ok). */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <mpi.h>
 
 #include "../launcher/error_gpu.h"
 #include "buffers.h"
@@ -40,15 +59,18 @@
 
 typedef enum reg_kind { REG_WINDOW, REG_LOCAL } reg_kind_t;
 
-typedef struct reg_state {
-  reg_kind_t kind;
-  void *base; /* ncclMemAlloc, the classic layout (buffers.h) */
-  size_t bytes;
+/* One form's registered allocation, kept across sweep points (header). */
+typedef struct reg_pool {
+  void *base;   /* ncclMemAlloc; NULL: none yet */
+  size_t bytes; /* asked of ncclMemAlloc and registered; the same on every rank */
   void *handle; /* ncclCommRegister */
 #if HAVE_WINDOW
   ncclWindow_t win;
 #endif
-} reg_state_t;
+} reg_pool_t;
+
+static reg_pool_t pools[2];       /* indexed by reg_kind_t */
+static size_t given_back_max = 0; /* the largest allocation freed so far, as the driver sized it */
 
 static const char *call_name(reg_kind_t k) {
   return k == REG_WINDOW ? "ncclCommWindowRegister" : "ncclCommRegister";
@@ -85,69 +107,105 @@ static int registered_supported(reg_kind_t kind, const cb_world_t *w, const cb_p
   return 1;
 }
 
-static ncclResult_t do_register(reg_state_t *st, ncclComm_t comm) {
+static ncclResult_t do_register(reg_kind_t kind, reg_pool_t *pl, ncclComm_t comm) {
 #if HAVE_WINDOW
-  if (st->kind == REG_WINDOW)
-    return ncclCommWindowRegister(comm, st->base, st->bytes, &st->win, NCCL_WIN_COLL_SYMMETRIC);
+  if (kind == REG_WINDOW) return ncclCommWindowRegister(comm, pl->base, pl->bytes, &pl->win, NCCL_WIN_COLL_SYMMETRIC);
 #endif
 #if HAVE_REGISTER
-  if (st->kind == REG_LOCAL) return ncclCommRegister(comm, st->base, st->bytes, &st->handle);
+  if (kind == REG_LOCAL) return ncclCommRegister(comm, pl->base, pl->bytes, &pl->handle);
 #endif
   return ncclInvalidUsage; /* unreachable: supported() refused this build */
 }
 
-static void do_deregister(reg_state_t *st, ncclComm_t comm) {
+static void do_deregister(reg_kind_t kind, reg_pool_t *pl, ncclComm_t comm) {
 #if HAVE_WINDOW
-  if (st->kind == REG_WINDOW) CB_NCCL(ncclCommWindowDeregister(comm, st->win));
+  if (kind == REG_WINDOW) CB_NCCL(ncclCommWindowDeregister(comm, pl->win));
 #endif
 #if HAVE_REGISTER
-  if (st->kind == REG_LOCAL) CB_NCCL(ncclCommDeregister(comm, st->handle));
+  if (kind == REG_LOCAL) CB_NCCL(ncclCommDeregister(comm, pl->handle));
 #endif
 }
 
-static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n) {
-  const cb_world_t *w = in->world;
+/* cuMemGetAddressRange through the runtime, so the program does not link libcuda: the size the
+ * driver gave the allocation at p (ncclMemAlloc rounds up to its granularity). */
+typedef int (*addr_range_fn)(unsigned long long *base, size_t *size, unsigned long long ptr);
+
+static size_t allocation_size(void *p) {
+  void *fn = NULL;
+  enum cudaDriverEntryPointQueryResult q;
+  CB_CUDA(cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &q));
+  if (q != cudaDriverEntryPointSuccess || !fn) CB_DIE(CB_EXIT_RUNTIME, "the driver has no cuMemGetAddressRange");
+  unsigned long long base = 0;
+  size_t size = 0;
+  int rc = ((addr_range_fn)fn)(&base, &size, (unsigned long long)(uintptr_t)p);
+  if (rc != 0) CB_DIE(CB_EXIT_RUNTIME, "cuMemGetAddressRange(%p) failed: CUresult %d", p, rc);
+  return size;
+}
+
+/* Gives a registered allocation back (its registration first) and remembers how large it was. */
+static void give_back(reg_kind_t kind, reg_pool_t *pl, ncclComm_t comm) {
+  do_deregister(kind, pl, comm);
+  size_t sz = allocation_size(pl->base);
+  if (sz > given_back_max) given_back_max = sz;
+  CB_NCCL(ncclMemFree(pl->base));
+  memset(pl, 0, sizeof *pl);
+}
+
+/* Replaces the form's allocation with a registered one of at least `need` bytes, larger than
+ * anything given back before; the old one is given back only once the new one is registered,
+ * so the new one cannot take its addresses. Collective (window registration is); on failure
+ * the old allocation stays and why says what failed on which rank. */
+static int grow(reg_kind_t kind, const cb_world_t *w, size_t need, char *why, size_t n) {
   int rank = w->mpi.rank;
-  cb_buffer_plan_t plan;
-  if (cb_plan_buffers_aligned(&in->p, w->mpi.nranks, rank, REG_ALIGN, &plan, why, n)) return -1;
-  reg_state_t *st = calloc(1, sizeof *st);
-  if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  st->kind = kind;
-  st->bytes = plan.total_bytes; /* the same on every rank: window registration requires it */
+  unsigned long long want = need > given_back_max ? need : given_back_max + 1;
+  want = (want + REG_ALIGN - 1) / REG_ALIGN * REG_ALIGN;
+  CB_MPI(MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, w->mpi.comm));
+  reg_pool_t fresh;
+  memset(&fresh, 0, sizeof fresh);
+  fresh.bytes = (size_t)want;
   char e[256] = "";
-  ncclResult_t r = ncclMemAlloc(&st->base, st->bytes);
+  ncclResult_t r = ncclMemAlloc(&fresh.base, fresh.bytes);
   if (r != ncclSuccess) {
-    snprintf(e, sizeof e, "rank %d: ncclMemAlloc(%zu B): %s", rank, st->bytes, ncclGetErrorString(r));
-    st->base = NULL;
+    snprintf(e, sizeof e, "rank %d: ncclMemAlloc(%zu B): %s", rank, fresh.bytes, ncclGetErrorString(r));
+    fresh.base = NULL;
     (void)cudaGetLastError(); /* a failed CUDA call inside NCCL must not fail a later launch check */
   }
   /* Window registration is collective: no rank may enter it while another has no buffer, or
    * the ones that did would wait for it until the watchdog fires. */
   if (!cb_mpi_agree(w->mpi.comm, r == ncclSuccess, e, sizeof e)) {
-    if (st->base) CB_NCCL(ncclMemFree(st->base));
-    free(st);
+    if (fresh.base) CB_NCCL(ncclMemFree(fresh.base));
     snprintf(why, n, "%s", e);
     return -1;
   }
-  r = do_register(st, w->nccl);
+  r = do_register(kind, &fresh, w->nccl);
   if (r != ncclSuccess) {
-    snprintf(e, sizeof e, "rank %d: %s(%zu B): %s (%s)", rank, call_name(kind), st->bytes, ncclGetErrorString(r),
+    snprintf(e, sizeof e, "rank %d: %s(%zu B): %s (%s)", rank, call_name(kind), fresh.bytes, ncclGetErrorString(r),
              ncclGetLastError(w->nccl));
     (void)cudaGetLastError();
   }
   if (!cb_mpi_agree(w->mpi.comm, r == ncclSuccess, e, sizeof e)) {
-    /* A local registration is undone here. A window that only some ranks got cannot be: its
-     * deregistration is collective too, so it stays with the communicator, and its memory
-     * with it, until the run ends. */
-    if (r == ncclSuccess && kind == REG_LOCAL) do_deregister(st, w->nccl);
-    if (r != ncclSuccess || kind == REG_LOCAL) CB_NCCL(ncclMemFree(st->base));
-    free(st);
+    /* A local registration is undone here (no graph has used it). A window that only some
+     * ranks got cannot be: its deregistration is collective too, so it stays with the
+     * communicator, and its memory with it, until the run ends. */
+    if (r == ncclSuccess && kind == REG_LOCAL) do_deregister(kind, &fresh, w->nccl);
+    if (r != ncclSuccess || kind == REG_LOCAL) CB_NCCL(ncclMemFree(fresh.base));
     snprintf(why, n, "%s", e);
     return -1;
   }
-  in->priv = st;
-  in->mem_bytes = st->bytes;
-  cb_inst_set_buffers(in, st->base, &plan);
+  if (pools[kind].base) give_back(kind, &pools[kind], w->nccl);
+  pools[kind] = fresh;
+  return 0;
+}
+
+static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n) {
+  const cb_world_t *w = in->world;
+  cb_buffer_plan_t plan;
+  if (cb_plan_buffers_aligned(&in->p, w->mpi.nranks, w->mpi.rank, REG_ALIGN, &plan, why, n)) return -1;
+  /* plan.total_bytes is the same on every rank, so every rank grows or none does */
+  if (pools[kind].bytes < plan.total_bytes && grow(kind, w, plan.total_bytes, why, n)) return -1;
+  in->priv = &pools[kind];
+  in->mem_bytes = pools[kind].bytes;
+  cb_inst_set_buffers(in, pools[kind].base, &plan);
   char v[32];
   version_text(w->nccl_version, v, sizeof v);
   snprintf(in->note, sizeof in->note, "%s (NCCL %s); NCCL_DEBUG=INFO shows the kernel",
@@ -155,17 +213,34 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
   return 0;
 }
 
-static void registered_teardown(cb_inst_t *in) {
-  reg_state_t *st = in->priv;
-  if (!st) return;
-  do_deregister(st, in->world->nccl);
-  CB_NCCL(ncclMemFree(st->base));
-  free(st);
-  in->priv = NULL;
+/* The allocation stays registered for the next sweep point (header); it goes back in
+ * cb_nccl_registered_release. */
+static void registered_teardown(cb_inst_t *in) { in->priv = NULL; }
+
+void cb_nccl_registered_release(ncclComm_t comm) {
+  for (int k = 0; k < 2; k++)
+    if (pools[k].base) give_back((reg_kind_t)k, &pools[k], comm);
+}
+
+/* NCCL 2.28.3's symmetric all-gather and reduce-scatter kernels returned wrong elements (not
+ * the poison: stale or partly written values) whenever a rank's part was not a multiple of
+ * 4 bytes and larger than 8 bytes (10, 2050 and 32770 B: 1- and 2-byte types at odd counts);
+ * 4-byte multiples were exact at every size (results/README.md, "NCCL forms"). NCCL documents no
+ * such limit, so it is refused here for every 1- and 2-byte part that is not a 4-byte multiple,
+ * the ones that happened to pass (2 and 6 B) included. */
+static int symm_part_ok(const cb_params_t *p, char *why, size_t n) {
+  if (p->family != CB_ALLGATHER && p->family != CB_REDUCESCATTER) return 1;
+  size_t part = p->count * cb_dtype_size(p->dtype);
+  if (part % 4 == 0) return 1;
+  snprintf(why, n,
+           "not supported: each rank's part is %zu B, not a multiple of 4 B; NCCL 2.28.3's symmetric %s gave wrong "
+           "elements for such parts (results/README.md)",
+           part, cb_family_name(p->family));
+  return 0;
 }
 
 static int symm_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return registered_supported(REG_WINDOW, w, p, why, n);
+  return registered_supported(REG_WINDOW, w, p, why, n) && symm_part_ok(p, why, n);
 }
 static int reg_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   return registered_supported(REG_LOCAL, w, p, why, n);

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "../kernels/signal.h"
+#include "../collectives/nccl_common.h"
 #include "../topologies/placement.h"
 #include "args.h"
 #include "error_gpu.h"
@@ -224,6 +225,7 @@ void cb_world_free(cb_world_t *w) {
   if (w->ctl_host) CB_CUDA(cudaFreeHost((void *)w->ctl_host));
   w->ctl_host = NULL;
   w->ctl_dev = NULL;
+  if (w->nccl) cb_nccl_registered_release(w->nccl); /* registered on w->nccl, kept across points */
   if (w->nccl) CB_NCCL(ncclCommDestroy(w->nccl));
   w->nccl = NULL;
   if (w->stream) CB_CUDA(cudaStreamDestroy(w->stream));
