@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../launcher/error.h"
 #include "allreduce_plan.h"
 #include "collective.h"
+#include "error.h"
 
 typedef struct auto_state {
   const cb_algo_t *pick;

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
 #include "buffers.h"
+#include "cb_limits.h"
+#include "error_gpu.h"
+#include "signal.h"
 
 typedef struct ar_state {
   cb_peer_mem_t pm;
@@ -15,8 +16,6 @@ typedef struct ar_state {
   cb_ar_launch_t launch;
   const cb_ar_kind_t *kind;
 } ar_state_t;
-
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 int cb_ar_supported_upto(const cb_world_t *w, const cb_params_t *p, unsigned long long max_bytes, const char *name,
                          const char *what, char *why, size_t n) {
@@ -33,8 +32,8 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   cb_buffer_plan_t plan;
   cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan);
   size_t scratch = kind->scratch(in->p.count, in->p.dtype, w->mpi.nranks);
-  size_t scratch_off = ALIGN_UP(plan.total_bytes, 256);
-  size_t pad_off = scratch_off + ALIGN_UP(scratch, 256);
+  size_t scratch_off = CB_ALIGN_UP(plan.total_bytes, 256);
+  size_t pad_off = scratch_off + CB_ALIGN_UP(scratch, 256);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
 
   ar_state_t *st = calloc(1, sizeof *st);

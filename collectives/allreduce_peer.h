@@ -4,7 +4,7 @@
 #ifndef CB_ALLREDUCE_PEER_H
 #define CB_ALLREDUCE_PEER_H
 
-#include "../kernels/allreduce.h"
+#include "allreduce.h"
 #include "collective.h"
 #include "peer.h"
 

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../launcher/error_gpu.h"
 #include "allreduce_peer.h"
 #include "allreduce_plan.h"
+#include "error_gpu.h"
 
 typedef int (*write_value_fn)(cudaStream_t stream, unsigned long long addr, unsigned int value, unsigned int flags);
 

@@ -4,16 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../kernels/alltoall.h"
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
 #include "allreduce_peer.h"
+#include "alltoall.h"
 #include "buffers.h"
+#include "cb_limits.h"
+#include "error_gpu.h"
 #include "peer.h"
+#include "signal.h"
 
 /* Per-rank message size up to which LL beats two barriers (2 x H200 sweep, results/). */
 #define CB_A2A_LL_MAX_BYTES (256ull << 10)
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 typedef struct a2a_state {
   cb_peer_mem_t pm;
@@ -27,8 +27,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan);
   size_t B = in->p.count * cb_dtype_size(in->p.dtype);
   int ll = in->p.bytes <= CB_A2A_LL_MAX_BYTES;
-  size_t ll_off = ALIGN_UP(plan.total_bytes, 256);
-  size_t pad_off = ll_off + ALIGN_UP(ll ? cb_a2a_ll_scratch(B, w->mpi.nranks) : 0, 256);
+  size_t ll_off = CB_ALIGN_UP(plan.total_bytes, 256);
+  size_t pad_off = ll_off + CB_ALIGN_UP(ll ? cb_a2a_ll_scratch(B, w->mpi.nranks) : 0, 256);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   a2a_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");

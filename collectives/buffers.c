@@ -1,7 +1,7 @@
 /* Implementation of buffers.h. */
 #include "buffers.h"
 
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
+#include "cb_limits.h"
 
 cb_layout_t cb_family_layout(cb_family_t f) {
   switch (f) {
@@ -26,11 +26,11 @@ void cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_
     o->send_off = o->recv_off = 0;
     if (p->family == CB_ALLGATHER) o->send_off = (size_t)rank * c * es;
     if (p->family == CB_REDUCESCATTER) o->recv_off = (size_t)rank * c * es;
-    o->total_bytes = ALIGN_UP(sb > rb ? sb : rb, 256);
+    o->total_bytes = CB_ALIGN_UP(sb > rb ? sb : rb, 256);
   } else {
     o->send_off = 0;
-    o->recv_off = ALIGN_UP(sb, 256);
-    o->total_bytes = o->recv_off + ALIGN_UP(rb, 256);
+    o->recv_off = CB_ALIGN_UP(sb, 256);
+    o->total_bytes = o->recv_off + CB_ALIGN_UP(rb, 256);
   }
   if (o->total_bytes == 0) o->total_bytes = 256;
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 
 const char *const cb_moe_phase_names[3] = {"layout", "dispatch", "combine"};
 

@@ -4,8 +4,8 @@
 #ifndef CB_MOE_COMMON_H
 #define CB_MOE_COMMON_H
 
-#include "../kernels/moe.h"
 #include "collective.h"
+#include "moe.h"
 #include "moe_router.h"
 #include "peer.h"
 

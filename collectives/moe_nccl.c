@@ -6,7 +6,7 @@
  * synchronization makes it impossible to capture in a CUDA graph. */
 #include <stdio.h>
 
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "moe_common.h"
 
 static int setup(cb_inst_t *in, char *why, size_t n) {

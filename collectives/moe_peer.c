@@ -6,9 +6,9 @@
  *   [ combine rows: n x cap x hidden x 2 ][ count slots: n x 8 ][ signal pad ] */
 #include <stdio.h>
 
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "moe_common.h"
+#include "signal.h"
 
 #define ALIGN256(x) (((x) + 255) / 256 * 256)
 

@@ -2,7 +2,7 @@
  * ncclAlltoAll (grouped ncclSend/ncclRecv before NCCL 2.28), the same all-to-all as grouped
  * send/recv, and a ring of ncclSend/ncclRecv (sendrecv). Each is a few lines over the shared
  * buffer layout, so they live together; custom algorithms get a file each. */
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "nccl_common.h"
 
 static void run_allreduce(cb_inst_t *in, int phase, cudaStream_t s) {

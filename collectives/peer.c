@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/signal.h"
+#include "signal.h"
 
-#include "../launcher/env.h"
-#include "../launcher/error_gpu.h"
 #include "collective.h"
+#include "env.h"
+#include "error_gpu.h"
 
 int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
   const cb_mpi_world_t *m = &w->mpi;

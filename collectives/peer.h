@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "../launcher/world.h"
+#include "world.h"
 
 #define CB_PEER_MAX 8
 

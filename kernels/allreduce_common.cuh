@@ -4,8 +4,8 @@
 #ifndef CB_ALLREDUCE_COMMON_CUH
 #define CB_ALLREDUCE_COMMON_CUH
 
-#include "../launcher/error_gpu.h"
 #include "allreduce.h"
+#include "error_gpu.h"
 #include "reduce.cuh"
 
 constexpr int kArThreads = 512; /* 16 warps: enough 16-byte accesses in flight per SM */

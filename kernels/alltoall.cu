@@ -9,9 +9,9 @@
  * each peer's block straight into that peer's receive buffer (NVLink stores, 4 x 16-byte loads
  * in flight per thread), an end barrier (everything has landed). Bytes on the wire: (n-1)/n of
  * the buffer each way, the bus-bandwidth optimum; no staging copy. */
-#include "../launcher/error_gpu.h"
 #include "alltoall.h"
 #include "copy.cuh"
+#include "error_gpu.h"
 #include "ll.cuh"
 
 namespace {

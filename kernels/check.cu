@@ -5,9 +5,9 @@
  * milliseconds). Counting is per thread, then one atomicAdd per thread. */
 #include <math.h>
 
-#include "../launcher/error_gpu.h"
 #include "check.h"
 #include "dtype.cuh"
+#include "error_gpu.h"
 #include "pattern.cuh"
 
 namespace {

@@ -9,7 +9,7 @@
  * counter reaches epoch x CB_MOE_PUSH_BLOCKS. Buffer reuse needs no extra barrier: a rank can
  * push call k+1's rows only after its call-k combine, which waited for every receiver's call-k
  * combine signal, sent after that receiver finished reading its call-k rows. */
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "moe_rows.cuh"
 
 namespace {

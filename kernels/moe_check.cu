@@ -1,7 +1,7 @@
 /* MoE correctness kernels (moe.h): token data from the seeded formula, and the checks of
  * received rows (source, token order, experts, weights, data after the fp8 round trip), of the
  * per-expert lists and of the combined output. Not timed; written for clarity over speed. */
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "moe_rows.cuh"
 
 namespace {

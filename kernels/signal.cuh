@@ -18,8 +18,6 @@
 
 #include "signal.h"
 
-#define CB_MAX_RANKS CB_SIGNAL_MAX_RANKS
-
 __device__ __forceinline__ void cb_st_release_sys(uint32_t *p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../collectives/dtype.h"
-#include "../collectives/family.h"
-#include "../collectives/moe_config.h"
+#include "dtype.h"
+#include "family.h"
+#include "moe_config.h"
 #include "sizes.h"
 
 #define CB_MAX_ALGOS 16

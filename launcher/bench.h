@@ -5,8 +5,8 @@
 #ifndef CB_BENCH_H
 #define CB_BENCH_H
 
-#include "../collectives/collective.h"
 #include "args.h"
+#include "collective.h"
 #include "report.h"
 #include "watchdog.h"
 

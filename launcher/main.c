@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../collectives/collective.h"
 #include "args.h"
 #include "bench.h"
+#include "collective.h"
 #include "error_gpu.h"
 #include "meta.h"
 #include "report.h"
 #include "watchdog.h"
+#include "world_init.h"
 
 /* Resolves --algo names (or takes every algorithm of the family). Returns 0, or -1 with why. */
 static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) {

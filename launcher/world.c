@@ -1,16 +1,16 @@
 /* Rank start: MPI ranks and nodes → one GPU per rank (local rank in PCI bus order) → CPU binding
  * next to that GPU (topologies/placement.c) → NCCL communicator → peer-memory probe among the
  * node's ranks. The result is the cb_world_t every algorithm receives. */
-#include "world.h"
+#include "world_init.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "../topologies/placement.h"
 #include "args.h"
 #include "error_gpu.h"
+#include "placement.h"
 
 static void abort_nccl(void *arg) {
   cb_world_t *w = arg;

@@ -1,6 +1,8 @@
 /* Everything a rank knows about where it runs: MPI ranks and nodes, its GPU, the NCCL
  * communicator, the peer-memory verdict for its node and its CPU binding. Built once at start
- * (launcher/world.c) and passed to every algorithm; there are no globals. */
+ * by the launcher (launcher/world.c, declared in world_init.h) and passed to every algorithm;
+ * there are no globals. The struct lives here, in collectives/, because the algorithms read it
+ * and a lower layer may not include the launcher. */
 #ifndef CB_WORLD_H
 #define CB_WORLD_H
 
@@ -32,11 +34,5 @@ typedef struct cb_world {
   uint64_t spin_timeout_ns; /* device-side spin limit for custom kernels: half of -T, so a lost
                                peer is named by the kernel before the host watchdog fires */
 } cb_world_t;
-
-struct cb_args;
-/* MPI must be initialized. Exits the job with CB_EXIT_ENV when the node has no GPU or more
- * ranks than GPUs. */
-void cb_world_init(cb_world_t *w, const struct cb_args *args);
-void cb_world_free(cb_world_t *w);
 
 #endif
