@@ -65,11 +65,11 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks) {
-  return 2 * (size_t)nranks * cb_round_up(count * cb_dtype_bytes(dtype), 256);
+  return 2 * (size_t)nranks * cb_round_up(count * cb_dtype_size(dtype), 256);
 }
 
 extern "C" void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
-  size_t nvec = count * cb_dtype_bytes(dtype) / 16;
+  size_t nvec = count * cb_dtype_size(dtype) / 16;
   /* one vector per thread per block up to max_blocks: small messages use few blocks, so few
    * flags cross the link */
   size_t b = (nvec + kArThreads - 1) / kArThreads;
@@ -79,4 +79,4 @@ extern "C" void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_
   *threads = kArThreads;
 }
 
-extern "C" void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+extern "C" void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s); }

@@ -78,13 +78,13 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks) {
-  size_t N = 16 / cb_dtype_bytes(dtype);
+  size_t N = 16 / cb_dtype_size(dtype);
   size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
-  return (size_t)nranks * L * cb_dtype_bytes(dtype);
+  return (size_t)nranks * L * cb_dtype_size(dtype);
 }
 
 extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
-  size_t N = 16 / cb_dtype_bytes(dtype);
+  size_t N = 16 / cb_dtype_size(dtype);
   size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
   size_t b = (L / N + kArThreads - 1) / kArThreads;
   /* max_blocks is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most 132
@@ -92,11 +92,11 @@ extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_
    * GB/s busbw with 256 blocks, 16 MiB got slower; 264 blocks (exactly two per SM) stayed at
    * 340. */
   size_t cap = (size_t)max_blocks;
-  if (count * cb_dtype_bytes(dtype) <= (64ull << 20) && cap > 132) cap = 132;
+  if (count * cb_dtype_size(dtype) <= (64ull << 20) && cap > 132) cap = 132;
   if (b < 1) b = 1;
   if (b > cap) b = cap;
   *blocks = (int)b;
   *threads = kArThreads;
 }
 
-extern "C" void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+extern "C" void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s); }

@@ -61,5 +61,5 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" void cb_ar_twoshot_pull_launch(const cb_ar_launch_t *a, cudaStream_t s) {
-  CB_DISPATCH_DTYPE(a->dtype, launch, a, s);
+  CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s);
 }
