@@ -1,6 +1,6 @@
 /* Custom all-to-all "peer": pushes each block into its peer's receive buffer over peer memory
  * (kernels/alltoall.cu): LL protocol up to CB_A2A_LL_MAX_BYTES per rank, direct pushes between
- * two barriers above. One node of up to 8 GPUs with peer access. */
+ * two barriers above. One node of up to CB_MAX_RANKS (8) GPUs with peer access. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -105,7 +105,7 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
 void cb_bytes_default(const cb_inst_t *in, int phase, cb_bytes_t *out);
 
 /* Common supported() for custom peer-memory algorithms (peer.c): one node, at most
- * CB_SIGNAL_MAX_RANKS ranks, and the peer-access probe passed. */
+ * CB_MAX_RANKS ranks, and the peer-access probe passed. */
 int cb_peer_supported(const cb_world_t *w, char *why, size_t n);
 /* The same with the supported() signature. */
 int cb_peer_supported_params(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);

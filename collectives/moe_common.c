@@ -12,8 +12,8 @@ const char *const cb_moe_phase_names[3] = {"layout", "dispatch", "combine"};
 #define ALIGN16(x) (((x) + 15) / 16 * 16)
 
 int cb_moe_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (w->mpi.nranks > CB_MOE_MAX_RANKS) {
-    snprintf(why, n, "not supported: moe runs on up to %d ranks", CB_MOE_MAX_RANKS);
+  if (w->mpi.nranks > CB_MAX_RANKS) {
+    snprintf(why, n, "not supported: moe runs on up to %d ranks", CB_MAX_RANKS);
     return 0;
   }
   return cb_moe_config_check(p->moe, w->mpi.nranks, p->dtype, why, n) == 0;
@@ -105,13 +105,13 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
       !(st->epochs = cb_moe_alloc(st, 3 * 256 * 4, why, n)) ||
       !(st->d_wrong = cb_moe_alloc(st, sizeof(unsigned long long), why, n)))
     return -1;
-  CB_CUDA(cudaMallocHost((void **)&st->h_counts, 2 * CB_MOE_MAX_RANKS * sizeof(int32_t)));
+  CB_CUDA(cudaMallocHost((void **)&st->h_counts, 2 * CB_MAX_RANKS * sizeof(int32_t)));
   CB_CUDA(cudaMemset(st->epochs, 0, 3 * 256 * 4));
   if (T > 0) {
     CB_CUDA(cudaMemcpy(st->ids, st->all[st->r].ids, TK * 4, cudaMemcpyHostToDevice));
     CB_CUDA(cudaMemcpy(st->weights, st->all[st->r].weights, TK * 4, cudaMemcpyHostToDevice));
   }
-  int32_t nt[CB_MOE_MAX_RANKS];
+  int32_t nt[CB_MAX_RANKS];
   for (int s = 0; s < N; s++) {
     nt[s] = st->all[s].ntokens;
     if (nt[s] > 0) {
@@ -196,7 +196,7 @@ long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   cb_moe_check_received(&st->dev, st->all_ids, st->all_w, st->all_ntokens, seed, iter, st->d_wrong, s);
   cb_moe_check_output(&st->dev, seed, iter, st->d_wrong, s);
   unsigned long long dev_wrong = 0;
-  int32_t recv[CB_MOE_MAX_RANKS];
+  int32_t recv[CB_MAX_RANKS];
   int *experts = malloc(sizeof(int) * (size_t)st->experts_per_rank);
   if (!experts) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   CB_CUDA(cudaMemcpyAsync(&dev_wrong, st->d_wrong, sizeof dev_wrong, cudaMemcpyDeviceToHost, s));

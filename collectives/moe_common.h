@@ -13,8 +13,8 @@ typedef struct cb_moe_state {
   int custom;
   int n, r, ntokens, cap, topk, hidden, experts_per_rank, fp8;
   size_t row_bytes, meta_bytes, comb_row_bytes;
-  cb_moe_routing_t all[CB_MOE_MAX_RANKS]; /* every rank's routing (pure function of the seed) */
-  int exp_recv[CB_MOE_MAX_RANKS];         /* rows this rank must receive from each source */
+  cb_moe_routing_t all[CB_MAX_RANKS]; /* every rank's routing (pure function of the seed) */
+  int exp_recv[CB_MAX_RANKS];         /* rows this rank must receive from each source */
   int *exp_expert;                        /* (row, expert) selections per local expert */
   double layout_bytes, disp_bytes, disp_remote, comb_bytes, comb_remote; /* per rank, mean over ranks */
   /* device, local */

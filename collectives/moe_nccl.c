@@ -48,8 +48,8 @@ static void exchange(const cb_inst_t *in, const char *sbuf, const int *scount, c
 static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   cb_moe_state_t *st = in->priv;
   cb_moe_dev_t *d = &st->dev;
-  int n = st->n, *sc = st->h_counts, *rc = st->h_counts + CB_MOE_MAX_RANKS;
-  int spre[CB_MOE_MAX_RANKS + 1], rpre[CB_MOE_MAX_RANKS + 1];
+  int n = st->n, *sc = st->h_counts, *rc = st->h_counts + CB_MAX_RANKS;
+  int spre[CB_MAX_RANKS + 1], rpre[CB_MAX_RANKS + 1];
   spre[0] = rpre[0] = 0;
   if (phase > 0)
     for (int q = 0; q < n; q++) {
@@ -59,8 +59,11 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   switch (phase) {
   case 0: {
     cb_moe_layout(d, s);
-    const int ones[CB_MOE_MAX_RANKS] = {1, 1, 1, 1, 1, 1, 1, 1};
-    const int idx[CB_MOE_MAX_RANKS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int ones[CB_MAX_RANKS], idx[CB_MAX_RANKS];
+    for (int q = 0; q < CB_MAX_RANKS; q++) {
+      ones[q] = 1;
+      idx[q] = q;
+    }
     exchange(in, (const char *)st->send_count, ones, idx, (char *)st->recv_count, ones, idx, 4, s);
     CB_CUDA(cudaMemcpyAsync(sc, st->send_count, (size_t)n * 4, cudaMemcpyDeviceToHost, s));
     CB_CUDA(cudaMemcpyAsync(rc, st->recv_count, (size_t)n * 4, cudaMemcpyDeviceToHost, s));

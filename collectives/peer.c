@@ -80,9 +80,9 @@ int cb_peer_supported(const cb_world_t *w, char *why, size_t n) {
     snprintf(why, n, "not supported: %s", w->peer_why);
     return 0;
   }
-  if (w->mpi.nranks > CB_SIGNAL_MAX_RANKS) {
+  if (w->mpi.nranks > CB_MAX_RANKS) {
     snprintf(why, n, "not supported: %d ranks (custom kernels connect up to %d GPUs of one node)", w->mpi.nranks,
-             CB_SIGNAL_MAX_RANKS);
+             CB_MAX_RANKS);
     return 0;
   }
   return 1;

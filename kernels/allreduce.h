@@ -13,14 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cb_limits.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CB_AR_MAX_RANKS 8
-
 typedef struct cb_ar_launch {
-  void *base[CB_AR_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
+  void *base[CB_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
   const void *in;              /* this rank's input (local) */
   void *out;                   /* this rank's output (local; = base[rank] + out_off) */
   size_t in_off, out_off, scratch_off, pad_off; /* in_off: this call's input, the same on every rank */

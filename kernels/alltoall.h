@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cb_limits.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct cb_a2a_launch {
-  void *base[8];     /* every rank's allocation, mapped here (local rank order) */
+  void *base[CB_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
   const void *send;  /* this rank's send buffer: n blocks of block_bytes */
   size_t recv_off;   /* recv buffer offset in every allocation */
   size_t ll_off;     /* LL staging offset (LL protocol only) */

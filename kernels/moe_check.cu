@@ -62,7 +62,7 @@ __device__ bool row_matches(const cb_moe_dev_t &a, const char *row, uint64_t see
 
 __global__ void check_received_kernel(cb_moe_dev_t a, const int32_t *all_ids, const float *all_w,
                                       const int32_t *all_ntokens, uint64_t seed, int iter, unsigned long long *wrong) {
-  __shared__ int pre[CB_MOE_MAX_RANKS + 1];
+  __shared__ int pre[CB_MAX_RANKS + 1];
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks, K = a.topk, r = a.rank;
   if (tid == 0) prefix_counts(a.recv_count, n, pre);
   __syncthreads();

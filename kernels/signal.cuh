@@ -35,7 +35,7 @@ __device__ __forceinline__ uint64_t cb_globaltimer_ns(void) {
 }
 
 __host__ __device__ __forceinline__ uint32_t *cb_pad_flag(void *pad, int slot, int block, int src) {
-  return (uint32_t *)pad + ((size_t)slot * CB_SIGNAL_MAX_BLOCKS + block) * CB_SIGNAL_MAX_RANKS + src;
+  return (uint32_t *)pad + ((size_t)slot * CB_SIGNAL_MAX_BLOCKS + block) * CB_MAX_RANKS + src;
 }
 
 /* Spins until *flag >= want (wrap-safe); traps after timeout_ns. */

@@ -5,9 +5,8 @@
 
 #include "cb_limits.h"
 
-#define CB_SIGNAL_MAX_RANKS CB_MAX_RANKS /* ranks of one node that custom kernels connect */
 #define CB_SIGNAL_MAX_BLOCKS 512 /* blocks that barrier independently */
 #define CB_SIGNAL_SLOTS 4        /* distinct barriers one kernel may use */
-#define CB_SIGNAL_PAD_BYTES (CB_SIGNAL_SLOTS * CB_SIGNAL_MAX_BLOCKS * CB_SIGNAL_MAX_RANKS * 4)
+#define CB_SIGNAL_PAD_BYTES (CB_SIGNAL_SLOTS * CB_SIGNAL_MAX_BLOCKS * CB_MAX_RANKS * 4)
 
 #endif
