@@ -80,10 +80,8 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   for (int c = 0; c < st->chunks; c++) {
     for (int q = 0; q < n; q++) {
       if (q == r) continue;
-      size_t start = (size_t)q * shard, len = L->count > start ? L->count - start : 0;
-      if (len > shard) len = shard;
-      size_t c0 = (size_t)c * C, clen = len > c0 ? len - c0 : 0;
-      if (clen > C) clen = C;
+      size_t start = (size_t)q * shard, len = cb_piece_len(L->count, shard, (size_t)q);
+      size_t c0 = (size_t)c * C, clen = cb_piece_len(len, C, (size_t)c);
       if (clen) {
         char *dst = (char *)L->base[q] + L->scratch_off + ((size_t)r * shard + c0) * es;
         const char *src = (const char *)L->in + (start + c0) * es;

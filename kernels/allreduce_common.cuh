@@ -5,12 +5,11 @@
 #define CB_ALLREDUCE_COMMON_CUH
 
 #include "allreduce.h"
+#include "allreduce_shard.h"
 #include "error_gpu.h"
 #include "reduce.cuh"
 
 constexpr int kArThreads = 512; /* 16 warps: enough 16-byte accesses in flight per SM */
-
-__host__ __device__ inline size_t cb_round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Block b's share [lo, hi) of `len` elements: whole vectors of N elements split evenly over
  * `blocks`, the last block also taking the tail that does not fill a vector. */

@@ -25,7 +25,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
   constexpr int N = cb_vec<T>::N;
   const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
   const uint32_t e = a.epoch[b] + 1;
-  const size_t L = cb_round_up((a.count + n - 1) / n, N);
+  const size_t L = cb_ar_shard_elems(a.count, sizeof(T), n);
   void *pads[CB_MAX_RANKS];
 #pragma unroll
   for (int q = 0; q < CB_MAX_RANKS; q++) pads[q] = q < n ? (char *)a.base[q] + a.pad_off : nullptr;
@@ -36,9 +36,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
   /* 1. reduce-scatter push */
   for (int q = 0; q < n; q++) {
     if (q == r) continue;
-    size_t start = (size_t)q * L;
-    size_t len = a.count > start ? a.count - start : 0;
-    if (len > L) len = L;
+    size_t start = (size_t)q * L, len = cb_piece_len(a.count, L, (size_t)q);
     size_t h = hi < len ? hi : len, vh = h / N;
     const T *src = (const T *)a.in + start;
     T *dst = (T *)((char *)a.base[q] + a.scratch_off) + (size_t)r * L;
@@ -50,9 +48,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
 
   /* 3. reduce my shard slice and push it everywhere */
   {
-    size_t start = (size_t)r * L;
-    size_t len = a.count > start ? a.count - start : 0;
-    if (len > L) len = L;
+    size_t start = (size_t)r * L, len = cb_piece_len(a.count, L, (size_t)r);
     size_t h = hi < len ? hi : len;
     const void *src[CB_MAX_RANKS];
     T *outs[CB_MAX_RANKS];
@@ -78,14 +74,11 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks) {
-  size_t N = 16 / cb_dtype_size(dtype);
-  size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
-  return (size_t)nranks * L * cb_dtype_size(dtype);
+  return (size_t)nranks * cb_ar_shard_elems(count, cb_dtype_size(dtype), nranks) * cb_dtype_size(dtype);
 }
 
 extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
-  size_t N = 16 / cb_dtype_size(dtype);
-  size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
+  size_t N = 16 / cb_dtype_size(dtype), L = cb_ar_shard_elems(count, cb_dtype_size(dtype), nranks);
   size_t b = (L / N + kArThreads - 1) / kArThreads;
   /* max_blocks is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most 132
    * (one per SM on H200). Measured on 2 x H200 (results/README.md): 2 GiB went from 340 to 363
