@@ -69,8 +69,8 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   L->dtype = in->p.dtype;
   L->op = in->p.op;
   L->timeout_ns = w->spin_timeout_ns;
-  kind->grid(in->p.count, in->p.dtype, w->mpi.nranks, cb_peer_max_blocks(kind->default_max_blocks), &L->blocks,
-             &L->threads);
+  cb_grid_limits_t g = cb_peer_grid_limits(w, kind->default_max_blocks);
+  kind->grid(in->p.count, in->p.dtype, w->mpi.nranks, &g, &L->blocks, &L->threads);
   st->kind = kind;
   in->priv = st;
   in->mem_bytes = total + CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);

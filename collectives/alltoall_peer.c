@@ -51,7 +51,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   L->nranks = w->mpi.nranks;
   L->ll = ll;
   L->timeout_ns = w->spin_timeout_ns;
-  cb_a2a_grid(B, w->mpi.nranks, ll, cb_peer_max_blocks(256), &L->blocks, &L->threads);
+  cb_grid_limits_t g = cb_peer_grid_limits(w, 256);
+  cb_a2a_grid(B, w->mpi.nranks, ll, &g, &L->blocks, &L->threads);
   in->priv = st;
   in->mem_bytes = total + CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);
   snprintf(in->note, sizeof in->note, "%s, %d blocks", ll ? "LL" : "push", L->blocks);

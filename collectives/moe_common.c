@@ -5,11 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cb_limits.h"
 #include "error_gpu.h"
 
 const char *const cb_moe_phase_names[3] = {"layout", "dispatch", "combine"};
-
-#define ALIGN16(x) (((x) + 15) / 16 * 16)
 
 int cb_moe_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (w->mpi.nranks > CB_MAX_RANKS) {
@@ -73,8 +72,8 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   st->hidden = c->hidden;
   st->experts_per_rank = c->experts / st->n;
   st->fp8 = in->p.dtype == CB_FP8E4M3;
-  st->row_bytes = st->fp8 ? ALIGN16((size_t)c->hidden + 4 * (size_t)(c->hidden / 128)) : 2 * (size_t)c->hidden;
-  st->meta_bytes = ALIGN16(8 + 8 * (size_t)c->topk);
+  st->row_bytes = st->fp8 ? CB_ALIGN_UP((size_t)c->hidden + 4 * (size_t)(c->hidden / 128), 16) : 2 * (size_t)c->hidden;
+  st->meta_bytes = CB_ALIGN_UP(8 + 8 * (size_t)c->topk, 16);
   st->comb_row_bytes = 2 * (size_t)c->hidden;
   st->exp_expert = calloc((size_t)st->experts_per_rank, sizeof(int));
   if (!st->exp_expert) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
@@ -102,11 +101,11 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
       !(st->recv_count = cb_moe_alloc(st, (size_t)N * 4, why, n)) ||
       !(st->expert_count = cb_moe_alloc(st, (size_t)st->experts_per_rank * 4, why, n)) ||
       !(st->expert_rows = cb_moe_alloc(st, (size_t)st->experts_per_rank * N * cap * 4, why, n)) ||
-      !(st->epochs = cb_moe_alloc(st, 3 * 256 * 4, why, n)) ||
+      !(st->epochs = cb_moe_alloc(st, 3 * CB_MOE_MAX_PUSH_BLOCKS * 4, why, n)) ||
       !(st->d_wrong = cb_moe_alloc(st, sizeof(unsigned long long), why, n)))
     return -1;
   CB_CUDA(cudaMallocHost((void **)&st->h_counts, 2 * CB_MAX_RANKS * sizeof(int32_t)));
-  CB_CUDA(cudaMemset(st->epochs, 0, 3 * 256 * 4));
+  CB_CUDA(cudaMemset(st->epochs, 0, 3 * CB_MOE_MAX_PUSH_BLOCKS * 4));
   if (T > 0) {
     CB_CUDA(cudaMemcpy(st->ids, st->all[st->r].ids, TK * 4, cudaMemcpyHostToDevice));
     CB_CUDA(cudaMemcpy(st->weights, st->all[st->r].weights, TK * 4, cudaMemcpyHostToDevice));
@@ -145,8 +144,9 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   d->expert_count = st->expert_count;
   d->expert_rows = st->expert_rows;
   d->epoch_layout = st->epochs;
-  d->epoch_dispatch = st->epochs + 256;
-  d->epoch_combine = st->epochs + 512;
+  d->epoch_dispatch = st->epochs + CB_MOE_MAX_PUSH_BLOCKS;
+  d->epoch_combine = st->epochs + 2 * CB_MOE_MAX_PUSH_BLOCKS;
+  d->push_blocks = w->grid_sms < CB_MOE_MAX_PUSH_BLOCKS ? w->grid_sms : CB_MOE_MAX_PUSH_BLOCKS;
   d->timeout_ns = w->spin_timeout_ns;
   cb_moe_fill_tokens(d, in->p.seed, 1000, w->stream);
   CB_CUDA(cudaStreamSynchronize(w->stream));

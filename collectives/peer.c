@@ -9,7 +9,6 @@
 #include "signal.h"
 
 #include "collective.h"
-#include "env.h"
 #include "error_gpu.h"
 
 int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
@@ -64,11 +63,13 @@ void cb_peer_free(cb_peer_mem_t *pm) {
   }
 }
 
-int cb_peer_max_blocks(int dflt) {
-  uint64_t v = (uint64_t)dflt;
-  char why[160];
-  if (cb_env_u64("CB_MAX_BLOCKS", 1, CB_SIGNAL_MAX_BLOCKS, &v, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
-  return (int)v;
+cb_grid_limits_t cb_peer_grid_limits(const cb_world_t *w, int default_max_blocks) {
+  cb_grid_limits_t g;
+  g.max_blocks = w->knobs.max_blocks ? w->knobs.max_blocks : default_max_blocks ? default_max_blocks : w->grid_sms;
+  if (g.max_blocks > CB_SIGNAL_MAX_BLOCKS) g.max_blocks = CB_SIGNAL_MAX_BLOCKS;
+  g.sms = w->grid_sms;
+  g.threads_per_sm = w->threads_per_sm;
+  return g;
 }
 
 int cb_peer_supported(const cb_world_t *w, char *why, size_t n) {

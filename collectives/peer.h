@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "grid.h"
 #include "world.h"
 
 #define CB_PEER_MAX 8
@@ -24,8 +25,9 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
  * still uses it (the bench engine synchronizes all ranks before teardown). */
 void cb_peer_free(cb_peer_mem_t *pm);
 
-/* CB_MAX_BLOCKS (environment) caps the grid of every custom peer-memory kernel, for tuning
- * runs; unset = the algorithm's default. A malformed value ends the job with a usage error. */
-int cb_peer_max_blocks(int dflt);
+/* The grid limits of a custom peer-memory kernel on this world: the algorithm's block cap
+ * (default_max_blocks; 0 = one block per SM) unless CB_MAX_BLOCKS overrides it, the SM count
+ * the world agreed on (CB_SM_COUNT caps it) and threads per SM. */
+cb_grid_limits_t cb_peer_grid_limits(const cb_world_t *w, int default_max_blocks);
 
 #endif

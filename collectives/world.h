@@ -10,6 +10,7 @@
 #include <nccl.h>
 #include <stdint.h>
 
+#include "knobs.h"
 #include "mpi_world.h"
 
 typedef struct cb_world {
@@ -19,6 +20,10 @@ typedef struct cb_world {
   char busid[32];
   char gpu_name[96];
   int sm_count, cc_major, cc_minor;
+  int threads_per_sm; /* threads one SM holds at once */
+  /* SMs the custom kernels size their grids for: the smallest sm_count of all ranks, capped by
+   * CB_SM_COUNT; the same on every rank, since blocks pair up across ranks */
+  int grid_sms;
   size_t gpu_mem;
   int driver_version, runtime_version;
   /* NCCL */
@@ -31,6 +36,7 @@ typedef struct cb_world {
   int peer_ok;
   char peer_why[256];
   char binding[256]; /* CPU binding report for the header and metadata */
+  cb_knobs_t knobs; /* CB_* tuning knobs, validated at start */
   uint64_t spin_timeout_ns; /* device-side spin limit for custom kernels: half of -T, so a lost
                                peer is named by the kernel before the host watchdog fires */
 } cb_world_t;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cb_limits.h"
+#include "grid.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,11 +39,12 @@ size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks);
 
-/* Grid for a size; the same on every rank (depends only on count, dtype, nranks and
- * max_blocks). twoshot_pull and twoshot_ce use twoshot's rule with their own default cap. */
-void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
-void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
-void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+/* Grid for a size; the same on every rank (depends only on count, dtype, nranks and the grid
+ * limits, which the world agrees on across ranks). twoshot_pull and twoshot_ce use twoshot's
+ * rule with their own default cap. */
+void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads);
+void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads);
+void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads);
 
 void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);

@@ -68,13 +68,14 @@ extern "C" size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks) {
   return 2 * (size_t)nranks * CB_ALIGN_UP(count * cb_dtype_size(dtype), (size_t)256);
 }
 
-extern "C" void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
+extern "C" void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks,
+                                   int *threads) {
   size_t nvec = count * cb_dtype_size(dtype) / 16;
-  /* one vector per thread per block up to max_blocks: small messages use few blocks, so few
+  /* one vector per thread per block up to the cap: small messages use few blocks, so few
    * flags cross the link */
-  size_t b = (nvec + kArThreads - 1) / kArThreads;
+  size_t b = (nvec + kArThreads - 1) / kArThreads, cap = (size_t)cb_grid_cap(g, kArThreads);
   if (b < 1) b = 1;
-  if (b > (size_t)max_blocks) b = (size_t)max_blocks;
+  if (b > cap) b = cap;
   *blocks = (int)b;
   *threads = kArThreads;
 }

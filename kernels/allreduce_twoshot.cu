@@ -77,15 +77,16 @@ extern "C" size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks) {
   return (size_t)nranks * cb_ar_shard_elems(count, cb_dtype_size(dtype), nranks) * cb_dtype_size(dtype);
 }
 
-extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
+extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks,
+                                   int *threads) {
   size_t N = 16 / cb_dtype_size(dtype), L = cb_ar_shard_elems(count, cb_dtype_size(dtype), nranks);
   size_t b = (L / N + kArThreads - 1) / kArThreads;
-  /* max_blocks is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most 132
-   * (one per SM on H200). Measured on 2 x H200 (results/README.md): 2 GiB went from 340 to 363
-   * GB/s busbw with 256 blocks, 16 MiB got slower; 264 blocks (exactly two per SM) stayed at
-   * 340. */
-  size_t cap = (size_t)max_blocks;
-  if (count * cb_dtype_size(dtype) <= (64ull << 20) && cap > 132) cap = 132;
+  /* The cap is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most one
+   * block per SM (132 on H200). Measured on 2 x H200 (results/README.md): 2 GiB went from 340
+   * to 363 GB/s busbw with 256 blocks, 16 MiB got slower; 264 blocks (exactly two per SM)
+   * stayed at 340. */
+  size_t cap = (size_t)cb_grid_cap(g, kArThreads);
+  if (count * cb_dtype_size(dtype) <= (64ull << 20) && cap > (size_t)g->sms) cap = (size_t)g->sms;
   if (b < 1) b = 1;
   if (b > cap) b = cap;
   *blocks = (int)b;

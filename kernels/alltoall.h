@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "cb_limits.h"
+#include "grid.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +28,7 @@ typedef struct cb_a2a_launch {
 } cb_a2a_launch_t;
 
 size_t cb_a2a_ll_scratch(size_t block_bytes, int nranks);
-void cb_a2a_grid(size_t block_bytes, int nranks, int ll, int max_blocks, int *blocks, int *threads);
+void cb_a2a_grid(size_t block_bytes, int nranks, int ll, const cb_grid_limits_t *g, int *blocks, int *threads);
 void cb_a2a_launch(const cb_a2a_launch_t *a, cudaStream_t s);
 
 #ifdef __cplusplus

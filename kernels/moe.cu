@@ -6,7 +6,7 @@
  * Signals (custom path, peer memory): counts travel LL-style ({count, epoch} in one 8-byte
  * store); row pushes complete with one release-add per block on the receiver's counter for this
  * source (signal pad slot 0 for dispatch, slot 1 for combine); the next kernel waits until the
- * counter reaches epoch x CB_MOE_PUSH_BLOCKS. Buffer reuse needs no extra barrier: a rank can
+ * counter reaches epoch x push_blocks. Buffer reuse needs no extra barrier: a rank can
  * push call k+1's rows only after its call-k combine, which waited for every receiver's call-k
  * combine signal, sent after that receiver finished reading its call-k rows. */
 #include "error_gpu.h"
@@ -198,18 +198,18 @@ extern "C" void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s) {
   CB_CUDA_LAUNCH("moe layout_kernel");
 }
 extern "C" void cb_moe_dispatch_push(const cb_moe_dev_t *d, cudaStream_t s) {
-  dispatch_push_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  dispatch_push_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe dispatch_push_kernel");
 }
 extern "C" void cb_moe_expert_layout(const cb_moe_dev_t *d, cudaStream_t s) {
-  expert_layout_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  expert_layout_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe expert_layout_kernel");
 }
 extern "C" void cb_moe_combine_push(const cb_moe_dev_t *d, cudaStream_t s) {
-  combine_push_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  combine_push_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe combine_push_kernel");
 }
 extern "C" void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s) {
-  combine_reduce_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  combine_reduce_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe combine_reduce_kernel");
 }

@@ -24,10 +24,16 @@ extern "C" {
 #endif
 
 #define CB_MOE_MAX_TOPK 32
-#define CB_MOE_PUSH_BLOCKS 132 /* grid of the push kernels: the same on every rank (counters) */
+/* Most blocks of the push kernels (per-block epoch words of each kind); the grid itself is
+ * push_blocks below. */
+#define CB_MOE_MAX_PUSH_BLOCKS 256
 
 typedef struct cb_moe_dev {
   int rank, nranks, ntokens, cap, hidden, topk, experts_per_rank, fp8, custom;
+  /* grid of the push kernels: one block per SM the world agreed on (at most
+   * CB_MOE_MAX_PUSH_BLOCKS), the same on every rank, since receivers count one completion
+   * signal per block */
+  int push_blocks;
   size_t row_bytes, meta_bytes, comb_row_bytes;
   const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
   const float *weights; /* [ntokens][topk] */

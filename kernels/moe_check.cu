@@ -149,11 +149,11 @@ extern "C" void cb_moe_fill_tokens(const cb_moe_dev_t *d, uint64_t seed, int ite
 extern "C" void cb_moe_check_received(const cb_moe_dev_t *d, const int32_t *all_ids, const float *all_w,
                                       const int32_t *all_ntokens, uint64_t seed, int iter, unsigned long long *wrong,
                                       cudaStream_t s) {
-  check_received_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d, all_ids, all_w, all_ntokens, seed, iter, wrong);
+  check_received_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d, all_ids, all_w, all_ntokens, seed, iter, wrong);
   CB_CUDA_LAUNCH("moe check_received_kernel");
 }
 extern "C" void cb_moe_check_output(const cb_moe_dev_t *d, uint64_t seed, int iter, unsigned long long *wrong,
                                     cudaStream_t s) {
-  check_output_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d, seed, iter, wrong);
+  check_output_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d, seed, iter, wrong);
   CB_CUDA_LAUNCH("moe check_output_kernel");
 }

@@ -137,7 +137,7 @@ __device__ __forceinline__ void signal_peers(const cb_moe_dev_t &a, int slot) {
 __device__ __forceinline__ void wait_peers(const cb_moe_dev_t &a, int slot, uint32_t epoch) {
   const int q = threadIdx.x;
   if (q < a.nranks && q != a.rank)
-    cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[a.rank] + a.pad_off, slot, 0, q), epoch * CB_MOE_PUSH_BLOCKS,
+    cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[a.rank] + a.pad_off, slot, 0, q), epoch * (uint32_t)a.push_blocks,
                             a.timeout_ns, a.rank, q, slot);
   __syncthreads();
 }

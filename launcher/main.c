@@ -76,8 +76,18 @@ int main(int argc, char **argv) {
 
   int provided = 0;
   CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+  /* The CB_* knobs, before any GPU work: a bad value is a usage error on every rank. */
+  int world_size = 0, world_rank = 0;
+  CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+  CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  cb_knobs_t knobs;
+  if (cb_knobs_read(&knobs, world_size, err, sizeof err)) {
+    if (world_rank == 0) fprintf(stderr, "collbench: %s\n", err);
+    MPI_Finalize();
+    return CB_EXIT_USAGE;
+  }
   static cb_world_t world; /* lives until exit: the abort hook points at it */
-  cb_world_init(&world, args);
+  cb_world_init(&world, args, &knobs);
 
   /* Rank-count-dependent checks, now that the world size is known. */
   if (args->family == CB_MOE) {

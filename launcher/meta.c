@@ -106,7 +106,7 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_j
   cb_sb_printf(out, ",\"env\":{");
   int first = 1;
   for (char **e = environ; *e; e++) {
-    if (strncmp(*e, "NCCL_", 5) && strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) && strncmp(*e, "CUDA_DEVICE_ORDER=", 18) &&
+    if (strncmp(*e, "NCCL_", 5) && strncmp(*e, "CB_", 3) && strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21) && strncmp(*e, "CUDA_DEVICE_ORDER=", 18) &&
         strncmp(*e, "OMPI_COMM_WORLD_SIZE=", 21) && strncmp(*e, "TORCH_SYMM_MEM", 14) && strncmp(*e, "NVSHMEM_", 8))
       continue;
     const char *eq = strchr(*e, '=');

@@ -75,6 +75,7 @@ static void open_gpu(cb_world_t *w) {
   CB_CUDA(cudaGetDeviceProperties(&prop, w->device));
   snprintf(w->gpu_name, sizeof w->gpu_name, "%.95s", prop.name);
   w->sm_count = prop.multiProcessorCount;
+  w->threads_per_sm = prop.maxThreadsPerMultiProcessor;
   w->cc_major = prop.major;
   w->cc_minor = prop.minor;
   w->gpu_mem = prop.totalGlobalMem;
@@ -155,13 +156,25 @@ static void probe_peers(cb_world_t *w) {
   snprintf(w->peer_why, sizeof w->peer_why, "%s", all_ok ? "" : why);
 }
 
-void cb_world_init(cb_world_t *w, const struct cb_args *args) {
+/* The grid limits every rank must share (blocks pair up across ranks): the smallest GPU's SM
+ * count and threads per SM, the SM count capped by CB_SM_COUNT. */
+static void agree_grid(cb_world_t *w) {
+  int mine[2] = {w->sm_count, w->threads_per_sm}, all[2];
+  if (w->knobs.sm_count && w->knobs.sm_count < mine[0]) mine[0] = w->knobs.sm_count;
+  CB_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, w->mpi.comm));
+  w->grid_sms = all[0];
+  w->threads_per_sm = all[1];
+}
+
+void cb_world_init(cb_world_t *w, const struct cb_args *args, const cb_knobs_t *knobs) {
   memset(w, 0, sizeof *w);
+  w->knobs = *knobs;
   w->spin_timeout_ns = (uint64_t)(args->timeout_s * 0.5e9);
   cb_mpi_world_init(&w->mpi);
   choose_gpu(w);
   bind_cpu(w, args->no_bind);
   open_gpu(w);
+  agree_grid(w);
   init_nccl(w);
   probe_peers(w);
 }

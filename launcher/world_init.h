@@ -8,9 +8,9 @@
 #include "world.h"
 
 struct cb_args;
-/* MPI must be initialized. Exits the job with CB_EXIT_ENV when the node has no GPU or more
- * ranks than GPUs. */
-void cb_world_init(cb_world_t *w, const struct cb_args *args);
+/* MPI must be initialized; knobs come from cb_knobs_read. Exits the job with CB_EXIT_ENV when
+ * the node has no GPU or more ranks than GPUs. */
+void cb_world_init(cb_world_t *w, const struct cb_args *args, const cb_knobs_t *knobs);
 void cb_world_free(cb_world_t *w);
 
 #endif
