@@ -64,6 +64,9 @@ typedef struct cb_inst {
   char note[256];   /* informational note for the row (e.g. auto's choice) */
   unsigned long long digest; /* hash of the last checked output (cross-rank equality) */
   void *priv;       /* the algorithm's own state */
+  /* An algorithm that runs another one in its place (auto) names it here after setup; priv is
+   * then the delegate's own state, untouched. NULL otherwise. */
+  const struct cb_algo *delegate;
 } cb_inst_t;
 
 typedef struct cb_algo {
