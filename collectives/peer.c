@@ -17,8 +17,8 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
   pm->n = m->local_nranks;
   pm->me = m->local_rank;
   pm->bytes = bytes;
-  if (m->local_nranks > CB_PEER_MAX) {
-    snprintf(why, n, "%d ranks on one node; custom kernels support at most %d", m->local_nranks, CB_PEER_MAX);
+  if (m->local_nranks > CB_MAX_RANKS) {
+    snprintf(why, n, "%d ranks on one node; custom kernels support at most %d", m->local_nranks, CB_MAX_RANKS);
     return -1;
   }
   char e[200] = "";
@@ -36,7 +36,7 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
     if (mine) CB_CUDA(cudaFree(mine));
     return -1;
   }
-  cudaIpcMemHandle_t all[CB_PEER_MAX];
+  cudaIpcMemHandle_t all[CB_MAX_RANKS];
   CB_MPI(MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, m->node_comm));
   pm->ptrs[pm->me] = mine;
   for (int q = 0; q < pm->n && ok; q++) {

@@ -9,13 +9,12 @@
 
 #include <stddef.h>
 
+#include "cb_limits.h"
 #include "grid.h"
 #include "world.h"
 
-#define CB_PEER_MAX 8
-
 typedef struct cb_peer_mem {
-  void *ptrs[CB_PEER_MAX]; /* ptrs[q] = rank q's allocation, mapped here; ptrs[own] is local */
+  void *ptrs[CB_MAX_RANKS]; /* ptrs[q] = rank q's allocation, mapped here; ptrs[own] is local */
   size_t bytes;
   int n, me;
 } cb_peer_mem_t;
