@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "error_gpu.h"
+#include "peer.h"
 #include "placement.h"
 
 static void abort_nccl(void *arg) {
@@ -18,12 +19,13 @@ static void abort_nccl(void *arg) {
   w->nccl = NULL;
 }
 
-/* All ranks learn whether any rank failed; the failing ranks print why; everyone leaves with
- * CB_EXIT_ENV through MPI_Finalize (a clean exit, not an abort banner). */
+/* All ranks learn whether any rank failed (cb_mpi_agree); the failing ranks print their own
+ * reason; everyone leaves with CB_EXIT_ENV through MPI_Finalize (a clean exit, not an abort
+ * banner). */
 static void agree_or_exit(const cb_world_t *w, int ok, const char *why) {
-  int all_ok = 0;
-  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->mpi.comm));
-  if (all_ok) return;
+  char agreed[512];
+  snprintf(agreed, sizeof agreed, "%s", why);
+  if (cb_mpi_agree(w->mpi.comm, ok, agreed, sizeof agreed)) return;
   if (!ok) fprintf(stderr, "collbench: error [rank %d host %s]: %s\n", w->mpi.rank, w->mpi.host, why);
   fflush(stderr);
   MPI_Finalize();
@@ -106,54 +108,44 @@ static void init_nccl(cb_world_t *w) {
   cb_set_abort_hook(abort_nccl, w);
 }
 
-/* Peer-memory probe: every rank of the node exports a small buffer holding its rank, opens
- * every peer's, and reads it back through the mapping. Any failure makes peer_ok 0 on the whole
- * node, with the reason, so custom algorithms report "not supported" instead of crashing. */
+/* Peer-memory probe: the node's ranks make a small peer allocation the way the custom
+ * algorithms do (cb_peer_alloc: export, exchange, open every peer's), each writes its rank into
+ * its own, and each reads every peer's back through the mapping. Any failure makes peer_ok 0 on
+ * the whole node with the lowest failing rank's reason, so custom algorithms report "not
+ * supported" instead of crashing. */
 static void probe_peers(cb_world_t *w) {
   const cb_mpi_world_t *m = &w->mpi;
-  int ok = 1;
-  char why[256] = "";
-  int *buf = NULL;
-  if (CB_TRY_CUDA(cudaMalloc((void **)&buf, 256), why, sizeof why)) ok = 0;
-  int mark[64];
-  for (int i = 0; i < 64; i++) mark[i] = 1000 + m->rank;
-  if (ok && CB_TRY_CUDA(cudaMemcpy(buf, mark, sizeof mark, cudaMemcpyHostToDevice), why, sizeof why)) ok = 0;
-  cudaIpcMemHandle_t mine;
-  memset(&mine, 0, sizeof mine);
-  if (ok && CB_TRY_CUDA(cudaIpcGetMemHandle(&mine, buf), why, sizeof why)) ok = 0;
-  cudaIpcMemHandle_t *all = calloc((size_t)m->local_nranks, sizeof *all);
+  char why[sizeof w->peer_why] = "";
   int *ranks = calloc((size_t)m->local_nranks, sizeof *ranks);
-  if (!all || !ranks) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  CB_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, m->node_comm));
+  if (!ranks) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   CB_MPI(MPI_Allgather(&m->rank, 1, MPI_INT, ranks, 1, MPI_INT, m->node_comm));
-  int all_ok = 0;
-  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->node_comm));
-  for (int p = 0; all_ok && ok && p < m->local_nranks; p++) {
-    if (p == m->local_rank) continue;
-    void *peer = NULL;
+  cb_peer_mem_t pm;
+  int ok = cb_peer_alloc(w, 256, &pm, why, sizeof why) == 0;
+  if (ok) {
+    int mark[64];
+    for (int i = 0; i < 64; i++) mark[i] = 1000 + m->rank;
     char e[200];
-    if (CB_TRY_CUDA(cudaIpcOpenMemHandle(&peer, all[p], cudaIpcMemLazyEnablePeerAccess), e, sizeof e)) {
-      snprintf(why, sizeof why, "peer access between ranks %d and %d unavailable (%s)", m->rank, ranks[p], e);
-      ok = 0;
-      break;
+    int wrote = !CB_TRY_CUDA(cudaMemcpy(pm.ptrs[pm.me], mark, sizeof mark, cudaMemcpyHostToDevice), e, sizeof e);
+    if (!wrote) snprintf(why, sizeof why, "rank %d: %s", m->rank, e);
+    /* every mark written before anyone reads */
+    int readable = cb_mpi_agree(m->node_comm, wrote, why, sizeof why);
+    for (int p = 0; readable && p < pm.n; p++) {
+      if (p == pm.me) continue;
+      int got = -1;
+      if (CB_TRY_CUDA(cudaMemcpy(&got, pm.ptrs[p], sizeof got, cudaMemcpyDeviceToHost), e, sizeof e) ||
+          got != 1000 + ranks[p]) {
+        snprintf(why, sizeof why, "peer read from rank %d to rank %d failed (%s)", ranks[p], m->rank,
+                 got == -1 ? e : "wrong value");
+        readable = 0;
+      }
     }
-    int got = -1;
-    if (CB_TRY_CUDA(cudaMemcpy(&got, peer, sizeof got, cudaMemcpyDeviceToHost), e, sizeof e) || got != 1000 + ranks[p]) {
-      snprintf(why, sizeof why, "peer read from rank %d to rank %d failed (%s)", ranks[p], m->rank,
-               got == -1 ? e : "wrong value");
-      ok = 0;
-    }
-    CB_CUDA(cudaIpcCloseMemHandle(peer));
+    /* collective: also keeps every buffer until all ranks have finished reading */
+    ok = cb_mpi_agree(m->node_comm, readable, why, sizeof why);
+    cb_peer_free(&pm);
   }
-  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->node_comm));
-  if (!all_ok && ok) snprintf(why, sizeof why, "peer access failed on another rank of this node");
-  /* Keep the buffer until every rank has finished reading it. */
-  CB_MPI(MPI_Barrier(m->node_comm));
-  if (buf) CB_CUDA(cudaFree(buf));
-  free(all);
   free(ranks);
-  w->peer_ok = all_ok;
-  snprintf(w->peer_why, sizeof w->peer_why, "%s", all_ok ? "" : why);
+  w->peer_ok = ok;
+  snprintf(w->peer_why, sizeof w->peer_why, "%s", ok ? "" : why);
 }
 
 /* The grid limits every rank must share (blocks pair up across ranks): the smallest GPU's SM
