@@ -59,7 +59,7 @@ static void expectations(cb_inst_t *in, cb_moe_state_t *st) {
   snprintf(in->note, sizeof in->note, "expert imbalance %.2f; %d tokens on this rank", expert_imb, st->ntokens);
 }
 
-int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
+cb_moe_state_t *cb_moe_state_new(cb_inst_t *in, int custom) {
   const cb_world_t *w = in->world;
   const cb_moe_config_t *c = in->p.moe;
   cb_moe_state_t *st = calloc(1, sizeof *st);
@@ -87,7 +87,11 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   }
   st->ntokens = st->all[st->r].ntokens;
   expectations(in, st);
+  return st;
+}
 
+int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n) {
+  const cb_moe_config_t *c = in->p.moe;
   int N = st->n, T = st->ntokens, K = st->topk, cap = st->cap;
   size_t TK = (size_t)(T > 0 ? T : 1) * K, nck = (size_t)N * cap * K;
   if (!(st->x = cb_moe_alloc(st, (size_t)T * c->hidden * 2, why, n)) ||
@@ -119,17 +123,21 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
     }
   }
   CB_CUDA(cudaMemcpy(st->all_ntokens, nt, (size_t)N * 4, cudaMemcpyHostToDevice));
+  return 0;
+}
 
+void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {
+  const cb_world_t *w = in->world;
   cb_moe_dev_t *d = &st->dev;
   d->rank = st->r;
-  d->nranks = N;
-  d->ntokens = T;
-  d->cap = cap;
+  d->nranks = st->n;
+  d->ntokens = st->ntokens;
+  d->cap = st->cap;
   d->hidden = st->hidden;
-  d->topk = K;
+  d->topk = st->topk;
   d->experts_per_rank = st->experts_per_rank;
   d->fp8 = st->fp8;
-  d->custom = custom;
+  d->custom = st->custom;
   d->row_bytes = st->row_bytes;
   d->meta_bytes = st->meta_bytes;
   d->comb_row_bytes = st->comb_row_bytes;
@@ -150,7 +158,6 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   d->timeout_ns = w->spin_timeout_ns;
   cb_moe_fill_tokens(d, in->p.seed, 1000, w->stream);
   CB_CUDA(cudaStreamSynchronize(w->stream));
-  return 0;
 }
 
 void cb_moe_teardown(cb_inst_t *in) {

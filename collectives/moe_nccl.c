@@ -10,13 +10,9 @@
 #include "moe_common.h"
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
-  if (cb_moe_setup_common(in, 0, why, n)) {
-    cb_moe_teardown(in);
-    return -1;
-  }
-  cb_moe_state_t *st = in->priv;
+  cb_moe_state_t *st = cb_moe_state_new(in, 0);
   size_t rows = (size_t)st->n * st->cap;
-  if (!(st->send_rows = cb_moe_alloc(st, rows * st->row_bytes, why, n)) ||
+  if (cb_moe_alloc_common(in, st, why, n) || !(st->send_rows = cb_moe_alloc(st, rows * st->row_bytes, why, n)) ||
       !(st->send_meta = cb_moe_alloc(st, rows * st->meta_bytes, why, n)) ||
       !(st->recv_rows = cb_moe_alloc(st, rows * st->row_bytes, why, n)) ||
       !(st->recv_meta = cb_moe_alloc(st, rows * st->meta_bytes, why, n)) ||
@@ -25,6 +21,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
     cb_moe_teardown(in);
     return -1;
   }
+  cb_moe_dev_init(in, st);
   st->dev.recv_rows = st->recv_rows;
   st->dev.recv_meta = st->recv_meta;
   st->dev.comb_src = st->comb_recv;
