@@ -36,24 +36,6 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
   return 0;
 }
 
-static void algo_json(const cb_world_t *w, const cb_bench_t *b, cb_strbuf_t *out) {
-  cb_sb_printf(out, "[");
-  for (int k = 0; k < b->nalgos; k++) {
-    char desc[512] = "";
-    if (b->algos[k]->describe) b->algos[k]->describe(w, desc, sizeof desc);
-    cb_sb_printf(out, "%s{\"name\":", k ? "," : "");
-    cb_sb_json_str(out, b->algos[k]->name);
-    cb_sb_printf(out, ",\"summary\":");
-    cb_sb_json_str(out, b->algos[k]->summary);
-    cb_sb_printf(out, ",\"description\":");
-    cb_sb_json_str(out, desc);
-    cb_sb_printf(out, "}");
-    if (w->mpi.rank == 0)
-      printf("#  algorithm %-12s %s%s%s\n", b->algos[k]->name, b->algos[k]->summary, desc[0] ? " — " : "", desc);
-  }
-  cb_sb_printf(out, "]");
-}
-
 int main(int argc, char **argv) {
   cb_args_t *args = calloc(1, sizeof *args); /* large (the sweep table): heap, not stack */
   if (!args) return CB_EXIT_RUNTIME;
@@ -101,11 +83,14 @@ int main(int argc, char **argv) {
       }
   }
 
-  cb_strbuf_t algos, meta;
-  cb_sb_init(&algos);
+  cb_strbuf_t header, meta;
+  cb_sb_init(&header);
   cb_sb_init(&meta);
-  algo_json(&world, &bench, &algos);
-  cb_meta_collect(&world, args, algos.s, &meta);
+  cb_meta_collect(&world, args, bench.algos, bench.nalgos, &meta, &header);
+  if (world.mpi.rank == 0) {
+    fputs(header.s, stdout);
+    fflush(stdout);
+  }
 
   cb_report_t report;
   int open_ok = 1;
@@ -140,7 +125,7 @@ int main(int argc, char **argv) {
            bench.wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
     fflush(stdout);
   }
-  cb_sb_free(&algos);
+  cb_sb_free(&header);
   cb_sb_free(&meta);
   CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, world.mpi.comm));
   cb_world_free(&world);

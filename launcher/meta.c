@@ -1,4 +1,5 @@
-/* Implementation of meta.h. */
+/* Implementation of meta.h: the one place that writes the run's metadata JSON and the matching
+ * stdout header. */
 #define _GNU_SOURCE
 #include "meta.h"
 
@@ -31,7 +32,27 @@ void cb_driver_version(int cuda_driver_version, char *buf, size_t n) {
 
 #define RANK_INFO_LEN 1024
 
-void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_json, cb_strbuf_t *out) {
+/* The algorithms selected: a JSON array (name, summary, description) and one header line each. */
+static void algos_json(const cb_world_t *w, const cb_algo_t *const *algos, int nalgos, cb_strbuf_t *out,
+                       cb_strbuf_t *header) {
+  cb_sb_printf(out, "[");
+  for (int k = 0; k < nalgos; k++) {
+    char desc[512] = "";
+    if (algos[k]->describe) algos[k]->describe(w, desc, sizeof desc);
+    cb_sb_printf(out, "%s{\"name\":", k ? "," : "");
+    cb_sb_json_str(out, algos[k]->name);
+    cb_sb_printf(out, ",\"summary\":");
+    cb_sb_json_str(out, algos[k]->summary);
+    cb_sb_printf(out, ",\"description\":");
+    cb_sb_json_str(out, desc);
+    cb_sb_printf(out, "}");
+    cb_sb_printf(header, "#  algorithm %-12s %s%s%s\n", algos[k]->name, algos[k]->summary, desc[0] ? " — " : "", desc);
+  }
+  cb_sb_printf(out, "]");
+}
+
+void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos, int nalgos,
+                     cb_strbuf_t *out, cb_strbuf_t *header) {
   const cb_mpi_world_t *m = &w->mpi;
   /* Per-rank record: JSON object text, and the header line for stdout. */
   cb_strbuf_t mine;
@@ -65,8 +86,11 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_j
   cb_sb_free(&mine);
   if (m->rank != 0) return;
 
-  printf("# collbench %s (git %s): %s\n#\n# Using devices\n", "0.1", CB_GIT_REV, a->cmdline);
-  for (int r = 0; r < m->nranks; r++) printf("%s\n", lall + (size_t)r * RANK_INFO_LEN);
+  cb_strbuf_t algo_json;
+  cb_sb_init(&algo_json);
+  algos_json(w, algos, nalgos, &algo_json, header);
+  cb_sb_printf(header, "# collbench %s (git %s): %s\n#\n# Using devices\n", "0.1", CB_GIT_REV, a->cmdline);
+  for (int r = 0; r < m->nranks; r++) cb_sb_printf(header, "%s\n", lall + (size_t)r * RANK_INFO_LEN);
 
   char drv[128], mpiv[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
@@ -123,10 +147,11 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_j
                     "\"modes\":\"%s\",\"no_bind\":%d},\"algorithms\":%s}",
                a->iters, a->warmup, a->check_iters, (unsigned long long)a->seed, a->timeout_s,
                a->modes == (CB_MODE_EAGER | CB_MODE_GRAPH) ? "both" : a->modes == CB_MODE_GRAPH ? "graph" : "eager",
-               a->no_bind, algo_json);
-  printf("#  NCCL %d.%d.%d  CUDA runtime %d  driver %s  peer memory: %s%s\n", nv / 10000, (nv / 100) % 100, nv % 100,
-         w->runtime_version, drv, w->peer_ok ? "yes" : "no", w->peer_ok ? "" : w->peer_why);
-  fflush(stdout);
+               a->no_bind, algo_json.s);
+  cb_sb_printf(header, "#  NCCL %d.%d.%d  CUDA runtime %d  driver %s  peer memory: %s%s\n", nv / 10000,
+               (nv / 100) % 100, nv % 100, w->runtime_version, drv, w->peer_ok ? "yes" : "no",
+               w->peer_ok ? "" : w->peer_why);
+  cb_sb_free(&algo_json);
   free(jall);
   free(lall);
   free(hosts);
