@@ -1,8 +1,9 @@
 /* Host-callable launchers of the custom all-reduce kernels (kernels/allreduce_oneshot.cu,
- * kernels/allreduce_twoshot.cu, kernels/allreduce_twoshot_pull.cu). Each rank's peer allocation (collectives/peer.h) is laid out
- * identically on every rank:
+ * allreduce_oneshot_ll.cu, allreduce_twoshot.cu, allreduce_twoshot_pull.cu,
+ * allreduce_twoshot_ce.cu): their launch arguments, scratch sizes and grid rules. Each rank's
+ * peer allocation (collectives/peer_kernel.h) is laid out identically on every rank:
  *
- *   [ data: send | recv (buffers.h) ][ scratch ][ signal pad (CB_PAD_BYTES) ]
+ *   [ data: send | recv (buffers.h) ][ scratch ][ signal pad (CB_SIGNAL_PAD_BYTES) ]
  *                                    ^scratch_off ^pad_off
  *
  * so a kernel reaches any peer's recv, scratch or pad as base[q] + offset. */
@@ -25,7 +26,7 @@ typedef struct cb_ar_launch {
   const void *in;              /* this rank's input (local) */
   void *out;                   /* this rank's output (local; = base[rank] + out_off) */
   size_t in_off, out_off, scratch_off, pad_off; /* in_off: this call's input, the same on every rank */
-  uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_MAX_BLOCKS words) */
+  uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_SIGNAL_MAX_BLOCKS words) */
   size_t count;    /* elements */
   size_t chunk;    /* twoshot_ce: elements per chunk of a shard (a multiple of 16 bytes) */
   int rank, nranks, dtype, op;
