@@ -1,11 +1,14 @@
-# Sourced by the device scripts: build collbench on the GPU machine and helpers to run steps
-# with a time limit, logging under $OUT (the device tool's output folder) or ./out.
+# The one helper every GPU-machine script sources (results/scripts/*.sh and the run.sh of the
+# exploration folders): build collbench, run steps with a time limit logging under $OUT (the
+# device tool's output folder) or ./out, run the GPU test suite keeping its logs, and pack
+# everything into one archive.
 set -u
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT/logs"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 MPIRUN=(mpirun -np "$NGPU" --allow-run-as-root --bind-to none)
+CB=build/launcher/collbench
 T0=$(date +%s)
 
 # step NAME LIMIT_S CMD...: runs CMD with a wall limit, log in $OUT/logs/NAME.log, one status line.
@@ -23,6 +26,18 @@ build() {
   nvidia-smi > "$OUT/logs/nvidia-smi.txt" 2>&1
   step cmake 120 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
     step build 300 cmake --build build -j "$(nproc)"
+}
+
+# gpu_suite NAME LIMIT_S [REGEX]: ctest -L gpu (only the tests matching REGEX if given) as step
+# NAME, each test at most 240 s, then every test's collbench log into $OUT/logs/gpu/.
+gpu_suite() {
+  local name=$1 limit=$2 only=()
+  [ -n "${3:-}" ] && only=(-R "$3")
+  step "$name" "$limit" ctest --test-dir build -L gpu ${only[@]+"${only[@]}"} --output-on-failure --timeout 240
+  local rc=$?
+  mkdir -p "$OUT/logs/gpu"
+  cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+  return $rc
 }
 
 # Everything in one archive (the device tool returns at most 8 files).
