@@ -4,9 +4,7 @@
 # then the GPU test suite. Everything lands in logs.tgz.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
-mkdir -p "$OUT/results"
-R=$OUT/results
+begin
 small="--sizes 8,256,4K,64K,256K,1M -d bfloat16 --inplace 0 -n 200 -w 20 -T 60"
 step small_graph_iter 60 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,twoshot $small -G --timing iter --csv $R/small_graph_iter.csv
 step small_graph_round 60 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,twoshot $small -G --timing round --csv $R/small_graph_round.csv

@@ -4,9 +4,7 @@
 # twoshot at 16 MiB – 4 GiB over grid sizes; then the all-reduce GPU tests. Lands in logs.tgz.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
-mkdir -p "$OUT/results"
-R=$OUT/results
+begin
 small="--sizes 8,1K,4K,8K,16K,32K,64K,128K,256K -d float --inplace 0 -n 400 -w 20 -T 60"
 step small_graph 90 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,auto $small -G --csv $R/small_graph.csv
 step small_eager 90 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,auto $small --csv $R/small_eager.csv

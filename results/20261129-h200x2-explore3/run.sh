@@ -4,9 +4,7 @@
 # reduce-scatter) against twoshot over chunk sizes and grids; then the all-reduce GPU tests.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
-mkdir -p "$OUT/results"
-R=$OUT/results
+begin
 mid="--sizes 128K,256K,512K,1M,2M,4M -d float,bfloat16 --inplace 0 -n 200 -w 20 -T 60"
 step mid_graph 90 "${MPIRUN[@]}" $CB allreduce --algo oneshot,oneshot_ll,twoshot $mid -G --csv $R/mid_graph.csv
 step mid_eager 90 "${MPIRUN[@]}" $CB allreduce --algo oneshot,oneshot_ll,twoshot $mid --csv $R/mid_eager.csv

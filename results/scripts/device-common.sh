@@ -28,6 +28,14 @@ build() {
     step build 300 cmake --build build -j "$(nproc)"
 }
 
+# begin: the build every script starts with (on failure: pack the logs and exit 1), then
+# $OUT/results for the runs' files, also named $R.
+begin() {
+  build || { pack; exit 1; }
+  mkdir -p "$OUT/results"
+  R=$OUT/results
+}
+
 # gpu_suite NAME LIMIT_S [REGEX]: ctest -L gpu (only the tests matching REGEX if given) as step
 # NAME, each test at most 240 s, then every test's collbench log into $OUT/logs/gpu/.
 gpu_suite() {

@@ -3,6 +3,6 @@
 # optional regex argument), logs in logs.tgz.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
+begin
 gpu_suite ctest_gpu 420 "${1:-}"
 pack

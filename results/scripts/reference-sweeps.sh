@@ -7,7 +7,7 @@
 # (allreduce allreduce_n20 alltoall moe moe_mixtral moe_validate ctest_gpu); none makes them all.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
+begin
 RUN=(launcher/collbench-run --build build --out "$OUT/results" --)
 ONLY="$*"
 want() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }

@@ -4,8 +4,7 @@
 # checks in results/20261129-h200x2-spot/), then the GPU test suite.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
-mkdir -p "$OUT/results"
+begin
 step spot 120 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot_ll,twoshot,twoshot_pull,twoshot_ce,auto --sizes 8,64K,16M,64M,1G -d float --inplace 0 --mode both -n 100 -w 10 -T 60 --csv "$OUT/results/spot.csv"
 gpu_suite ctest_gpu 300
 pack
