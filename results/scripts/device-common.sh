@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # MPIRUN, CB and R are for the scripts that source this
 # The one helper every GPU-machine script sources (results/scripts/*.sh and the run.sh of the
 # exploration folders): build collbench, run steps with a time limit logging under $OUT (the
 # device tool's output folder) or ./out, run the GPU test suite keeping its logs, and pack
@@ -15,7 +16,8 @@ T0=$(date +%s)
 step() {
   local name=$1 limit=$2
   shift 2
-  local t=$(date +%s)
+  local t
+  t=$(date +%s)
   timeout -k 10 "$limit" "$@" > "$OUT/logs/$name.log" 2>&1
   local rc=$?
   echo "[$(( $(date +%s) - T0 ))s] $name rc=$rc ($(( $(date +%s) - t ))s)" | tee -a "$OUT/logs/steps.txt"
