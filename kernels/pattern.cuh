@@ -18,14 +18,7 @@
 
 #include "dtype.h"
 #include "hostdev.h"
-
-/* splitmix64 finalizer: a good 64-bit mix for counters. */
-CB_HD uint64_t cb_mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+#include "mix64.h"
 
 /* Largest integer L such that all integers in [-L, L] are exact in the dtype: 2^(significand
  * bits), i.e. 2 / cb_dtype_eps. */
