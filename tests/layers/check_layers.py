@@ -15,6 +15,10 @@ resolved the way the compiler does for this tree: the including file's own folde
 the layer folders; a header name found in two layer folders is an error (the compiler would
 pick one silently). Unresolved names fail too, except headers the build generates.
 
+The build lists its files (no globs), so the check also fails when a .c or .cu file of a layer
+folder is not named in that folder's CMakeLists.txt: a file added but not listed would
+otherwise be left out of the build without a word.
+
 Usage: check_layers.py ROOT          check the tree at ROOT (exit 1 on any violation)
        check_layers.py --self-test   prove the check fails on a planted violation"""
 import os
@@ -81,6 +85,25 @@ def check(root):
     return errors
 
 
+def unlisted(root):
+    """Source files of each layer folder that its CMakeLists.txt does not name."""
+    errors = []
+    for layer in ALLOWED:
+        folder = os.path.join(root, layer)
+        cmake = os.path.join(folder, "CMakeLists.txt")
+        if not os.path.isdir(folder):
+            continue
+        listed = set()
+        if os.path.exists(cmake):
+            with open(cmake, encoding="utf-8") as f:
+                text = re.sub(r"#.*", "", f.read())
+            listed = set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".c", ".cu")) and name not in listed:
+                errors.append(f"{layer}/{name}: not listed in {layer}/CMakeLists.txt (the build would leave it out)")
+    return errors
+
+
 def self_test():
     """A tiny tree with one planted violation of each kind: each must be reported."""
     files = {
@@ -91,16 +114,18 @@ def self_test():
         "topologies/placement.c": '#include "world.h"\n',                 # sideways
         "launcher/args.h": '#include "world.h"\n#include "missing.h"\n',  # fine; unresolved
         "tests/t.c": '#include "args.h"\n',
+        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n)\n# peer.c in a comment does not count\n",
+        "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\n",                # unlisted
     }
     expect = ["kernels/k.cu:2", "collectives/peer.c:1", "collectives/peer.c:2",
-              "topologies/placement.c:1", "launcher/args.h:2"]
+              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c"]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
-        errors = check(root)
-    found = [e.split(": #include")[0] for e in errors]
+        errors = check(root) + unlisted(root)
+    found = [e.split(": #include")[0].split(": not listed")[0] for e in errors]
     if sorted(found) != sorted(expect):
         print("FAIL self-test: expected violations at", expect, "got:", *errors, sep="\n  ")
         return 1
@@ -114,13 +139,13 @@ def main(argv):
     if len(argv) != 2 or not os.path.isdir(argv[1]):
         print(__doc__, file=sys.stderr)
         return 2
-    errors = check(argv[1])
+    errors = check(argv[1]) + unlisted(argv[1])
     for e in errors:
         print("layer violation:", e)
     if errors:
         print(f"FAIL: {len(errors)} include(s) break the layer order", file=sys.stderr)
         return 1
-    print("PASS layers: every include is by plain name and reaches only its own or a lower layer")
+    print("PASS layers: every include is by plain name and reaches only its own or a lower layer; every source is listed in its folder's CMakeLists.txt")
     return 0
 
 
