@@ -37,12 +37,14 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
     return -1;
   }
   cudaIpcMemHandle_t all[CB_MAX_RANKS];
+  int ranks[CB_MAX_RANKS]; /* world rank of each local rank, for messages */
   CB_MPI(MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, m->node_comm));
+  CB_MPI(MPI_Allgather(&m->rank, 1, MPI_INT, ranks, 1, MPI_INT, m->node_comm));
   pm->ptrs[pm->me] = mine;
   for (int q = 0; q < pm->n && ok; q++) {
     if (q == pm->me) continue;
     if (CB_TRY_CUDA(cudaIpcOpenMemHandle(&pm->ptrs[q], all[q], cudaIpcMemLazyEnablePeerAccess), e, sizeof e)) {
-      snprintf(why, n, "rank %d cannot map rank %d's memory: %s", m->rank, q, e);
+      snprintf(why, n, "peer access between ranks %d and %d unavailable (%s)", m->rank, ranks[q], e);
       pm->ptrs[q] = NULL;
       ok = 0;
     }
