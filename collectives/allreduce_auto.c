@@ -1,29 +1,18 @@
 /* Custom all-reduce "auto": picks oneshot_ll, oneshot, twoshot or twoshot_ce per message size
  * from thresholds measured on 2 x H200 (allreduce_plan.h holds them and their scaling with the
- * rank count; results/README.md has the sweeps), and runs the pick. A world that spans nodes
- * always gets hier (the peer-memory forms work inside one node only). */
+ * rank count; results/README.md has the sweeps; CB_AR_*_MAX override them through the world's
+ * knobs), and runs the pick as the instance's delegate: the pick's state is the instance's
+ * priv, so auto keeps no state of its own. A world that spans nodes always gets hier (the
+ * peer-memory forms work inside one node only). */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../launcher/error.h"
 #include "allreduce_plan.h"
 #include "collective.h"
-
-typedef struct auto_state {
-  const cb_algo_t *pick;
-  void *priv;
-} auto_state_t;
-
-static cb_ar_thresholds_t thresholds(int nranks) {
-  cb_ar_thresholds_t t;
-  char why[200];
-  if (cb_ar_thresholds(nranks, &t, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
-  return t;
-}
+#include "error.h"
 
 static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
-  cb_ar_thresholds_t t = thresholds(w->mpi.nranks);
-  const char *name = w->mpi.nnodes > 1 ? "hier" : cb_ar_auto_pick(&t, p->bytes);
+  const char *name = w->mpi.nnodes > 1 ? "hier" : cb_ar_auto_pick(&w->knobs.ar, p->bytes);
   const cb_algo_t *a = cb_algo_find(CB_ALLREDUCE, name);
   if (!a) CB_DIE(CB_EXIT_RUNTIME, "auto: picked '%s', which is not registered", name);
   return a;
@@ -35,34 +24,20 @@ static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_
 }
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
-  auto_state_t *st = calloc(1, sizeof *st);
-  if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  st->pick = pick(in->world, &in->p);
-  if (st->pick->setup(in, why, n)) {
-    free(st);
-    return -1;
-  }
-  st->priv = in->priv;
-  in->priv = st;
+  const cb_algo_t *a = pick(in->world, &in->p);
+  if (a->setup(in, why, n)) return -1;
+  in->delegate = a;
   char inner[sizeof in->note];
   snprintf(inner, sizeof inner, "%s", in->note);
-  snprintf(in->note, sizeof in->note, "auto: %s (%.200s)", st->pick->name, inner);
+  snprintf(in->note, sizeof in->note, "auto: %s (%.200s)", a->name, inner);
   return 0;
 }
 
-/* The picked algorithm sees its own state in priv. */
-static void run(cb_inst_t *in, int phase, cudaStream_t s) {
-  auto_state_t *st = in->priv;
-  in->priv = st->priv;
-  st->pick->run(in, phase, s);
-  in->priv = st;
-}
+static void run(cb_inst_t *in, int phase, cudaStream_t s) { in->delegate->run(in, phase, s); }
 
 static void teardown(cb_inst_t *in) {
-  auto_state_t *st = in->priv;
-  in->priv = st->priv;
-  st->pick->teardown(in);
-  free(st);
+  if (in->delegate) in->delegate->teardown(in);
+  in->delegate = NULL;
 }
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
@@ -71,7 +46,7 @@ static void describe(const cb_world_t *w, char *buf, size_t n) {
     snprintf(buf, n, "hier: the world spans %d nodes", w->mpi.nnodes);
     return;
   }
-  cb_ar_thresholds_t t = thresholds(r);
+  const cb_ar_thresholds_t t = w->knobs.ar;
   snprintf(buf, n, "oneshot_ll up to %llu B per rank, oneshot up to %llu B, twoshot up to %llu B, twoshot_ce above (%d ranks)",
            (unsigned long long)t.ll_max, (unsigned long long)t.oneshot_max, (unsigned long long)t.twoshot_max, r);
 }

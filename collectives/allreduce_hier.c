@@ -37,8 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
+#include "signal.h"
+#include "error_gpu.h"
 #include "allreduce_peer.h"
 #include "allreduce_plan.h"
 #include "buffers.h"
@@ -114,7 +114,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   st->shard_off = calloc(nc, sizeof *st->shard_off);
   st->shard_len = calloc(nc, sizeof *st->shard_len);
   if (!st->rs || !st->ag || !st->shard_off || !st->shard_len) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  int maxb = cb_peer_max_blocks(256), blocks = 0;
+  cb_grid_limits_t g = cb_peer_grid_limits(w, 256);
+  int blocks = 0;
   for (int c = 0; c < chunks; c++) {
     size_t start = (size_t)c * C, cnt = in->p.count - start < C ? in->p.count - start : C;
     cb_ar_launch_t *L = &st->rs[c];
@@ -132,7 +133,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
     L->dtype = in->p.dtype;
     L->op = in->p.op;
     L->timeout_ns = w->spin_timeout_ns;
-    cb_ar_twoshot_grid(cnt, in->p.dtype, m->local_nranks, maxb, &L->blocks, &L->threads);
+    L->ctl = w->ctl_dev;
+    cb_ar_twoshot_grid(cnt, in->p.dtype, m->local_nranks, &g, &L->blocks, &L->threads);
     if (L->blocks > blocks) blocks = L->blocks;
     st->ag[c] = *L;
     st->ag[c].epoch = st->epochs + CB_SIGNAL_MAX_BLOCKS;

@@ -1,5 +1,6 @@
-/* Custom all-reduce "oneshot_ll": one-shot on the LL protocol (data and epoch in one 8-byte
- * store, no barrier; kernels/allreduce_oneshot_ll.cu). The lowest latency for small messages;
+/* Custom all-reduce "oneshot_ll": one-shot on the LL protocol (16-byte lines {data, epoch,
+ * data, epoch}, polled until both epochs match; no flag, no barrier;
+ * kernels/allreduce_oneshot_ll.cu). The lowest latency for small messages;
  * doubles the bytes on the wire, so it is offered up to CB_ONESHOT_LL_MAX_BYTES per rank. */
 #include "allreduce_peer.h"
 

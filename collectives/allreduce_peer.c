@@ -5,18 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
-#include "buffers.h"
+#include "error_gpu.h"
+#include "peer_kernel.h"
 
 typedef struct ar_state {
-  cb_peer_mem_t pm;
-  uint32_t *epoch;
+  cb_peer_kernel_mem_t mem;
   cb_ar_launch_t launch;
   const cb_ar_kind_t *kind;
 } ar_state_t;
-
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 int cb_ar_supported_upto(const cb_world_t *w, const cb_params_t *p, unsigned long long max_bytes, const char *name,
                          const char *what, char *why, size_t n) {
@@ -30,31 +26,22 @@ int cb_ar_supported_upto(const cb_world_t *w, const cb_params_t *p, unsigned lon
 
 int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   const cb_world_t *w = in->world;
-  cb_buffer_plan_t plan;
-  if (cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan, why, n)) return -1;
-  size_t scratch = kind->scratch(in->p.count, in->p.dtype, w->mpi.nranks);
-  size_t scratch_off = ALIGN_UP(plan.total_bytes, 256);
-  size_t pad_off = scratch_off + ALIGN_UP(scratch, 256);
-  size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
-
   ar_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  /* A failure becomes a row note on every rank (the engine's agreement step). */
-  if (cb_peer_alloc_epochs(w, total, CB_SIGNAL_MAX_BLOCKS, &st->pm, &st->epoch, why, n)) {
+  cb_peer_kernel_mem_t *k = &st->mem;
+  if (cb_peer_kernel_setup(in, kind->scratch(in->p.count, in->p.dtype, w->mpi.nranks), k, why, n)) {
     free(st);
     return -1;
   }
-
   cb_ar_launch_t *L = &st->launch;
-  for (int q = 0; q < st->pm.n; q++) L->base[q] = st->pm.ptrs[q];
-  cb_inst_set_buffers(in, st->pm.ptrs[st->pm.me], &plan);
+  for (int q = 0; q < k->pm.n; q++) L->base[q] = k->pm.ptrs[q];
   L->in = in->send;
   L->out = in->recv;
-  L->in_off = plan.send_off;
-  L->out_off = plan.recv_off;
-  L->scratch_off = scratch_off;
-  L->pad_off = pad_off;
-  L->epoch = st->epoch;
+  L->in_off = k->plan.send_off;
+  L->out_off = k->plan.recv_off;
+  L->scratch_off = k->staging_off;
+  L->pad_off = k->pad_off;
+  L->epoch = k->epoch;
   L->count = in->p.count;
   L->rank = w->mpi.rank;
   L->nranks = w->mpi.nranks;
@@ -62,11 +49,10 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   L->op = in->p.op;
   L->timeout_ns = w->spin_timeout_ns;
   L->ctl = w->ctl_dev;
-  kind->grid(in->p.count, in->p.dtype, w->mpi.nranks, cb_peer_max_blocks(kind->default_max_blocks), &L->blocks,
-             &L->threads);
+  cb_grid_limits_t g = cb_peer_grid_limits(w, kind->default_max_blocks);
+  kind->grid(in->p.count, in->p.dtype, w->mpi.nranks, &g, &L->blocks, &L->threads);
   st->kind = kind;
   in->priv = st;
-  in->mem_bytes = total + CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);
   snprintf(in->note, sizeof in->note, "%d blocks", L->blocks);
   return 0;
 }
@@ -82,7 +68,7 @@ cb_ar_launch_t *cb_ar_launch_of(cb_inst_t *in) { return &((ar_state_t *)in->priv
 void cb_ar_teardown(cb_inst_t *in) {
   ar_state_t *st = in->priv;
   if (!st) return;
-  cb_peer_free_epochs(&st->pm, &st->epoch);
+  cb_peer_kernel_teardown(&st->mem);
   free(st);
   in->priv = NULL;
 }

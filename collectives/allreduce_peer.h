@@ -4,15 +4,15 @@
 #ifndef CB_ALLREDUCE_PEER_H
 #define CB_ALLREDUCE_PEER_H
 
-#include "../kernels/allreduce.h"
+#include "allreduce.h"
 #include "collective.h"
 #include "peer.h"
 
 typedef struct cb_ar_kind {
   size_t (*scratch)(size_t count, int dtype, int nranks);
-  void (*grid)(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+  void (*grid)(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads);
   void (*launch)(const cb_ar_launch_t *a, cudaStream_t s);
-  int default_max_blocks;
+  int default_max_blocks; /* 0: one block per SM (cb_peer_grid_limits) */
 } cb_ar_kind_t;
 
 int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n);

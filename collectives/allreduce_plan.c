@@ -33,11 +33,6 @@ int cb_ar_ce_chunk_bytes(uint64_t *bytes, char *why, size_t n) {
   return 0;
 }
 
-size_t cb_ar_shard_elems(size_t count, size_t elem_bytes, int nranks) {
-  size_t N = 16 / elem_bytes, per = (count + (size_t)nranks - 1) / (size_t)nranks;
-  return (per + N - 1) / N * N;
-}
-
 void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_bytes, size_t *chunk_elems,
                    int *chunks) {
   size_t N = 16 / elem_bytes, shard = cb_ar_shard_elems(count, elem_bytes, nranks);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "allreduce_shard.h"
+
 /* Largest per-rank message (bytes) for which each algorithm is picked at 2 ranks; measured in
  * graph and eager mode, float and bfloat16 (results/README.md, experiment log). */
 #define CB_AUTO_LL_MAX_2RANKS (256ull << 10)      /* oneshot_ll: 5.5 vs 6.5 µs at 256 KiB, loses at 512 */
@@ -35,10 +37,9 @@ const char *cb_ar_auto_pick(const cb_ar_thresholds_t *t, uint64_t bytes);
 /* CB_AR_CE_CHUNK (bytes, a multiple of 16) or the default; -1 with a reason if malformed. */
 int cb_ar_ce_chunk_bytes(uint64_t *bytes, char *why, size_t n);
 
-/* Shard length (elements, a whole number of 16-byte vectors) of a count-element message over
- * nranks, and the chunk (elements, a multiple of 16 bytes) and chunk count for it: chunk_bytes
- * per chunk, grown if that would make more than CB_AR_CE_MAX_CHUNKS. */
-size_t cb_ar_shard_elems(size_t count, size_t elem_bytes, int nranks);
+/* The chunk (elements, a multiple of 16 bytes) and chunk count for a shard of a count-element
+ * message over nranks (cb_ar_shard_elems, allreduce_shard.h): chunk_bytes per chunk, grown if
+ * that would make more than CB_AR_CE_MAX_CHUNKS. */
 void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_bytes, size_t *chunk_elems,
                    int *chunks);
 

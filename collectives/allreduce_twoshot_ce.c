@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../launcher/error_gpu.h"
 #include "allreduce_peer.h"
 #include "allreduce_plan.h"
+#include "error_gpu.h"
 
 typedef int (*write_value_fn)(cudaStream_t stream, unsigned long long addr, unsigned int value, unsigned int flags);
 
@@ -27,16 +27,15 @@ typedef struct ce_state {
   int chunks;
 } ce_state_t;
 
-/* twoshot's staging and grid rule, from a cap of 132 blocks (64 measured the same from 1 GiB
- * up and slower at 64 MiB). */
+/* twoshot's staging and grid rule, from a cap of one block per SM (132 on H200; 64 measured
+ * the same from 1 GiB up and slower at 64 MiB). */
 static const cb_ar_kind_t kind = {
     .scratch = cb_ar_twoshot_scratch, .grid = cb_ar_twoshot_grid, .launch = cb_ar_twoshot_ce_launch,
-    .default_max_blocks = 132,
+    .default_max_blocks = 0,
 };
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
-  uint64_t chunk_bytes;
-  if (cb_ar_ce_chunk_bytes(&chunk_bytes, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
+  const uint64_t chunk_bytes = in->world->knobs.ar_ce_chunk;
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult q;
   char e[200] = "";
@@ -80,10 +79,8 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   for (int c = 0; c < st->chunks; c++) {
     for (int q = 0; q < n; q++) {
       if (q == r) continue;
-      size_t start = (size_t)q * shard, len = L->count > start ? L->count - start : 0;
-      if (len > shard) len = shard;
-      size_t c0 = (size_t)c * C, clen = len > c0 ? len - c0 : 0;
-      if (clen > C) clen = C;
+      size_t start = (size_t)q * shard, len = cb_piece_len(L->count, shard, (size_t)q);
+      size_t c0 = (size_t)c * C, clen = cb_piece_len(len, C, (size_t)c);
       if (clen) {
         char *dst = (char *)L->base[q] + L->scratch_off + ((size_t)r * shard + c0) * es;
         const char *src = (const char *)L->in + (start + c0) * es;
@@ -111,10 +108,7 @@ static void teardown(cb_inst_t *in) {
 }
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
-  (void)w;
-  uint64_t chunk;
-  char why[200];
-  if (cb_ar_ce_chunk_bytes(&chunk, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
+  const uint64_t chunk = w->knobs.ar_ce_chunk;
   snprintf(buf, n, "chunks of %llu KiB per shard, at most %d", (unsigned long long)(chunk >> 10), CB_AR_CE_MAX_CHUNKS);
 }
 

@@ -22,9 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../kernels/alltoall.h"
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
+#include "alltoall.h"
+#include "signal.h"
+#include "error_gpu.h"
 #include "buffers.h"
 #include "peer.h"
 
@@ -89,7 +89,9 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   L->nnodes = m->nnodes;
   L->ll = 0;
   L->timeout_ns = w->spin_timeout_ns;
-  cb_a2a_grid(B, m->nranks, 0, cb_peer_max_blocks(256), &L->blocks, &L->threads);
+  L->ctl = w->ctl_dev;
+  cb_grid_limits_t g = cb_peer_grid_limits(w, 256);
+  cb_a2a_grid(B, m->nranks, 0, &g, &L->blocks, &L->threads);
   in->mem_bytes = total + CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);
   snprintf(in->note, sizeof in->note, "%d x %d ranks, %d blocks, network %.3g MB per rank", st->N, K, L->blocks,
            (double)(st->N - 1) * K * (double)B / 1e6);

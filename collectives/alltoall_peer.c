@@ -1,49 +1,39 @@
 /* Custom all-to-all "peer": pushes each block into its peer's receive buffer over peer memory
  * (kernels/alltoall.cu): LL protocol up to CB_A2A_LL_MAX_BYTES per rank, direct pushes between
- * two barriers above. One node of up to 8 GPUs with peer access. */
+ * two barriers above. One node of up to CB_MAX_RANKS (8) GPUs with peer access. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../kernels/alltoall.h"
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
-#include "allreduce_peer.h"
-#include "buffers.h"
-#include "peer.h"
+#include "alltoall.h"
+#include "error_gpu.h"
+#include "peer_kernel.h"
 
 /* Per-rank message size up to which LL beats two barriers (2 x H200 sweep, results/). */
 #define CB_A2A_LL_MAX_BYTES (256ull << 10)
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 typedef struct a2a_state {
-  cb_peer_mem_t pm;
-  uint32_t *epoch;
+  cb_peer_kernel_mem_t mem;
   cb_a2a_launch_t launch;
 } a2a_state_t;
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
   const cb_world_t *w = in->world;
-  cb_buffer_plan_t plan;
-  if (cb_plan_buffers(&in->p, w->mpi.nranks, w->mpi.rank, &plan, why, n)) return -1;
   size_t B = in->p.count * cb_dtype_size(in->p.dtype);
   int ll = in->p.bytes <= CB_A2A_LL_MAX_BYTES;
-  size_t ll_off = ALIGN_UP(plan.total_bytes, 256);
-  size_t pad_off = ll_off + ALIGN_UP(ll ? cb_a2a_ll_scratch(B, w->mpi.nranks) : 0, 256);
-  size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   a2a_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_peer_alloc_epochs(w, total, CB_SIGNAL_MAX_BLOCKS, &st->pm, &st->epoch, why, n)) {
+  cb_peer_kernel_mem_t *k = &st->mem;
+  if (cb_peer_kernel_setup(in, ll ? cb_a2a_ll_scratch(B, w->mpi.nranks) : 0, k, why, n)) {
     free(st);
     return -1;
   }
   cb_a2a_launch_t *L = &st->launch;
-  for (int q = 0; q < st->pm.n; q++) L->base[q] = st->pm.ptrs[q];
-  cb_inst_set_buffers(in, st->pm.ptrs[st->pm.me], &plan);
+  for (int q = 0; q < k->pm.n; q++) L->base[q] = k->pm.ptrs[q];
   L->send = in->send;
-  L->recv_off = plan.recv_off;
-  L->ll_off = ll_off;
-  L->pad_off = pad_off;
-  L->epoch = st->epoch;
+  L->recv_off = k->plan.recv_off;
+  L->ll_off = k->staging_off;
+  L->pad_off = k->pad_off;
+  L->epoch = k->epoch;
   L->block_bytes = B;
   L->rank = w->mpi.rank;
   L->nranks = w->mpi.nranks;
@@ -51,9 +41,9 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   L->nnodes = 1;
   L->timeout_ns = w->spin_timeout_ns;
   L->ctl = w->ctl_dev;
-  cb_a2a_grid(B, w->mpi.nranks, ll, cb_peer_max_blocks(256), &L->blocks, &L->threads);
+  cb_grid_limits_t g = cb_peer_grid_limits(w, 256);
+  cb_a2a_grid(B, w->mpi.nranks, ll, &g, &L->blocks, &L->threads);
   in->priv = st;
-  in->mem_bytes = total + CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);
   snprintf(in->note, sizeof in->note, "%s, %d blocks", ll ? "LL" : "push", L->blocks);
   return 0;
 }
@@ -67,7 +57,7 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
 static void teardown(cb_inst_t *in) {
   a2a_state_t *st = in->priv;
   if (!st) return;
-  cb_peer_free_epochs(&st->pm, &st->epoch);
+  cb_peer_kernel_teardown(&st->mem);
   free(st);
   in->priv = NULL;
 }

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
+#include "cb_limits.h"
 
 cb_layout_t cb_family_layout(cb_family_t f) {
   switch (f) {
@@ -47,11 +47,11 @@ int cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t a
     o->send_off = o->recv_off = 0;
     if (p->family == CB_ALLGATHER) o->send_off = rank_off;
     if (p->family == CB_REDUCESCATTER) o->recv_off = rank_off;
-    o->total_bytes = ALIGN_UP(sb > rb ? sb : rb, align);
+    o->total_bytes = CB_ALIGN_UP(sb > rb ? sb : rb, align);
   } else {
     o->send_off = 0;
-    o->recv_off = ALIGN_UP(sb, align);
-    o->total_bytes = o->recv_off + ALIGN_UP(rb, align);
+    o->recv_off = CB_ALIGN_UP(sb, align);
+    o->total_bytes = o->recv_off + CB_ALIGN_UP(rb, align);
   }
   if (o->total_bytes == 0) o->total_bytes = align;
   return 0;

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "../kernels/check.h"
+#include "check.h"
 #include "collective.h"
 
 typedef struct cb_buffer_plan {

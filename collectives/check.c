@@ -3,9 +3,9 @@
  * fails), one run of every phase, device-side verification (kernels/check.cu). */
 #include <stdio.h>
 
-#include "../launcher/error_gpu.h"
 #include "buffers.h"
 #include "collective.h"
+#include "error_gpu.h"
 
 long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   const cb_params_t *p = &in->p;

@@ -76,6 +76,9 @@ typedef struct cb_inst {
   double local_us;            /* the local kernel alone on one S/P block (ring_over_single) */
   double flops;               /* this rank's FLOPs in one forward (TFLOP/s per GPU) */
   void *priv;       /* the algorithm's own state */
+  /* An algorithm that runs another one in its place (auto) names it here after setup; priv is
+   * then the delegate's own state, untouched. NULL otherwise. */
+  const struct cb_algo *delegate;
 } cb_inst_t;
 
 typedef struct cb_algo {
@@ -118,13 +121,13 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
 void cb_bytes_default(const cb_inst_t *in, int phase, cb_bytes_t *out);
 
 /* Common supported() for custom peer-memory algorithms (peer.c): one node, at most
- * CB_SIGNAL_MAX_RANKS ranks, and the peer-access probe passed. */
+ * CB_MAX_RANKS ranks, and the peer-access probe passed. */
 int cb_peer_supported(const cb_world_t *w, char *why, size_t n);
 /* The same with the supported() signature. */
 int cb_peer_supported_params(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
 /* Common supported() part of the hierarchical (multi-node) algorithms (peer.c): two or more
  * nodes (on one node `one_node` names the algorithm to use instead), the same rank count on
- * every node, at most CB_SIGNAL_MAX_RANKS per node, peer access inside each node. */
+ * every node, at most CB_MAX_RANKS per node, peer access inside each node. */
 int cb_hier_supported(const cb_world_t *w, const char *one_node, char *why, size_t n);
 
 #endif

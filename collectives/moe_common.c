@@ -5,15 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../launcher/error_gpu.h"
+#include "cb_limits.h"
+#include "error_gpu.h"
 
 const char *const cb_moe_phase_names[3] = {"layout", "dispatch", "combine"};
 
-#define ALIGN16(x) (((x) + 15) / 16 * 16)
-
 int cb_moe_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (w->mpi.nranks > CB_MOE_MAX_RANKS) {
-    snprintf(why, n, "not supported: moe runs on up to %d ranks", CB_MOE_MAX_RANKS);
+  if (w->mpi.nranks > CB_MAX_RANKS) {
+    snprintf(why, n, "not supported: moe runs on up to %d ranks", CB_MAX_RANKS);
     return 0;
   }
   return cb_moe_config_check(p->moe, w->mpi.nranks, p->dtype, why, n) == 0;
@@ -60,7 +59,7 @@ static void expectations(cb_inst_t *in, cb_moe_state_t *st) {
   snprintf(in->note, sizeof in->note, "expert imbalance %.2f; %d tokens on this rank", expert_imb, st->ntokens);
 }
 
-int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
+cb_moe_state_t *cb_moe_state_new(cb_inst_t *in, int custom) {
   const cb_world_t *w = in->world;
   const cb_moe_config_t *c = in->p.moe;
   cb_moe_state_t *st = calloc(1, sizeof *st);
@@ -73,8 +72,8 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   st->hidden = c->hidden;
   st->experts_per_rank = c->experts / st->n;
   st->fp8 = in->p.dtype == CB_FP8E4M3;
-  st->row_bytes = st->fp8 ? ALIGN16((size_t)c->hidden + 4 * (size_t)(c->hidden / 128)) : 2 * (size_t)c->hidden;
-  st->meta_bytes = ALIGN16(8 + 8 * (size_t)c->topk);
+  st->row_bytes = st->fp8 ? CB_ALIGN_UP((size_t)c->hidden + 4 * (size_t)(c->hidden / 128), 16) : 2 * (size_t)c->hidden;
+  st->meta_bytes = CB_ALIGN_UP(8 + 8 * (size_t)c->topk, 16);
   st->comb_row_bytes = 2 * (size_t)c->hidden;
   st->exp_expert = calloc((size_t)st->experts_per_rank, sizeof(int));
   if (!st->exp_expert) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
@@ -88,7 +87,11 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   }
   st->ntokens = st->all[st->r].ntokens;
   expectations(in, st);
+  return st;
+}
 
+int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n) {
+  const cb_moe_config_t *c = in->p.moe;
   int N = st->n, T = st->ntokens, K = st->topk, cap = st->cap;
   size_t TK = (size_t)(T > 0 ? T : 1) * K, nck = (size_t)N * cap * K;
   if (!(st->x = cb_moe_alloc(st, (size_t)T * c->hidden * 2, why, n)) ||
@@ -102,16 +105,16 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
       !(st->recv_count = cb_moe_alloc(st, (size_t)N * 4, why, n)) ||
       !(st->expert_count = cb_moe_alloc(st, (size_t)st->experts_per_rank * 4, why, n)) ||
       !(st->expert_rows = cb_moe_alloc(st, (size_t)st->experts_per_rank * N * cap * 4, why, n)) ||
-      !(st->epochs = cb_moe_alloc(st, 3 * 256 * 4, why, n)) ||
+      !(st->epochs = cb_moe_alloc(st, 3 * CB_MOE_MAX_PUSH_BLOCKS * 4, why, n)) ||
       !(st->d_wrong = cb_moe_alloc(st, sizeof(unsigned long long), why, n)))
     return -1;
-  CB_CUDA(cudaMallocHost((void **)&st->h_counts, 2 * CB_MOE_MAX_RANKS * sizeof(int32_t)));
-  CB_CUDA(cudaMemset(st->epochs, 0, 3 * 256 * 4));
+  CB_CUDA(cudaMallocHost((void **)&st->h_counts, 2 * CB_MAX_RANKS * sizeof(int32_t)));
+  CB_CUDA(cudaMemset(st->epochs, 0, 3 * CB_MOE_MAX_PUSH_BLOCKS * 4));
   if (T > 0) {
     CB_CUDA(cudaMemcpy(st->ids, st->all[st->r].ids, TK * 4, cudaMemcpyHostToDevice));
     CB_CUDA(cudaMemcpy(st->weights, st->all[st->r].weights, TK * 4, cudaMemcpyHostToDevice));
   }
-  int32_t nt[CB_MOE_MAX_RANKS];
+  int32_t nt[CB_MAX_RANKS];
   for (int s = 0; s < N; s++) {
     nt[s] = st->all[s].ntokens;
     if (nt[s] > 0) {
@@ -120,17 +123,21 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
     }
   }
   CB_CUDA(cudaMemcpy(st->all_ntokens, nt, (size_t)N * 4, cudaMemcpyHostToDevice));
+  return 0;
+}
 
+void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {
+  const cb_world_t *w = in->world;
   cb_moe_dev_t *d = &st->dev;
   d->rank = st->r;
-  d->nranks = N;
-  d->ntokens = T;
-  d->cap = cap;
+  d->nranks = st->n;
+  d->ntokens = st->ntokens;
+  d->cap = st->cap;
   d->hidden = st->hidden;
-  d->topk = K;
+  d->topk = st->topk;
   d->experts_per_rank = st->experts_per_rank;
   d->fp8 = st->fp8;
-  d->custom = custom;
+  d->custom = st->custom;
   d->row_bytes = st->row_bytes;
   d->meta_bytes = st->meta_bytes;
   d->comb_row_bytes = st->comb_row_bytes;
@@ -145,13 +152,13 @@ int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n) {
   d->expert_count = st->expert_count;
   d->expert_rows = st->expert_rows;
   d->epoch_layout = st->epochs;
-  d->epoch_dispatch = st->epochs + 256;
-  d->epoch_combine = st->epochs + 512;
+  d->epoch_dispatch = st->epochs + CB_MOE_MAX_PUSH_BLOCKS;
+  d->epoch_combine = st->epochs + 2 * CB_MOE_MAX_PUSH_BLOCKS;
+  d->push_blocks = w->grid_sms < CB_MOE_MAX_PUSH_BLOCKS ? w->grid_sms : CB_MOE_MAX_PUSH_BLOCKS;
   d->timeout_ns = w->spin_timeout_ns;
   d->ctl = w->ctl_dev;
   cb_moe_fill_tokens(d, in->p.seed, 1000, w->stream);
   CB_CUDA(cudaStreamSynchronize(w->stream));
-  return 0;
 }
 
 void cb_moe_teardown(cb_inst_t *in) {
@@ -197,7 +204,7 @@ long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   cb_moe_check_received(&st->dev, st->all_ids, st->all_w, st->all_ntokens, seed, iter, st->d_wrong, s);
   cb_moe_check_output(&st->dev, seed, iter, st->d_wrong, s);
   unsigned long long dev_wrong = 0;
-  int32_t recv[CB_MOE_MAX_RANKS];
+  int32_t recv[CB_MAX_RANKS];
   int *experts = malloc(sizeof(int) * (size_t)st->experts_per_rank);
   if (!experts) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   CB_CUDA(cudaMemcpyAsync(&dev_wrong, st->d_wrong, sizeof dev_wrong, cudaMemcpyDeviceToHost, s));

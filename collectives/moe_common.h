@@ -4,8 +4,8 @@
 #ifndef CB_MOE_COMMON_H
 #define CB_MOE_COMMON_H
 
-#include "../kernels/moe.h"
 #include "collective.h"
+#include "moe.h"
 #include "moe_router.h"
 #include "peer.h"
 
@@ -13,8 +13,8 @@ typedef struct cb_moe_state {
   int custom;
   int n, r, ntokens, cap, topk, hidden, experts_per_rank, fp8;
   size_t row_bytes, meta_bytes, comb_row_bytes;
-  cb_moe_routing_t all[CB_MOE_MAX_RANKS]; /* every rank's routing (pure function of the seed) */
-  int exp_recv[CB_MOE_MAX_RANKS];         /* rows this rank must receive from each source */
+  cb_moe_routing_t all[CB_MAX_RANKS]; /* every rank's routing (pure function of the seed) */
+  int exp_recv[CB_MAX_RANKS];         /* rows this rank must receive from each source */
   int *exp_expert;                        /* (row, expert) selections per local expert */
   double layout_bytes, disp_bytes, disp_remote, comb_bytes, comb_remote; /* per rank, mean over ranks */
   /* device, local */
@@ -36,8 +36,14 @@ typedef struct cb_moe_state {
 extern const char *const cb_moe_phase_names[3];
 
 int cb_moe_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
-/* Routing, expectations and the buffers both paths use; path buffers are the caller's. */
-int cb_moe_setup_common(cb_inst_t *in, int custom, char *why, size_t n);
+/* The steps of a path's setup, in order (each path adds its own buffers between the last two):
+ *   cb_moe_state_new     state in in->priv: every rank's routing and the expected results
+ *   cb_moe_alloc_common  the device buffers both paths use; -1 with why (out of memory)
+ *   cb_moe_dev_init      the kernels' arguments from the state, tokens filled in
+ * On failure the path calls cb_moe_teardown, which frees whatever was made. */
+cb_moe_state_t *cb_moe_state_new(cb_inst_t *in, int custom);
+int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n);
+void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st);
 /* Device allocation counted in dev_bytes; on failure writes why and returns NULL. */
 void *cb_moe_alloc(cb_moe_state_t *st, size_t bytes, char *why, size_t n);
 void cb_moe_teardown(cb_inst_t *in);

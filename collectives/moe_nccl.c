@@ -6,17 +6,13 @@
  * synchronization makes it impossible to capture in a CUDA graph. */
 #include <stdio.h>
 
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "moe_common.h"
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
-  if (cb_moe_setup_common(in, 0, why, n)) {
-    cb_moe_teardown(in);
-    return -1;
-  }
-  cb_moe_state_t *st = in->priv;
+  cb_moe_state_t *st = cb_moe_state_new(in, 0);
   size_t rows = (size_t)st->n * st->cap;
-  if (!(st->send_rows = cb_moe_alloc(st, rows * st->row_bytes, why, n)) ||
+  if (cb_moe_alloc_common(in, st, why, n) || !(st->send_rows = cb_moe_alloc(st, rows * st->row_bytes, why, n)) ||
       !(st->send_meta = cb_moe_alloc(st, rows * st->meta_bytes, why, n)) ||
       !(st->recv_rows = cb_moe_alloc(st, rows * st->row_bytes, why, n)) ||
       !(st->recv_meta = cb_moe_alloc(st, rows * st->meta_bytes, why, n)) ||
@@ -25,6 +21,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
     cb_moe_teardown(in);
     return -1;
   }
+  cb_moe_dev_init(in, st);
   st->dev.recv_rows = st->recv_rows;
   st->dev.recv_meta = st->recv_meta;
   st->dev.comb_src = st->comb_recv;
@@ -48,8 +45,8 @@ static void exchange(const cb_inst_t *in, const char *sbuf, const int *scount, c
 static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   cb_moe_state_t *st = in->priv;
   cb_moe_dev_t *d = &st->dev;
-  int n = st->n, *sc = st->h_counts, *rc = st->h_counts + CB_MOE_MAX_RANKS;
-  int spre[CB_MOE_MAX_RANKS + 1], rpre[CB_MOE_MAX_RANKS + 1];
+  int n = st->n, *sc = st->h_counts, *rc = st->h_counts + CB_MAX_RANKS;
+  int spre[CB_MAX_RANKS + 1], rpre[CB_MAX_RANKS + 1];
   spre[0] = rpre[0] = 0;
   if (phase > 0)
     for (int q = 0; q < n; q++) {
@@ -59,8 +56,11 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   switch (phase) {
   case 0: {
     cb_moe_layout(d, s);
-    const int ones[CB_MOE_MAX_RANKS] = {1, 1, 1, 1, 1, 1, 1, 1};
-    const int idx[CB_MOE_MAX_RANKS] = {0, 1, 2, 3, 4, 5, 6, 7};
+    int ones[CB_MAX_RANKS], idx[CB_MAX_RANKS];
+    for (int q = 0; q < CB_MAX_RANKS; q++) {
+      ones[q] = 1;
+      idx[q] = q;
+    }
     exchange(in, (const char *)st->send_count, ones, idx, (char *)st->recv_count, ones, idx, 4, s);
     CB_CUDA(cudaMemcpyAsync(sc, st->send_count, (size_t)n * 4, cudaMemcpyDeviceToHost, s));
     CB_CUDA(cudaMemcpyAsync(rc, st->recv_count, (size_t)n * 4, cudaMemcpyDeviceToHost, s));

@@ -6,25 +6,24 @@
  *   [ combine rows: n x cap x hidden x 2 ][ count slots: n x 8 ][ signal pad ] */
 #include <stdio.h>
 
-#include "../kernels/signal.h"
-#include "../launcher/error_gpu.h"
+#include "cb_limits.h"
+#include "error_gpu.h"
 #include "moe_common.h"
-
-#define ALIGN256(x) (((x) + 255) / 256 * 256)
+#include "signal.h"
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   return cb_moe_supported(w, p, why, n) && cb_peer_supported(w, why, n);
 }
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
-  int rc = cb_moe_setup_common(in, 1, why, n);
-  cb_moe_state_t *st = in->priv;
+  cb_moe_state_t *st = cb_moe_state_new(in, 1);
+  int rc = cb_moe_alloc_common(in, st, why, n);
   /* every rank reaches the peer allocation (a collective), even after a local failure */
   size_t rows = (size_t)st->n * st->cap;
-  size_t meta_off = ALIGN256(rows * st->row_bytes);
-  size_t comb_off = meta_off + ALIGN256(rows * st->meta_bytes);
-  size_t cnt_off = comb_off + ALIGN256(rows * st->comb_row_bytes);
-  size_t pad_off = cnt_off + ALIGN256((size_t)st->n * 8);
+  size_t meta_off = CB_ALIGN_UP(rows * st->row_bytes, 256);
+  size_t comb_off = meta_off + CB_ALIGN_UP(rows * st->meta_bytes, 256);
+  size_t cnt_off = comb_off + CB_ALIGN_UP(rows * st->comb_row_bytes, 256);
+  size_t pad_off = cnt_off + CB_ALIGN_UP((size_t)st->n * 8, 256);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   char why2[256] = "";
   int prc = cb_peer_alloc(in->world, total, &st->pm, why2, sizeof why2);
@@ -33,6 +32,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
     cb_moe_teardown(in); /* frees what was made, the peer mapping included */
     return -1;
   }
+  cb_moe_dev_init(in, st);
   cb_moe_dev_t *d = &st->dev;
   int r = st->r;
   for (int q = 0; q < st->n; q++) {

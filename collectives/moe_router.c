@@ -5,16 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+#include "mix64.h"
+#include "moe_token.h"
 
 /* Uniform double in [0, 1) from a counter stream. */
 static double uniform(uint64_t *state) {
-  *state = mix64(*state);
+  *state = cb_mix64(*state);
   return (double)(*state >> 11) * (1.0 / 9007199254740992.0);
 }
 
@@ -28,7 +24,7 @@ void cb_moe_expert_law(const cb_moe_config_t *c, uint64_t seed, double *p) {
   /* a seeded permutation of the experts: who is "popular" is not tied to the expert index */
   int *perm = malloc(sizeof(int) * (size_t)E);
   for (int e = 0; e < E; e++) perm[e] = e;
-  uint64_t s = mix64(seed ^ 0x5eedc0de);
+  uint64_t s = cb_mix64(seed ^ 0x5eedc0de);
   for (int e = E - 1; e > 0; e--) {
     int j = (int)(uniform(&s) * (e + 1));
     int t = perm[e];
@@ -66,7 +62,7 @@ int cb_moe_route(const cb_moe_config_t *c, uint64_t seed, int rank, int nranks, 
   }
   cb_moe_expert_law(c, seed, p);
   for (int t = 0; t < ntokens; t++) {
-    uint64_t s = mix64(seed ^ mix64(((uint64_t)(uint32_t)rank << 32) | (uint32_t)t));
+    uint64_t s = cb_mix64(seed ^ cb_mix64(((uint64_t)(uint32_t)rank << 32) | (uint32_t)t));
     memcpy(q, p, sizeof(double) * (size_t)E);
     double left = 1.0, logits[32], wsum = 0.0;
     for (int k = 0; k < K; k++) {
@@ -149,9 +145,7 @@ void cb_moe_layout_free(cb_moe_layout_t *l) {
 }
 
 float cb_moe_token_value(uint64_t seed, int rank, int iter, int t, int h) {
-  uint64_t x = mix64(seed ^ mix64(((uint64_t)(uint32_t)rank << 40) ^ ((uint64_t)(uint32_t)iter << 20) ^ 0xabcdefull) ^
-                     mix64(((uint64_t)(uint32_t)t << 24) ^ (uint64_t)(uint32_t)h));
-  return (float)((int)(x % 129) - 64) / 64.0f;
+  return cb_moe_token_formula(seed, rank, iter, t, h);
 }
 
 void cb_moe_combine_ref(const cb_moe_routing_t *r, int t, const float *x, int hidden, double *out) {

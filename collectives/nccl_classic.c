@@ -3,7 +3,7 @@
  * send/recv, and a ring of ncclSend/ncclRecv (sendrecv). Each is a few lines over the shared
  * buffer layout, so they live together; custom algorithms get a file each. The run functions
  * are exported (nccl_common.h): nccl_registered.c makes the same calls on registered buffers. */
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "nccl_common.h"
 
 void cb_nccl_run_allreduce(cb_inst_t *in, int phase, cudaStream_t s) {

@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-#include "../launcher/error_gpu.h"
 #include "buffers.h"
+#include "error_gpu.h"
 
 ncclDataType_t cb_nccl_dtype(cb_dtype_t t) {
   switch (t) {

@@ -38,7 +38,7 @@
 
 #include <mpi.h>
 
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "buffers.h"
 #include "nccl_common.h"
 

@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/signal.h"
+#include "signal.h"
 
-#include "../launcher/env.h"
-#include "../launcher/error_gpu.h"
-#include "../launcher/watchdog.h"
+#include "watchdog.h"
 #include "collective.h"
+#include "error_gpu.h"
 
 int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
   const cb_mpi_world_t *m = &w->mpi;
@@ -19,8 +18,8 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
   pm->n = m->local_nranks;
   pm->me = m->local_rank;
   pm->bytes = bytes;
-  if (m->local_nranks > CB_PEER_MAX) {
-    snprintf(why, n, "%d ranks on one node; custom kernels support at most %d", m->local_nranks, CB_PEER_MAX);
+  if (m->local_nranks > CB_MAX_RANKS) {
+    snprintf(why, n, "%d ranks on one node; custom kernels support at most %d", m->local_nranks, CB_MAX_RANKS);
     return -1;
   }
   char e[200] = "";
@@ -38,16 +37,18 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
     if (mine) CB_CUDA(cudaFree(mine));
     return -1;
   }
-  cudaIpcMemHandle_t all[CB_PEER_MAX];
+  cudaIpcMemHandle_t all[CB_MAX_RANKS];
+  int ranks[CB_MAX_RANKS]; /* world rank of each local rank, for messages */
   if (w->wd) cb_watchdog_phase(w->wd, CB_PHASE_IPC);
   MPI_Request req;
   CB_MPI(MPI_Iallgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, m->node_comm, &req));
   cb_mpi_wait(&req);
+  CB_MPI(MPI_Allgather(&m->rank, 1, MPI_INT, ranks, 1, MPI_INT, m->node_comm));
   pm->ptrs[pm->me] = mine;
   for (int q = 0; q < pm->n && ok; q++) {
     if (q == pm->me) continue;
     if (CB_TRY_CUDA(cudaIpcOpenMemHandle(&pm->ptrs[q], all[q], cudaIpcMemLazyEnablePeerAccess), e, sizeof e)) {
-      snprintf(why, n, "rank %d cannot map rank %d's memory: %s", m->rank, q, e);
+      snprintf(why, n, "peer access between ranks %d and %d unavailable (%s)", m->rank, ranks[q], e);
       pm->ptrs[q] = NULL;
       ok = 0;
     }
@@ -91,11 +92,13 @@ void cb_peer_free_epochs(cb_peer_mem_t *pm, uint32_t **epochs) {
   cb_peer_free(pm);
 }
 
-int cb_peer_max_blocks(int dflt) {
-  uint64_t v = (uint64_t)dflt;
-  char why[160];
-  if (cb_env_u64("CB_MAX_BLOCKS", 1, CB_SIGNAL_MAX_BLOCKS, &v, why, sizeof why) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
-  return (int)v;
+cb_grid_limits_t cb_peer_grid_limits(const cb_world_t *w, int default_max_blocks) {
+  cb_grid_limits_t g;
+  g.max_blocks = w->knobs.max_blocks ? w->knobs.max_blocks : default_max_blocks ? default_max_blocks : w->grid_sms;
+  if (g.max_blocks > CB_SIGNAL_MAX_BLOCKS) g.max_blocks = CB_SIGNAL_MAX_BLOCKS;
+  g.sms = w->grid_sms;
+  g.threads_per_sm = w->threads_per_sm;
+  return g;
 }
 
 int cb_peer_supported(const cb_world_t *w, char *why, size_t n) {
@@ -107,9 +110,9 @@ int cb_peer_supported(const cb_world_t *w, char *why, size_t n) {
     snprintf(why, n, "not supported: %s", w->peer_why);
     return 0;
   }
-  if (w->mpi.nranks > CB_SIGNAL_MAX_RANKS) {
+  if (w->mpi.nranks > CB_MAX_RANKS) {
     snprintf(why, n, "not supported: %d ranks (custom kernels connect up to %d GPUs of one node)", w->mpi.nranks,
-             CB_SIGNAL_MAX_RANKS);
+             CB_MAX_RANKS);
     return 0;
   }
   return 1;
@@ -126,9 +129,9 @@ int cb_hier_supported(const cb_world_t *w, const char *one_node, char *why, size
              m->min_local_nranks, m->max_local_nranks);
     return 0;
   }
-  if (m->local_nranks > CB_SIGNAL_MAX_RANKS) {
+  if (m->local_nranks > CB_MAX_RANKS) {
     snprintf(why, n, "not supported: %d ranks per node (peer kernels connect up to %d)", m->local_nranks,
-             CB_SIGNAL_MAX_RANKS);
+             CB_MAX_RANKS);
     return 0;
   }
   if (m->local_nranks > 1 && !w->peer_ok) {

@@ -10,12 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../launcher/world.h"
-
-#define CB_PEER_MAX 8
+#include "cb_limits.h"
+#include "grid.h"
+#include "world.h"
 
 typedef struct cb_peer_mem {
-  void *ptrs[CB_PEER_MAX]; /* ptrs[q] = rank q's allocation, mapped here; ptrs[own] is local */
+  void *ptrs[CB_MAX_RANKS]; /* ptrs[q] = rank q's allocation, mapped here; ptrs[own] is local */
   size_t bytes;
   int n, me;
 } cb_peer_mem_t;
@@ -33,8 +33,9 @@ int cb_peer_alloc_epochs(const cb_world_t *w, size_t bytes, size_t words, cb_pee
                          char *why, size_t n);
 void cb_peer_free_epochs(cb_peer_mem_t *pm, uint32_t **epochs);
 
-/* CB_MAX_BLOCKS (environment) caps the grid of every custom peer-memory kernel, for tuning
- * runs; unset = the algorithm's default. A malformed value ends the job with a usage error. */
-int cb_peer_max_blocks(int dflt);
+/* The grid limits of a custom peer-memory kernel on this world: the algorithm's block cap
+ * (default_max_blocks; 0 = one block per SM) unless CB_MAX_BLOCKS overrides it, the SM count
+ * the world agreed on (CB_SM_COUNT caps it) and threads per SM. */
+cb_grid_limits_t cb_peer_grid_limits(const cb_world_t *w, int default_max_blocks);
 
 #endif

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/attn_util.h"
-#include "../launcher/error_gpu.h"
+#include "attn_util.h"
+#include "error_gpu.h"
 
 /* Checks on all rows while rows * S stays below this (the reference kernel reads every key for
  * every query row: cost ~ rows * S * heads * head_dim * 4 bytes); beyond it, windows. */

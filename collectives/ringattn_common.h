@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernels/attn.h"
+#include "attn.h"
 #include "collective.h"
 
 #define CB_RA_MAX_STEPS 64 /* ranks of one ring (events per step) */

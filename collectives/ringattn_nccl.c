@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "ringattn_common.h"
 
 typedef struct nring {

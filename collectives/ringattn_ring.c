@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/attn_util.h"
-#include "../launcher/error_gpu.h"
+#include "attn_util.h"
+#include "error_gpu.h"
 #include "peer.h"
 #include "ringattn_common.h"
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "ringattn_common.h"
 
 static float half_to_float(uint16_t h) {

@@ -1,8 +1,9 @@
 /* Host-callable launchers of the custom all-reduce kernels (kernels/allreduce_oneshot.cu,
- * kernels/allreduce_twoshot.cu, kernels/allreduce_twoshot_pull.cu). Each rank's peer allocation (collectives/peer.h) is laid out
- * identically on every rank:
+ * allreduce_oneshot_ll.cu, allreduce_twoshot.cu, allreduce_twoshot_pull.cu,
+ * allreduce_twoshot_ce.cu): their launch arguments, scratch sizes and grid rules. Each rank's
+ * peer allocation (collectives/peer_kernel.h) is laid out identically on every rank:
  *
- *   [ data: send | recv (buffers.h) ][ scratch ][ signal pad (CB_PAD_BYTES) ]
+ *   [ data: send | recv (buffers.h) ][ scratch ][ signal pad (CB_SIGNAL_PAD_BYTES) ]
  *                                    ^scratch_off ^pad_off
  *
  * so a kernel reaches any peer's recv, scratch or pad as base[q] + offset. */
@@ -13,18 +14,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cb_limits.h"
+#include "grid.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CB_AR_MAX_RANKS 8
-
 typedef struct cb_ar_launch {
-  void *base[CB_AR_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
+  void *base[CB_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
   const void *in;              /* this rank's input (local) */
   void *out;                   /* this rank's output (local; = base[rank] + out_off) */
   size_t in_off, out_off, scratch_off, pad_off; /* in_off: this call's input, the same on every rank */
-  uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_MAX_BLOCKS words) */
+  uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_SIGNAL_MAX_BLOCKS words) */
   size_t count;    /* elements */
   size_t chunk;    /* twoshot_ce: elements per chunk of a shard (a multiple of 16 bytes) */
   int rank, nranks, dtype, op;
@@ -39,11 +41,12 @@ size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks);
 size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks);
 
-/* Grid for a size; the same on every rank (depends only on count, dtype, nranks and
- * max_blocks). twoshot_pull and twoshot_ce use twoshot's rule with their own default cap. */
-void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
-void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
-void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads);
+/* Grid for a size; the same on every rank (depends only on count, dtype, nranks and the grid
+ * limits, which the world agrees on across ranks). twoshot_pull and twoshot_ce use twoshot's
+ * rule with their own default cap. */
+void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads);
+void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads);
+void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads);
 
 void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s);
 void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s);

@@ -1,16 +1,15 @@
 /* Pieces the custom all-reduce kernels share: the block size, the split of an element range
  * into per-block slices of whole 16-byte vectors, the reduce-and-write-everywhere loop of the
- * two-shot forms, and dtype dispatch for the launchers. */
+ * two-shot forms. */
 #ifndef CB_ALLREDUCE_COMMON_CUH
 #define CB_ALLREDUCE_COMMON_CUH
 
-#include "../launcher/error_gpu.h"
 #include "allreduce.h"
+#include "allreduce_shard.h"
+#include "error_gpu.h"
 #include "reduce.cuh"
 
 constexpr int kArThreads = 512; /* 16 warps: enough 16-byte accesses in flight per SM */
-
-__host__ __device__ inline size_t cb_round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* Block b's share [lo, hi) of `len` elements: whole vectors of N elements split evenly over
  * `blocks`, the last block also taking the tail that does not fill a vector. */
@@ -54,21 +53,5 @@ __device__ __forceinline__ void cb_reduce_to_all(const void *const *src, T *cons
                                                  int op) {
   cb_reduce_to<T>(src, n, outs, n, lo, hi, op);
 }
-
-inline size_t cb_dtype_bytes(int dtype) {
-  static const size_t s[5] = {4, 2, 2, 1, 1};
-  return dtype >= 0 && dtype < 5 ? s[dtype] : 0;
-}
-
-/* Calls F<T>() for the dtype (cb_dtype_t order); rejects anything else. */
-#define CB_DISPATCH_DTYPE(dtype, F, ...)                                     \
-  switch (dtype) {                                                           \
-  case 0: F<float>(__VA_ARGS__); break;                                      \
-  case 1: F<__half>(__VA_ARGS__); break;                                     \
-  case 2: F<__nv_bfloat16>(__VA_ARGS__); break;                              \
-  case 3: F<cb_e4m3_t>(__VA_ARGS__); break;                                  \
-  case 4: F<cb_e5m2_t>(__VA_ARGS__); break;                                  \
-  default: CB_DIE(CB_EXIT_RUNTIME, "all-reduce: unknown dtype %d", dtype);   \
-  }
 
 #endif

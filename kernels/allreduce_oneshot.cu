@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(kArThreads) oneshot_kernel(cb_ar_launch_t a) {
   constexpr int N = cb_vec<T>::N;
   const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
   const uint32_t e = a.epoch[b] + 1;
-  const size_t S = cb_round_up(a.count * sizeof(T), 256);
+  const size_t S = CB_ALIGN_UP(a.count * sizeof(T), (size_t)256);
   const size_t stage = a.scratch_off + (size_t)(e & 1) * (size_t)n * S; /* staging[parity] */
   void *pads[CB_MAX_RANKS];
 #pragma unroll
@@ -65,18 +65,19 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" size_t cb_ar_oneshot_scratch(size_t count, int dtype, int nranks) {
-  return 2 * (size_t)nranks * cb_round_up(count * cb_dtype_bytes(dtype), 256);
+  return 2 * (size_t)nranks * CB_ALIGN_UP(count * cb_dtype_size(dtype), (size_t)256);
 }
 
-extern "C" void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
-  size_t nvec = count * cb_dtype_bytes(dtype) / 16;
-  /* one vector per thread per block up to max_blocks: small messages use few blocks, so few
+extern "C" void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks,
+                                   int *threads) {
+  size_t nvec = count * cb_dtype_size(dtype) / 16;
+  /* one vector per thread per block up to the cap: small messages use few blocks, so few
    * flags cross the link */
-  size_t b = (nvec + kArThreads - 1) / kArThreads;
+  size_t b = (nvec + kArThreads - 1) / kArThreads, cap = (size_t)cb_grid_cap(g, kArThreads);
   if (b < 1) b = 1;
-  if (b > (size_t)max_blocks) b = (size_t)max_blocks;
+  if (b > cap) b = cap;
   *blocks = (int)b;
   *threads = kArThreads;
 }
 
-extern "C" void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+extern "C" void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s); }

@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(kArThreads) oneshot_ll_kernel(cb_ar_launch_t a
         for (int i = 0; i < N; i++) acc[i] = cb_combine(a.op, acc[i], f[i]);
       }
     }
-    if (a.op == 3) {
+    if (cb_redop_is_avg(a.op)) {
 #pragma unroll
       for (int i = 0; i < N; i++) acc[i] = acc[i] / (float)n;
     }
@@ -84,20 +84,21 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" size_t cb_ar_oneshot_ll_scratch(size_t count, int dtype, int nranks) {
-  size_t N = 16 / cb_dtype_bytes(dtype);
+  size_t N = 16 / cb_dtype_size(dtype);
   return 2 * (size_t)nranks * ((count + N - 1) / N) * 32;
 }
 
-extern "C" void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
-  size_t N = 16 / cb_dtype_bytes(dtype), V = (count + N - 1) / N;
+extern "C" void cb_ar_oneshot_ll_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks,
+                                      int *threads) {
+  size_t N = 16 / cb_dtype_size(dtype), V = (count + N - 1) / N;
   /* one vector per thread, in blocks of 128: every poll of a peer's word is in flight at once
    * and even small messages spread over many SMs (64 KiB: 32 blocks rather than 8) */
   const int threads_per_block = 128;
-  size_t b = (V + threads_per_block - 1) / threads_per_block;
+  size_t b = (V + threads_per_block - 1) / threads_per_block, cap = (size_t)cb_grid_cap(g, threads_per_block);
   if (b < 1) b = 1;
-  if (b > (size_t)max_blocks) b = (size_t)max_blocks;
+  if (b > cap) b = cap;
   *blocks = (int)b;
   *threads = threads_per_block;
 }
 
-extern "C" void cb_ar_oneshot_ll_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+extern "C" void cb_ar_oneshot_ll_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s); }

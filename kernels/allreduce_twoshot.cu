@@ -37,17 +37,12 @@ __device__ __forceinline__ void push_slice(T *dst, const T *src, size_t lo, size
   for (size_t i = (lo > vh * N ? lo : vh * N) + threadIdx.x; i < h; i += blockDim.x) dst[i] = src[i];
 }
 
-__device__ __forceinline__ size_t shard_len(size_t count, size_t L, int q) {
-  size_t start = (size_t)q * L, len = count > start ? count - start : 0;
-  return len > L ? L : len;
-}
-
 template <typename T, int kStages>
 __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
   constexpr int N = cb_vec<T>::N;
   const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
   const uint32_t e = a.epoch[b] + 1;
-  const size_t L = cb_round_up((a.count + n - 1) / n, N);
+  const size_t L = cb_ar_shard_elems(a.count, sizeof(T), n);
   void *pads[CB_MAX_RANKS];
 #pragma unroll
   for (int q = 0; q < CB_MAX_RANKS; q++) pads[q] = q < n ? (char *)a.base[q] + a.pad_off : nullptr;
@@ -57,7 +52,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
 
   if constexpr (kStages == kAllGather) {
     /* my output's shard into every peer's output */
-    size_t start = (size_t)r * L, len = shard_len(a.count, L, r);
+    size_t start = (size_t)r * L, len = cb_piece_len(a.count, L, (size_t)r);
     for (int q = 0; q < n; q++)
       if (q != r) push_slice<T>((T *)((char *)a.base[q] + a.out_off) + start, (const T *)a.out + start, lo, hi, len);
   } else {
@@ -65,14 +60,14 @@ __global__ void __launch_bounds__(kArThreads) twoshot_kernel(cb_ar_launch_t a) {
     for (int q = 0; q < n; q++) {
       if (q == r) continue;
       T *dst = (T *)((char *)a.base[q] + a.scratch_off) + (size_t)r * L;
-      push_slice<T>(dst, (const T *)a.in + (size_t)q * L, lo, hi, shard_len(a.count, L, q));
+      push_slice<T>(dst, (const T *)a.in + (size_t)q * L, lo, hi, cb_piece_len(a.count, L, (size_t)q));
     }
 
     cb_block_barrier(pads, r, n, 0, e, a.timeout_ns, a.ctl);
 
     /* 3. reduce my shard slice and push it everywhere (reduce-scatter alone: into my output) */
     size_t start = (size_t)r * L;
-    size_t h = hi < shard_len(a.count, L, r) ? hi : shard_len(a.count, L, r);
+    size_t h = hi < cb_piece_len(a.count, L, (size_t)r) ? hi : cb_piece_len(a.count, L, (size_t)r);
     const void *src[CB_MAX_RANKS];
     T *outs[CB_MAX_RANKS];
 #pragma unroll
@@ -114,33 +109,33 @@ void launch_ag(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" size_t cb_ar_twoshot_scratch(size_t count, int dtype, int nranks) {
-  size_t N = 16 / cb_dtype_bytes(dtype);
-  size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
-  return (size_t)nranks * L * cb_dtype_bytes(dtype);
+  return (size_t)nranks * cb_ar_shard_elems(count, cb_dtype_size(dtype), nranks) * cb_dtype_size(dtype);
 }
 
-extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, int max_blocks, int *blocks, int *threads) {
-  size_t N = 16 / cb_dtype_bytes(dtype);
-  size_t L = cb_round_up((count + (size_t)nranks - 1) / (size_t)nranks, N);
+extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, const cb_grid_limits_t *g, int *blocks,
+                                   int *threads) {
+  size_t N = 16 / cb_dtype_size(dtype), L = cb_ar_shard_elems(count, cb_dtype_size(dtype), nranks);
   size_t b = (L / N + kArThreads - 1) / kArThreads;
-  /* max_blocks is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most 132
-   * (one per SM on H200). Measured on 2 x H200 (results/README.md): 2 GiB went from 340 to 363
-   * GB/s busbw with 256 blocks, 16 MiB got slower; 264 blocks (exactly two per SM) stayed at
-   * 340. */
-  size_t cap = (size_t)max_blocks;
-  if (count * cb_dtype_bytes(dtype) <= (64ull << 20) && cap > 132) cap = 132;
+  /* The cap is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most one
+   * block per SM (132 on H200). Measured on 2 x H200 (results/README.md): 2 GiB went from 340
+   * to 363 GB/s busbw with 256 blocks, 16 MiB got slower; 264 blocks (exactly two per SM)
+   * stayed at 340. */
+  size_t cap = (size_t)cb_grid_cap(g, kArThreads);
+  if (count * cb_dtype_size(dtype) <= (64ull << 20) && cap > (size_t)g->sms) cap = (size_t)g->sms;
   if (b < 1) b = 1;
   if (b > cap) b = cap;
   *blocks = (int)b;
   *threads = kArThreads;
 }
 
-extern "C" void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+extern "C" void cb_ar_twoshot_launch(const cb_ar_launch_t *a, cudaStream_t s) {
+  CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s);
+}
 
 extern "C" void cb_ar_twoshot_rs_launch(const cb_ar_launch_t *a, cudaStream_t s) {
-  CB_DISPATCH_DTYPE(a->dtype, launch_rs, a, s);
+  CB_DISPATCH_DTYPE("all-reduce (reduce-scatter half)", a->dtype, launch_rs, a, s);
 }
 
 extern "C" void cb_ar_twoshot_ag_launch(const cb_ar_launch_t *a, cudaStream_t s) {
-  CB_DISPATCH_DTYPE(a->dtype, launch_ag, a, s);
+  CB_DISPATCH_DTYPE("all-reduce (all-gather half)", a->dtype, launch_ag, a, s);
 }

@@ -32,10 +32,8 @@ __global__ void __launch_bounds__(kArThreads) twoshot_ce_kernel(cb_ar_launch_t a
   constexpr int N = cb_vec<T>::N;
   const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
   const uint32_t e = a.epoch[b] + 1;
-  const size_t L = cb_round_up((a.count + n - 1) / n, N);
-  const size_t start = (size_t)r * L;
-  size_t len = a.count > start ? a.count - start : 0;
-  if (len > L) len = L;
+  const size_t L = cb_ar_shard_elems(a.count, sizeof(T), n);
+  const size_t start = (size_t)r * L, len = cb_piece_len(a.count, L, (size_t)r);
   const size_t C = a.chunk;
   const int K = (int)((L + C - 1) / C);
   void *pads[CB_MAX_RANKS];
@@ -51,9 +49,7 @@ __global__ void __launch_bounds__(kArThreads) twoshot_ce_kernel(cb_ar_launch_t a
       cb_wait_geq_acquire_sys(f, 1, a.timeout_ns, a.ctl, r, tid, kReadySlot);
     }
     __syncthreads();
-    const size_t c0 = (size_t)c * C;
-    size_t clen = len > c0 ? len - c0 : 0;
-    if (clen > C) clen = C;
+    const size_t c0 = (size_t)c * C, clen = cb_piece_len(len, C, (size_t)c);
     size_t lo, hi; /* relative to the chunk */
     cb_block_slice(clen, N, b, gridDim.x, &lo, &hi);
     const void *src[CB_MAX_RANKS];
@@ -91,7 +87,7 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 
 } // namespace
 
-extern "C" void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE(a->dtype, launch, a, s); }
+extern "C" void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s); }
 
 extern "C" uint32_t *cb_ar_twoshot_ce_ready_flag(void *pad, int chunk, int src) {
   return cb_pad_flag(pad, kReadySlot, chunk, src);

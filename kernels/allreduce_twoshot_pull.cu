@@ -24,10 +24,8 @@ __global__ void __launch_bounds__(kArThreads) twoshot_pull_kernel(cb_ar_launch_t
   constexpr int N = cb_vec<T>::N;
   const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
   const uint32_t e = a.epoch[b] + 1;
-  const size_t L = cb_round_up((a.count + n - 1) / n, N);
-  const size_t start = (size_t)r * L;
-  size_t len = a.count > start ? a.count - start : 0;
-  if (len > L) len = L;
+  const size_t L = cb_ar_shard_elems(a.count, sizeof(T), n);
+  const size_t start = (size_t)r * L, len = cb_piece_len(a.count, L, (size_t)r);
 
   void *pads[CB_MAX_RANKS];
   const void *src[CB_MAX_RANKS];
@@ -61,5 +59,5 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 } // namespace
 
 extern "C" void cb_ar_twoshot_pull_launch(const cb_ar_launch_t *a, cudaStream_t s) {
-  CB_DISPATCH_DTYPE(a->dtype, launch, a, s);
+  CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s);
 }

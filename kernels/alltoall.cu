@@ -14,9 +14,10 @@
  * (node j, local rank q) goes into local rank q's staging (alltoall.h), so the NCCL phase of
  * alltoall hier (collectives/alltoall_hier.c) sends one aggregated message per node pair and
  * rail, and what arrives is already at its final rank. */
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "alltoall.h"
 #include "copy.cuh"
+#include "error_gpu.h"
 #include "ll.cuh"
 
 namespace {
@@ -111,14 +112,15 @@ extern "C" size_t cb_a2a_ll_scratch(size_t block_bytes, int nranks) {
   return 2 * (size_t)nranks * ((block_bytes + 3) / 4) * 8;
 }
 
-extern "C" void cb_a2a_grid(size_t block_bytes, int nranks, int ll, int max_blocks, int *blocks, int *threads) {
+extern "C" void cb_a2a_grid(size_t block_bytes, int nranks, int ll, const cb_grid_limits_t *g, int *blocks,
+                            int *threads) {
   /* LL: one word per thread (every poll in flight at once); push: two 16-byte vectors of every
    * block per thread */
   size_t units = ll ? (block_bytes + 3) / 4 : (block_bytes + 31) / 32;
   size_t b = (units + kA2aThreads - 1) / kA2aThreads;
-  /* as the two-shot all-reduce: two blocks per SM only above 64 MiB per rank */
-  size_t cap = (size_t)max_blocks;
-  if (block_bytes * (size_t)nranks <= (64ull << 20) && cap > 132) cap = 132;
+  /* as the two-shot all-reduce: more than one block per SM only above 64 MiB per rank */
+  size_t cap = (size_t)cb_grid_cap(g, kA2aThreads);
+  if (block_bytes * (size_t)nranks <= (64ull << 20) && cap > (size_t)g->sms) cap = (size_t)g->sms;
   if (b < 1) b = 1;
   if (b > cap) b = cap;
   *blocks = (int)b;

@@ -7,12 +7,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cb_limits.h"
+#include "grid.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct cb_a2a_launch {
-  void *base[8];     /* every rank's allocation, mapped here (local rank order) */
+  void *base[CB_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
   const void *send;  /* this rank's send buffer: n blocks of block_bytes */
   size_t recv_off;   /* recv buffer offset in every allocation */
   size_t ll_off;     /* LL staging offset (LL protocol only) */
@@ -33,7 +36,7 @@ typedef struct cb_a2a_launch {
 } cb_a2a_launch_t;
 
 size_t cb_a2a_ll_scratch(size_t block_bytes, int nranks);
-void cb_a2a_grid(size_t block_bytes, int nranks, int ll, int max_blocks, int *blocks, int *threads);
+void cb_a2a_grid(size_t block_bytes, int nranks, int ll, const cb_grid_limits_t *g, int *blocks, int *threads);
 void cb_a2a_launch(const cb_a2a_launch_t *a, cudaStream_t s);
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
 #include <cuda_fp16.h>
 #include <math.h>
 
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "attn_util.h"
 #include "pattern.cuh"
 #include "signal.cuh"

@@ -5,9 +5,9 @@
  * milliseconds). Counting is per thread, then one atomicAdd per thread. */
 #include <math.h>
 
-#include "../launcher/error_gpu.h"
 #include "check.h"
 #include "dtype.cuh"
+#include "error_gpu.h"
 #include "pattern.cuh"
 
 namespace {
@@ -41,11 +41,11 @@ __host__ __device__ double expected_value(cb_layout_t layout, int dtype, int op,
     double acc = cb_pattern_value(seed, 0, iter, idx, dtype, nranks);
     for (int r = 1; r < nranks; r++) {
       double v = cb_pattern_value(seed, r, iter, idx, dtype, nranks);
-      if (op == 1) acc = v > acc ? v : acc;
-      else if (op == 2) acc = v < acc ? v : acc;
+      if (op == CB_MAX) acc = v > acc ? v : acc;
+      else if (op == CB_MIN) acc = v < acc ? v : acc;
       else acc += v;
     }
-    return op == 3 ? acc / nranks : acc;
+    return cb_redop_is_avg(op) ? acc / nranks : acc;
   }
   }
 }
@@ -95,32 +95,26 @@ void launch_verify(cb_layout_t layout, int dtype, int op, const void *out, size_
   CB_CUDA_LAUNCH("verify_kernel");
 }
 
+/* One element of type T, copied to the host as raw bytes, as a double. */
+template <typename T> void read_as(const unsigned char *raw, double *v) {
+  T x;
+  memcpy(&x, raw, sizeof x);
+  *v = cb_scalar<T>::to_float(x);
+}
+
 } // namespace
 
 extern "C" void cb_fill_pattern(int dtype, void *buf, size_t n, uint64_t seed, int rank, int nranks, int iter,
                                 uint64_t offset, cudaStream_t s) {
-  switch (dtype) {
-  case 0: launch_fill<float>(buf, n, seed, rank, nranks, iter, offset, dtype, s); break;
-  case 1: launch_fill<__half>(buf, n, seed, rank, nranks, iter, offset, dtype, s); break;
-  case 2: launch_fill<__nv_bfloat16>(buf, n, seed, rank, nranks, iter, offset, dtype, s); break;
-  case 3: launch_fill<cb_e4m3_t>(buf, n, seed, rank, nranks, iter, offset, dtype, s); break;
-  case 4: launch_fill<cb_e5m2_t>(buf, n, seed, rank, nranks, iter, offset, dtype, s); break;
-  default: CB_DIE(CB_EXIT_RUNTIME, "cb_fill_pattern: unknown dtype %d", dtype);
-  }
+  CB_DISPATCH_DTYPE("cb_fill_pattern", dtype, launch_fill, buf, n, seed, rank, nranks, iter, offset, dtype, s);
 }
 
 extern "C" void cb_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank,
                           int nranks, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
   cb_verify_result_t init = {0, ~0ull, 0};
   CB_CUDA(cudaMemcpyAsync(res, &init, sizeof init, cudaMemcpyHostToDevice, s));
-  switch (dtype) {
-  case 0: launch_verify<float>(layout, dtype, op, out, n, count, rank, nranks, seed, iter, res, s); break;
-  case 1: launch_verify<__half>(layout, dtype, op, out, n, count, rank, nranks, seed, iter, res, s); break;
-  case 2: launch_verify<__nv_bfloat16>(layout, dtype, op, out, n, count, rank, nranks, seed, iter, res, s); break;
-  case 3: launch_verify<cb_e4m3_t>(layout, dtype, op, out, n, count, rank, nranks, seed, iter, res, s); break;
-  case 4: launch_verify<cb_e5m2_t>(layout, dtype, op, out, n, count, rank, nranks, seed, iter, res, s); break;
-  default: CB_DIE(CB_EXIT_RUNTIME, "cb_verify: unknown dtype %d", dtype);
-  }
+  CB_DISPATCH_DTYPE("cb_verify", dtype, launch_verify, layout, dtype, op, out, n, count, rank, nranks, seed, iter, res,
+                    s);
 }
 
 extern "C" double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank,
@@ -130,14 +124,10 @@ extern "C" double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t
 
 extern "C" double cb_read_element(int dtype, const void *buf, size_t i) {
   unsigned char raw[4] = {0};
-  static const size_t sizes[5] = {4, 2, 2, 1, 1};
-  if (dtype < 0 || dtype > 4) return NAN;
-  CB_CUDA(cudaMemcpy(raw, (const char *)buf + i * sizes[dtype], sizes[dtype], cudaMemcpyDeviceToHost));
-  switch (dtype) {
-  case 0: { float f; memcpy(&f, raw, 4); return f; }
-  case 1: { __half h; memcpy(&h, raw, 2); return cb_scalar<__half>::to_float(h); }
-  case 2: { __nv_bfloat16 h; memcpy(&h, raw, 2); return cb_scalar<__nv_bfloat16>::to_float(h); }
-  case 3: return cb_e4m3_to_float(raw[0]);
-  default: return cb_e5m2_to_float(raw[0]);
-  }
+  const size_t es = cb_dtype_size(dtype);
+  if (!es) return NAN;
+  CB_CUDA(cudaMemcpy(raw, (const char *)buf + i * es, es, cudaMemcpyDeviceToHost));
+  double v = NAN;
+  CB_DISPATCH_DTYPE("cb_read_element", dtype, read_as, raw, &v);
+  return v;
 }

@@ -18,14 +18,16 @@
 #include <math.h>
 #include <stdint.h>
 
-#define CB_HDI __host__ __device__ __forceinline__
+#include "dtype.h"
+#include "error.h"
+#include "hostdev.h"
 
 /* ---- fp8 bit-level conversion (generic over exponent/mantissa widths) ---- */
 
 /* kE exponent bits, kM mantissa bits; kFiniteOnly: e4m3 has no infinities and one NaN code
  * per sign (all ones), e5m2 follows IEEE (exponent all ones = inf/NaN). */
 template <int kE, int kM, bool kFiniteOnly>
-CB_HDI float cb_fp8_decode(uint8_t code) {
+CB_HD float cb_fp8_decode(uint8_t code) {
   const int bias = (1 << (kE - 1)) - 1;
   const int e = (code >> kM) & ((1 << kE) - 1);
   const int m = code & ((1 << kM) - 1);
@@ -40,7 +42,7 @@ CB_HDI float cb_fp8_decode(uint8_t code) {
 }
 
 template <int kE, int kM, bool kFiniteOnly>
-CB_HDI uint8_t cb_fp8_encode(float x) {
+CB_HD uint8_t cb_fp8_encode(float x) {
   const int bias = (1 << (kE - 1)) - 1;
   /* Largest finite code magnitude: e4m3 0x7E (448), e5m2 0x7B (57344). */
   const int max_code = kFiniteOnly ? 0x7E : (((1 << kE) - 2) << kM) | ((1 << kM) - 1);
@@ -69,10 +71,10 @@ CB_HDI uint8_t cb_fp8_encode(float x) {
   return sign | (uint8_t)code;
 }
 
-CB_HDI float cb_e4m3_to_float(uint8_t c) { return cb_fp8_decode<4, 3, true>(c); }
-CB_HDI float cb_e5m2_to_float(uint8_t c) { return cb_fp8_decode<5, 2, false>(c); }
-CB_HDI uint8_t cb_float_to_e4m3(float x) { return cb_fp8_encode<4, 3, true>(x); }
-CB_HDI uint8_t cb_float_to_e5m2(float x) { return cb_fp8_encode<5, 2, false>(x); }
+CB_HD float cb_e4m3_to_float(uint8_t c) { return cb_fp8_decode<4, 3, true>(c); }
+CB_HD float cb_e5m2_to_float(uint8_t c) { return cb_fp8_decode<5, 2, false>(c); }
+CB_HD uint8_t cb_float_to_e4m3(float x) { return cb_fp8_encode<4, 3, true>(x); }
+CB_HD uint8_t cb_float_to_e5m2(float x) { return cb_fp8_encode<5, 2, false>(x); }
 
 /* ---- storage types and scalar conversion ---- */
 
@@ -81,24 +83,24 @@ struct cb_e5m2_t { uint8_t bits; };
 
 template <typename T> struct cb_scalar;
 template <> struct cb_scalar<float> {
-  static CB_HDI float to_float(float x) { return x; }
-  static CB_HDI float from_float(float x) { return x; }
+  static CB_HD float to_float(float x) { return x; }
+  static CB_HD float from_float(float x) { return x; }
 };
 template <> struct cb_scalar<__half> {
-  static CB_HDI float to_float(__half x) { return __half2float(x); }
-  static CB_HDI __half from_float(float x) { return __float2half_rn(x); }
+  static CB_HD float to_float(__half x) { return __half2float(x); }
+  static CB_HD __half from_float(float x) { return __float2half_rn(x); }
 };
 template <> struct cb_scalar<__nv_bfloat16> {
-  static CB_HDI float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-  static CB_HDI __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
+  static CB_HD float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+  static CB_HD __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
 };
 template <> struct cb_scalar<cb_e4m3_t> {
-  static CB_HDI float to_float(cb_e4m3_t x) { return cb_e4m3_to_float(x.bits); }
-  static CB_HDI cb_e4m3_t from_float(float x) { return cb_e4m3_t{cb_float_to_e4m3(x)}; }
+  static CB_HD float to_float(cb_e4m3_t x) { return cb_e4m3_to_float(x.bits); }
+  static CB_HD cb_e4m3_t from_float(float x) { return cb_e4m3_t{cb_float_to_e4m3(x)}; }
 };
 template <> struct cb_scalar<cb_e5m2_t> {
-  static CB_HDI float to_float(cb_e5m2_t x) { return cb_e5m2_to_float(x.bits); }
-  static CB_HDI cb_e5m2_t from_float(float x) { return cb_e5m2_t{cb_float_to_e5m2(x)}; }
+  static CB_HD float to_float(cb_e5m2_t x) { return cb_e5m2_to_float(x.bits); }
+  static CB_HD cb_e5m2_t from_float(float x) { return cb_e5m2_t{cb_float_to_e5m2(x)}; }
 };
 
 /* ---- 16-byte packed vectors ---- */
@@ -165,5 +167,19 @@ __device__ __forceinline__ uint4 cb_vec_from_float<cb_e5m2_t>(const float (&f)[1
   return cb_fp8x16_from_float<__nv_fp8x4_e5m2>(f);
 }
 #endif
+
+/* ---- dispatch ---- */
+
+/* Calls F<T>(...) with the storage type of the cb_dtype_t value; any other value ends the job
+ * naming `what`. The one place where a dtype number becomes a C++ type. */
+#define CB_DISPATCH_DTYPE(what, dtype, F, ...)                                  \
+  switch (dtype) {                                                              \
+  case CB_FLOAT: F<float>(__VA_ARGS__); break;                                  \
+  case CB_HALF: F<__half>(__VA_ARGS__); break;                                  \
+  case CB_BF16: F<__nv_bfloat16>(__VA_ARGS__); break;                           \
+  case CB_FP8E4M3: F<cb_e4m3_t>(__VA_ARGS__); break;                            \
+  case CB_FP8E5M2: F<cb_e5m2_t>(__VA_ARGS__); break;                            \
+  default: CB_DIE(CB_EXIT_RUNTIME, "%s: unknown dtype %d", (what), (int)(dtype)); \
+  }
 
 #endif

@@ -6,10 +6,10 @@
  * Signals (custom path, peer memory): counts travel LL-style ({count, epoch} in one 8-byte
  * store); row pushes complete with one release-add per block on the receiver's counter for this
  * source (signal pad slot 0 for dispatch, slot 1 for combine); the next kernel waits until the
- * counter reaches epoch x CB_MOE_PUSH_BLOCKS. Buffer reuse needs no extra barrier: a rank can
+ * counter reaches epoch x push_blocks. Buffer reuse needs no extra barrier: a rank can
  * push call k+1's rows only after its call-k combine, which waited for every receiver's call-k
  * combine signal, sent after that receiver finished reading its call-k rows. */
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "moe_rows.cuh"
 
 namespace {
@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
 
 
 __global__ void __launch_bounds__(kPushThreads) dispatch_push_kernel(cb_moe_dev_t a) {
-  __shared__ int cnt[CB_MOE_MAX_RANKS], maxc;
+  __shared__ int cnt[CB_MAX_RANKS], maxc;
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks;
   if (tid < n) cnt[tid] = a.send_count[tid];
   if (tid == 0) maxc = max_count(a.send_count, n);
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(kPushThreads) dispatch_push_kernel(cb_moe_dev_
 /* Per local expert, the received rows that selected it (order within an expert is
  * arbitrary; grouped GEMMs gather by these lists). */
 __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_t a) {
-  __shared__ int pre[CB_MOE_MAX_RANKS + 1];
+  __shared__ int pre[CB_MAX_RANKS + 1];
   const int tid = threadIdx.x, n = a.nranks, K = a.topk;
   if (a.custom) wait_peers(a, 0, a.epoch_dispatch[0]);
   if (tid == 0) prefix_counts(a.recv_count, n, pre);
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_
 
 /* Identity experts: y = sum over this row's local experts of w_k * expert_k(x), fp32. */
 __global__ void __launch_bounds__(kPushThreads) combine_push_kernel(cb_moe_dev_t a) {
-  __shared__ int pre[CB_MOE_MAX_RANKS + 1], maxc;
+  __shared__ int pre[CB_MAX_RANKS + 1], maxc;
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks, K = a.topk;
   if (tid == 0) {
     prefix_counts(a.recv_count, n, pre);
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(kPushThreads) combine_push_kernel(cb_moe_dev_t
 
 /* out[t] = sum over destinations in rank order of the combine rows that came back. */
 __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev_t a) {
-  __shared__ int pre[CB_MOE_MAX_RANKS + 1];
+  __shared__ int pre[CB_MAX_RANKS + 1];
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks;
   if (a.custom) wait_peers(a, 1, a.epoch_combine[0]);
   if (tid == 0) prefix_counts(a.send_count, n, pre);
@@ -164,9 +164,9 @@ __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev
   for (int k = blockIdx.x * kWarps + (tid >> 5); k < a.ntokens * P; k += gridDim.x * kWarps) {
     const int t = k / P, part = k % P;
     /* where token t's rows came back, per destination (NULL: not sent there) */
-    const uint4 *src[CB_MOE_MAX_RANKS];
+    const uint4 *src[CB_MAX_RANKS];
 #pragma unroll
-    for (int d = 0; d < CB_MOE_MAX_RANKS; d++) {
+    for (int d = 0; d < CB_MAX_RANKS; d++) {
       const int pos = d < n ? a.send_pos[(size_t)t * n + d] : -1;
       src[d] = pos < 0 ? nullptr
                        : (const uint4 *)(a.comb_src + ((a.custom ? (size_t)d * a.cap : (size_t)pre[d]) + (size_t)pos) *
@@ -174,13 +174,13 @@ __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev
     }
     const int v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
     for (int v = part * kPartChannels / 8 + lane; v < v1; v += 32) {
-      uint4 raw[CB_MOE_MAX_RANKS];
+      uint4 raw[CB_MAX_RANKS];
 #pragma unroll
-      for (int d = 0; d < CB_MOE_MAX_RANKS; d++)
+      for (int d = 0; d < CB_MAX_RANKS; d++)
         if (src[d]) raw[d] = src[d][v]; /* all loads in flight before the sum */
       float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, f[8];
 #pragma unroll
-      for (int d = 0; d < CB_MOE_MAX_RANKS; d++) {
+      for (int d = 0; d < CB_MAX_RANKS; d++) {
         if (!src[d]) continue;
         cb_vec_to_float<__nv_bfloat16>(raw[d], f);
         for (int c = 0; c < 8; c++) acc[c] += f[c];
@@ -198,18 +198,18 @@ extern "C" void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s) {
   CB_CUDA_LAUNCH("moe layout_kernel");
 }
 extern "C" void cb_moe_dispatch_push(const cb_moe_dev_t *d, cudaStream_t s) {
-  dispatch_push_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  dispatch_push_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe dispatch_push_kernel");
 }
 extern "C" void cb_moe_expert_layout(const cb_moe_dev_t *d, cudaStream_t s) {
-  expert_layout_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  expert_layout_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe expert_layout_kernel");
 }
 extern "C" void cb_moe_combine_push(const cb_moe_dev_t *d, cudaStream_t s) {
-  combine_push_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  combine_push_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe combine_push_kernel");
 }
 extern "C" void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s) {
-  combine_reduce_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d);
+  combine_reduce_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe combine_reduce_kernel");
 }

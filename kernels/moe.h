@@ -17,16 +17,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cb_limits.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define CB_MOE_MAX_RANKS 8
 #define CB_MOE_MAX_TOPK 32
-#define CB_MOE_PUSH_BLOCKS 132 /* grid of the push kernels: the same on every rank (counters) */
+/* Most blocks of the push kernels (per-block epoch words of each kind); the grid itself is
+ * push_blocks below. */
+#define CB_MOE_MAX_PUSH_BLOCKS 256
 
 typedef struct cb_moe_dev {
   int rank, nranks, ntokens, cap, hidden, topk, experts_per_rank, fp8, custom;
+  /* grid of the push kernels: one block per SM the world agreed on (at most
+   * CB_MOE_MAX_PUSH_BLOCKS), the same on every rank, since receivers count one completion
+   * signal per block */
+  int push_blocks;
   size_t row_bytes, meta_bytes, comb_row_bytes;
   const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
   const float *weights; /* [ntokens][topk] */
@@ -38,12 +45,12 @@ typedef struct cb_moe_dev {
   int32_t *recv_count;  /* [n] */
   int32_t *expert_count; /* [experts_per_rank] */
   int32_t *expert_rows;  /* [experts_per_rank][n*cap] received row ids per local expert */
-  char *dst_rows[CB_MOE_MAX_RANKS], *dst_meta[CB_MOE_MAX_RANKS]; /* where rows for dest d go */
+  char *dst_rows[CB_MAX_RANKS], *dst_meta[CB_MAX_RANKS]; /* where rows for dest d go */
   char *recv_rows, *recv_meta; /* received rows (local) */
-  char *comb_dst[CB_MOE_MAX_RANKS]; /* where combine rows for source q go */
+  char *comb_dst[CB_MAX_RANKS]; /* where combine rows for source q go */
   char *comb_src; /* where this rank's combine rows come back: custom [d*cap + j], NCCL [prefix + j] */
   /* peer memory (custom) */
-  void *base[CB_MOE_MAX_RANKS];
+  void *base[CB_MAX_RANKS];
   size_t pad_off, cnt_off; /* signal pad; LL count slots [src] x 8 bytes */
   uint32_t *epoch_layout, *epoch_dispatch, *epoch_combine; /* per block */
   uint64_t timeout_ns;

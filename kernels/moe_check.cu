@@ -1,7 +1,7 @@
 /* MoE correctness kernels (moe.h): token data from the seeded formula, and the checks of
  * received rows (source, token order, experts, weights, data after the fp8 round trip), of the
  * per-expert lists and of the combined output. Not timed; written for clarity over speed. */
-#include "../launcher/error_gpu.h"
+#include "error_gpu.h"
 #include "moe_rows.cuh"
 
 namespace {
@@ -62,7 +62,7 @@ __device__ bool row_matches(const cb_moe_dev_t &a, const char *row, uint64_t see
 
 __global__ void check_received_kernel(cb_moe_dev_t a, const int32_t *all_ids, const float *all_w,
                                       const int32_t *all_ntokens, uint64_t seed, int iter, unsigned long long *wrong) {
-  __shared__ int pre[CB_MOE_MAX_RANKS + 1];
+  __shared__ int pre[CB_MAX_RANKS + 1];
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks, K = a.topk, r = a.rank;
   if (tid == 0) prefix_counts(a.recv_count, n, pre);
   __syncthreads();
@@ -149,11 +149,11 @@ extern "C" void cb_moe_fill_tokens(const cb_moe_dev_t *d, uint64_t seed, int ite
 extern "C" void cb_moe_check_received(const cb_moe_dev_t *d, const int32_t *all_ids, const float *all_w,
                                       const int32_t *all_ntokens, uint64_t seed, int iter, unsigned long long *wrong,
                                       cudaStream_t s) {
-  check_received_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d, all_ids, all_w, all_ntokens, seed, iter, wrong);
+  check_received_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d, all_ids, all_w, all_ntokens, seed, iter, wrong);
   CB_CUDA_LAUNCH("moe check_received_kernel");
 }
 extern "C" void cb_moe_check_output(const cb_moe_dev_t *d, uint64_t seed, int iter, unsigned long long *wrong,
                                     cudaStream_t s) {
-  check_output_kernel<<<CB_MOE_PUSH_BLOCKS, kPushThreads, 0, s>>>(*d, seed, iter, wrong);
+  check_output_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d, seed, iter, wrong);
   CB_CUDA_LAUNCH("moe check_output_kernel");
 }

@@ -7,6 +7,7 @@
 #include "dtype.cuh"
 #include "ll.cuh"
 #include "moe.h"
+#include "moe_token.h"
 #include "pattern.cuh"
 
 namespace cb_moe {
@@ -25,11 +26,9 @@ __device__ __forceinline__ void red_release_sys_add(uint32_t *p, uint32_t v) {
   asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
-/* cb_moe_token_value (collectives/moe_router.c), bit for bit. */
+/* The token data, as the host reference computes it (moe_token.h). */
 __device__ __forceinline__ float token_value(uint64_t seed, int rank, int iter, int t, int h) {
-  uint64_t x = cb_mix64(seed ^ cb_mix64(((uint64_t)(uint32_t)rank << 40) ^ ((uint64_t)(uint32_t)iter << 20) ^ 0xabcdefull) ^
-                        cb_mix64(((uint64_t)(uint32_t)t << 24) ^ (uint64_t)(uint32_t)h));
-  return (float)((int)(x % 129) - 64) / 64.0f;
+  return cb_moe_token_formula(seed, rank, iter, t, h);
 }
 
 /* Metadata row: int32 src_rank, int32 src_token, int32 local[topk], float weight[topk]. */
@@ -137,7 +136,7 @@ __device__ __forceinline__ void signal_peers(const cb_moe_dev_t &a, int slot) {
 __device__ __forceinline__ void wait_peers(const cb_moe_dev_t &a, int slot, uint32_t epoch) {
   const int q = threadIdx.x;
   if (q < a.nranks && q != a.rank)
-    cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[a.rank] + a.pad_off, slot, 0, q), epoch * CB_MOE_PUSH_BLOCKS,
+    cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[a.rank] + a.pad_off, slot, 0, q), epoch * (uint32_t)a.push_blocks,
                             a.timeout_ns, a.ctl, a.rank, q, slot);
   __syncthreads();
 }

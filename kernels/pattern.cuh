@@ -16,28 +16,18 @@
 
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define CB_HD __host__ __device__ __forceinline__
-#else
-#define CB_HD static inline
-#endif
+#include "dtype.h"
+#include "hostdev.h"
+#include "mix64.h"
 
-/* splitmix64 finalizer: a good 64-bit mix for counters. */
-CB_HD uint64_t cb_mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-/* Largest integer L such that all integers in [-L, L] are exact in the dtype (cb_dtype_t order:
- * float, half, bfloat16, fp8e4m3, fp8e5m2). */
+/* Largest integer L such that all integers in [-L, L] are exact in the dtype: 2^(significand
+ * bits), i.e. 2 / cb_dtype_eps. */
 CB_HD int cb_pattern_limit(int dtype) {
   switch (dtype) {
-  case 0: return 1 << 24;
-  case 1: return 1 << 11;
-  case 2: return 1 << 8;
-  case 3: return 16;
+  case CB_FLOAT: return 1 << 24;
+  case CB_HALF: return 1 << 11;
+  case CB_BF16: return 1 << 8;
+  case CB_FP8E4M3: return 16;
   default: return 8;
   }
 }
@@ -48,17 +38,6 @@ CB_HD int cb_pattern_range(int dtype, int nranks) {
   return r < 1 ? 1 : r;
 }
 
-/* Machine epsilon (2^-mantissa bits) of the dtype. */
-CB_HD float cb_dtype_eps(int dtype) {
-  switch (dtype) {
-  case 0: return 1.1920929e-7f;
-  case 1: return 9.765625e-4f;
-  case 2: return 7.8125e-3f;
-  case 3: return 0.125f;
-  default: return 0.25f;
-  }
-}
-
 CB_HD float cb_pattern_value(uint64_t seed, int rank, int iter, uint64_t index, int dtype, int nranks) {
   if (rank >= cb_pattern_limit(dtype)) return 0.0f;
   int r = cb_pattern_range(dtype, nranks);
@@ -66,9 +45,9 @@ CB_HD float cb_pattern_value(uint64_t seed, int rank, int iter, uint64_t index, 
   return (float)((int)(h % (uint64_t)(2 * r + 1)) - r);
 }
 
-/* Allowed |got - expected| for op (cb_redop_t order: sum, max, min, avg). 0 = bit-exact. */
+/* Allowed |got - expected| for op (a cb_redop_t). 0 = bit-exact. */
 CB_HD float cb_check_tolerance(int dtype, int op, int nranks) {
-  if (op != 3) return 0.0f;
+  if (!cb_redop_is_avg(op)) return 0.0f;
   return (float)(nranks + 1) * cb_dtype_eps(dtype) * (float)cb_pattern_range(dtype, nranks);
 }
 

@@ -10,11 +10,11 @@
 #include "dtype.cuh"
 #include "signal.cuh"
 
-/* cb_redop_t order: sum, max, min, avg */
+/* One step of op (a cb_redop_t): avg accumulates a sum and divides once at the end. */
 __device__ __forceinline__ float cb_combine(int op, float a, float b) {
   switch (op) {
-  case 1: return fmaxf(a, b);
-  case 2: return fminf(a, b);
+  case CB_MAX: return fmaxf(a, b);
+  case CB_MIN: return fminf(a, b);
   default: return a + b;
   }
 }
@@ -48,7 +48,7 @@ __device__ __forceinline__ uint4 cb_reduce_vec(const void *const *src, int n, si
       for (int i = 0; i < N; i++) acc[i] = cb_combine(op, acc[i], x[i]);
     }
   }
-  if (op == 3) {
+  if (cb_redop_is_avg(op)) {
 #pragma unroll
     for (int i = 0; i < N; i++) acc[i] = acc[i] / (float)n;
   }
@@ -77,7 +77,7 @@ template <typename T>
 __device__ __forceinline__ T cb_reduce_scalar(const void *const *src, int n, size_t i, int op) {
   float acc = cb_scalar<T>::to_float(cb_ld_cg_scalar<T>(src[0], i));
   for (int q = 1; q < n; q++) acc = cb_combine(op, acc, cb_scalar<T>::to_float(cb_ld_cg_scalar<T>(src[q], i)));
-  if (op == 3) acc = acc / (float)n;
+  if (cb_redop_is_avg(op)) acc = acc / (float)n;
   return cb_scalar<T>::from_float(acc);
 }
 

@@ -20,8 +20,6 @@
 
 #include "signal.h"
 
-#define CB_MAX_RANKS CB_SIGNAL_MAX_RANKS
-
 __device__ __forceinline__ void cb_st_release_sys(uint32_t *p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -39,7 +37,7 @@ __device__ __forceinline__ uint64_t cb_globaltimer_ns(void) {
 }
 
 __host__ __device__ __forceinline__ uint32_t *cb_pad_flag(void *pad, int slot, int block, int src) {
-  return (uint32_t *)pad + ((size_t)slot * CB_SIGNAL_MAX_BLOCKS + block) * CB_SIGNAL_MAX_RANKS + src;
+  return (uint32_t *)pad + ((size_t)slot * CB_SIGNAL_MAX_BLOCKS + block) * CB_MAX_RANKS + src;
 }
 
 /* The slow path of every spin, called once per poll after the first miss: every

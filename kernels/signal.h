@@ -3,10 +3,11 @@
 #ifndef CB_SIGNAL_H
 #define CB_SIGNAL_H
 
-#define CB_SIGNAL_MAX_RANKS 8   /* ranks of one node that custom kernels connect */
+#include "cb_limits.h"
+
 #define CB_SIGNAL_MAX_BLOCKS 512 /* blocks that barrier independently */
 #define CB_SIGNAL_SLOTS 4        /* distinct barriers one kernel may use */
-#define CB_SIGNAL_PAD_BYTES (CB_SIGNAL_SLOTS * CB_SIGNAL_MAX_BLOCKS * CB_SIGNAL_MAX_RANKS * 4)
+#define CB_SIGNAL_PAD_BYTES (CB_SIGNAL_SLOTS * CB_SIGNAL_MAX_BLOCKS * CB_MAX_RANKS * 4)
 
 /* Control words shared by the host and the custom kernels of one rank: uint32 ctl[CB_CTL_WORDS]
  * in host-mapped pinned memory (cb_world_t.ctl_host / ctl_dev). Kernels read them only on the

@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../collectives/attn_config.h"
-#include "../collectives/dtype.h"
-#include "../collectives/family.h"
-#include "../collectives/moe_config.h"
+#include "attn_config.h"
+#include "dtype.h"
+#include "family.h"
+#include "moe_config.h"
 #include "sizes.h"
 
 #define CB_MAX_ALGOS 16

@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../collectives/collective.h"
 #include "args.h"
 #include "bench.h"
+#include "collective.h"
 #include "error_gpu.h"
 #include "fault.h"
 #include "meta.h"
 #include "report.h"
 #include "watchdog.h"
+#include "world_init.h"
 
 /* Resolves --algo names (or takes every algorithm of the family). Returns 0, or -1 with why. */
 static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) {
@@ -34,24 +35,6 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
     b->algos[b->nalgos++] = al;
   }
   return 0;
-}
-
-static void algo_json(const cb_world_t *w, const cb_bench_t *b, cb_strbuf_t *out) {
-  cb_sb_printf(out, "[");
-  for (int k = 0; k < b->nalgos; k++) {
-    char desc[512] = "";
-    if (b->algos[k]->describe) b->algos[k]->describe(w, desc, sizeof desc);
-    cb_sb_printf(out, "%s{\"name\":", k ? "," : "");
-    cb_sb_json_str(out, b->algos[k]->name);
-    cb_sb_printf(out, ",\"summary\":");
-    cb_sb_json_str(out, b->algos[k]->summary);
-    cb_sb_printf(out, ",\"description\":");
-    cb_sb_json_str(out, desc);
-    cb_sb_printf(out, "}");
-    if (w->mpi.rank == 0)
-      printf("#  algorithm %-12s %s%s%s\n", b->algos[k]->name, b->algos[k]->summary, desc[0] ? " — " : "", desc);
-  }
-  cb_sb_printf(out, "]");
 }
 
 int main(int argc, char **argv) {
@@ -82,13 +65,23 @@ int main(int argc, char **argv) {
 
   int provided = 0;
   CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+  /* The CB_* knobs, before any GPU work: a bad value is a usage error on every rank. */
+  int world_size = 0, world_rank = 0;
+  CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+  CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
+  cb_knobs_t knobs;
+  if (cb_knobs_read(&knobs, world_size, err, sizeof err)) {
+    if (world_rank == 0) fprintf(stderr, "collbench: %s\n", err);
+    MPI_Finalize();
+    return CB_EXIT_USAGE;
+  }
   /* The watchdog covers the world setup too (NCCL init and the peer probe wait for every rank). */
   cb_watchdog_t wd;
   cb_watchdog_start(&wd, args->timeout_s, MPI_COMM_WORLD, &fault);
   static cb_world_t world; /* lives until exit: the abort hook points at it */
   world.wd = &wd;
   cb_watchdog_arm(&wd, "world setup (GPU, CPU binding, NCCL communicator, peer-memory probe)");
-  cb_world_init(&world, args);
+  cb_world_init(&world, args, &knobs);
   cb_watchdog_disarm(&wd);
 
   /* Rank-count-dependent checks, now that the world size is known. */
@@ -106,11 +99,14 @@ int main(int argc, char **argv) {
   }
 
   cb_watchdog_arm(&wd, "metadata exchange (hosts, GPUs, versions) and opening the outputs");
-  cb_strbuf_t algos, meta;
-  cb_sb_init(&algos);
+  cb_strbuf_t header, meta;
+  cb_sb_init(&header);
   cb_sb_init(&meta);
-  algo_json(&world, &bench, &algos);
-  cb_meta_collect(&world, args, algos.s, &meta);
+  cb_meta_collect(&world, args, bench.algos, bench.nalgos, &meta, &header);
+  if (world.mpi.rank == 0) {
+    fputs(header.s, stdout);
+    fflush(stdout);
+  }
 
   cb_report_t report;
   int open_ok = 1;
@@ -145,7 +141,7 @@ int main(int argc, char **argv) {
            bench.wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
     fflush(stdout);
   }
-  cb_sb_free(&algos);
+  cb_sb_free(&header);
   cb_sb_free(&meta);
   CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, world.mpi.comm));
   cb_world_free(&world);

@@ -4,13 +4,16 @@
 #define CB_META_H
 
 #include "args.h"
+#include "collective.h"
 #include "strbuf.h"
 #include "world.h"
 
-/* Appends one JSON object to out (rank 0; other ranks get nothing appended). Also prints the
- * per-rank header lines ("#  Rank 0 ... ") to stdout on rank 0. algo_json is a JSON array of
- * the algorithms selected (name, summary, description). */
-void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const char *algo_json, cb_strbuf_t *out);
+/* Appends the run's metadata as one JSON object to out (hosts, GPUs, versions, environment,
+ * options and the selected algorithms) and the matching stdout header to header (algorithm
+ * lines, the per-rank "#  Rank 0 ..." lines, versions), on rank 0; other ranks get nothing
+ * appended. Prints nothing itself. */
+void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos, int nalgos,
+                     cb_strbuf_t *out, cb_strbuf_t *header);
 
 /* The NVIDIA driver version string ("580.159.04") through NVML loaded at run time, or the CUDA
  * driver API version ("CUDA 13.0") when NVML is not there. */

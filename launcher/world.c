@@ -2,7 +2,7 @@
  * next to that GPU (topologies/placement.c) → NCCL communicator (and, across nodes, the rail
  * communicators of the hierarchical algorithms) → peer-memory probe among the node's ranks. The
  * result is the cb_world_t every algorithm receives. */
-#include "world.h"
+#include "world_init.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -10,11 +10,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../kernels/signal.h"
-#include "../collectives/nccl_common.h"
-#include "../topologies/placement.h"
 #include "args.h"
 #include "error_gpu.h"
+#include "nccl_common.h"
+#include "peer.h"
+#include "placement.h"
+#include "signal.h"
 #include "watchdog.h"
 
 /* The abort hook: runs on the thread that owns NCCL (error.h), never concurrently with an NCCL
@@ -38,36 +39,14 @@ static void open_ctl(cb_world_t *w) {
   cb_set_kernel_abort_word(&w->ctl_host[CB_CTL_ABORT]);
 }
 
-void cb_world_wait_stream(const cb_world_t *w, cudaStream_t st, const char *what) {
-  if (!what) what = w->wd ? w->wd->what : "a stream wait"; /* (written by this thread only) */
-  for (;;) {
-    cudaError_t e = cudaStreamQuery(st);
-    if (e == cudaSuccess) return;
-    if (e != cudaErrorNotReady) {
-      unsigned int peer = w->ctl_host ? w->ctl_host[CB_CTL_TIMEOUT] : 0;
-      if (peer) {
-        CB_ERROR("timeout: %s: a custom kernel on this rank waited %.1f s for peer rank %u, which did not arrive at "
-                 "its device barrier (stalled, stopped or dead); aborting the job (%s)",
-                 what, w->spin_timeout_ns * 1e-9, peer - 1, cudaGetErrorString(e));
-        /* The trap took the CUDA context down with it: NCCL cannot be aborted cleanly on a lost
-         * context (and need not be: the process exit releases it), so the job ends without the
-         * hook. */
-        cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
-      }
-      cb_abort_poll(); /* a trap after the host asked the kernels to stop */
-      cb_check_cuda(e, "cudaStreamQuery(stream)", __FILE__, __LINE__);
-    }
-    cb_abort_poll();
-    sched_yield();
-  }
-}
 
-/* All ranks learn whether any rank failed; the failing ranks print why; everyone leaves with
- * CB_EXIT_ENV through MPI_Finalize (a clean exit, not an abort banner). */
+/* All ranks learn whether any rank failed (cb_mpi_agree); the failing ranks print their own
+ * reason; everyone leaves with CB_EXIT_ENV through MPI_Finalize (a clean exit, not an abort
+ * banner). */
 static void agree_or_exit(const cb_world_t *w, int ok, const char *why) {
-  int all_ok = 0;
-  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, w->mpi.comm));
-  if (all_ok) return;
+  char agreed[512];
+  snprintf(agreed, sizeof agreed, "%s", why);
+  if (cb_mpi_agree(w->mpi.comm, ok, agreed, sizeof agreed)) return;
   if (!ok) fprintf(stderr, "collbench: error [rank %d host %s]: %s\n", w->mpi.rank, w->mpi.host, why);
   fflush(stderr);
   if (w->wd) cb_watchdog_stop(w->wd); /* collective, like this exit */
@@ -121,6 +100,7 @@ static void open_gpu(cb_world_t *w) {
   CB_CUDA(cudaGetDeviceProperties(&prop, w->device));
   snprintf(w->gpu_name, sizeof w->gpu_name, "%.95s", prop.name);
   w->sm_count = prop.multiProcessorCount;
+  w->threads_per_sm = prop.maxThreadsPerMultiProcessor;
   w->cc_major = prop.major;
   w->cc_minor = prop.minor;
   w->gpu_mem = prop.totalGlobalMem;
@@ -153,66 +133,68 @@ static void init_nccl(cb_world_t *w) {
   if (w->mpi.nnodes > 1) CB_NCCL(ncclCommSplit(w->nccl, w->mpi.local_rank, w->mpi.node, &w->rail, NULL));
 }
 
-/* Peer-memory probe: every rank of the node exports a small buffer holding its rank, opens
- * every peer's, and reads it back through the mapping. Any failure makes peer_ok 0 on the whole
- * node, with the reason, so custom algorithms report "not supported" instead of crashing. */
+/* Peer-memory probe: the node's ranks make a small peer allocation the way the custom
+ * algorithms do (cb_peer_alloc: export, exchange, open every peer's), each writes its rank into
+ * its own, and each reads every peer's back through the mapping. Any failure makes peer_ok 0 on
+ * the whole node with the lowest failing rank's reason, so custom algorithms report "not
+ * supported" instead of crashing. */
 static void probe_peers(cb_world_t *w) {
   const cb_mpi_world_t *m = &w->mpi;
-  int ok = 1;
-  char why[256] = "";
-  int *buf = NULL;
-  if (CB_TRY_CUDA(cudaMalloc((void **)&buf, 256), why, sizeof why)) ok = 0;
-  int mark[64];
-  for (int i = 0; i < 64; i++) mark[i] = 1000 + m->rank;
-  if (ok && CB_TRY_CUDA(cudaMemcpy(buf, mark, sizeof mark, cudaMemcpyHostToDevice), why, sizeof why)) ok = 0;
-  cudaIpcMemHandle_t mine;
-  memset(&mine, 0, sizeof mine);
-  if (ok && CB_TRY_CUDA(cudaIpcGetMemHandle(&mine, buf), why, sizeof why)) ok = 0;
-  cudaIpcMemHandle_t *all = calloc((size_t)m->local_nranks, sizeof *all);
+  char why[sizeof w->peer_why] = "";
   int *ranks = calloc((size_t)m->local_nranks, sizeof *ranks);
-  if (!all || !ranks) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  CB_MPI(MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, m->node_comm));
+  if (!ranks) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   CB_MPI(MPI_Allgather(&m->rank, 1, MPI_INT, ranks, 1, MPI_INT, m->node_comm));
-  int all_ok = 0;
-  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->node_comm));
-  for (int p = 0; all_ok && ok && p < m->local_nranks; p++) {
-    if (p == m->local_rank) continue;
-    void *peer = NULL;
+  cb_peer_mem_t pm;
+  int ok = cb_peer_alloc(w, 256, &pm, why, sizeof why) == 0;
+  if (ok) {
+    int mark[64];
+    for (int i = 0; i < 64; i++) mark[i] = 1000 + m->rank;
     char e[200];
-    if (CB_TRY_CUDA(cudaIpcOpenMemHandle(&peer, all[p], cudaIpcMemLazyEnablePeerAccess), e, sizeof e)) {
-      snprintf(why, sizeof why, "peer access between ranks %d and %d unavailable (%s)", m->rank, ranks[p], e);
-      ok = 0;
-      break;
+    int wrote = !CB_TRY_CUDA(cudaMemcpy(pm.ptrs[pm.me], mark, sizeof mark, cudaMemcpyHostToDevice), e, sizeof e);
+    if (!wrote) snprintf(why, sizeof why, "rank %d: %s", m->rank, e);
+    /* every mark written before anyone reads */
+    int readable = cb_mpi_agree(m->node_comm, wrote, why, sizeof why);
+    for (int p = 0; readable && p < pm.n; p++) {
+      if (p == pm.me) continue;
+      int got = -1;
+      if (CB_TRY_CUDA(cudaMemcpy(&got, pm.ptrs[p], sizeof got, cudaMemcpyDeviceToHost), e, sizeof e) ||
+          got != 1000 + ranks[p]) {
+        snprintf(why, sizeof why, "peer read from rank %d to rank %d failed (%s)", ranks[p], m->rank,
+                 got == -1 ? e : "wrong value");
+        readable = 0;
+      }
     }
-    int got = -1;
-    if (CB_TRY_CUDA(cudaMemcpy(&got, peer, sizeof got, cudaMemcpyDeviceToHost), e, sizeof e) || got != 1000 + ranks[p]) {
-      snprintf(why, sizeof why, "peer read from rank %d to rank %d failed (%s)", ranks[p], m->rank,
-               got == -1 ? e : "wrong value");
-      ok = 0;
-    }
-    CB_CUDA(cudaIpcCloseMemHandle(peer));
+    /* collective: also keeps every buffer until all ranks have finished reading */
+    ok = cb_mpi_agree(m->node_comm, readable, why, sizeof why);
+    cb_peer_free(&pm);
   }
-  CB_MPI(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->node_comm));
-  if (!all_ok && ok) snprintf(why, sizeof why, "peer access failed on another rank of this node");
-  /* Keep the buffer until every rank has finished reading it. */
-  CB_MPI(MPI_Barrier(m->node_comm));
-  if (buf) CB_CUDA(cudaFree(buf));
-  free(all);
   free(ranks);
-  w->peer_ok = all_ok;
-  snprintf(w->peer_why, sizeof w->peer_why, "%s", all_ok ? "" : why);
+  w->peer_ok = ok;
+  snprintf(w->peer_why, sizeof w->peer_why, "%s", ok ? "" : why);
 }
 
-void cb_world_init(cb_world_t *w, const struct cb_args *args) {
+/* The grid limits every rank must share (blocks pair up across ranks): the smallest GPU's SM
+ * count and threads per SM, the SM count capped by CB_SM_COUNT. */
+static void agree_grid(cb_world_t *w) {
+  int mine[2] = {w->sm_count, w->threads_per_sm}, all[2];
+  if (w->knobs.sm_count && w->knobs.sm_count < mine[0]) mine[0] = w->knobs.sm_count;
+  CB_MPI(MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, w->mpi.comm));
+  w->grid_sms = all[0];
+  w->threads_per_sm = all[1];
+}
+
+void cb_world_init(cb_world_t *w, const struct cb_args *args, const cb_knobs_t *knobs) {
   struct cb_watchdog *wd = w->wd; /* set by the caller before init */
   memset(w, 0, sizeof *w);
   w->wd = wd;
+  w->knobs = *knobs;
   w->spin_timeout_ns = (uint64_t)(args->timeout_s * 0.5e9);
   cb_mpi_world_init(&w->mpi);
   choose_gpu(w);
   bind_cpu(w, args->no_bind);
   open_gpu(w);
   open_ctl(w);
+  agree_grid(w);
   init_nccl(w);
   probe_peers(w);
 }

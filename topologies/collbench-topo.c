@@ -5,7 +5,7 @@
  * rankfile for N identical hosts. collbench-run calls it; people call it to check a node type
  * before a run. Links only hwloc and libc (no MPI), so it runs on login nodes.
  *
- * Exit codes (launcher/error.h): 0 ok; 2 bad command line or bad input file (unreadable or
+ * Exit codes (base/error.h): 0 ok; 2 bad command line or bad input file (unreadable or
  * malformed XML, an XML without GPUs or with too few cores, more ranks than GPUs); 5 the live
  * machine cannot be planned (no GPUs, too few cores). */
 #include <errno.h>

@@ -1,18 +1,23 @@
-# Sourced by the device scripts: build collbench on the GPU machine and helpers to run steps
-# with a time limit, logging under $OUT (the device tool's output folder) or ./out.
+# shellcheck shell=bash disable=SC2034  # MPIRUN, CB and R are for the scripts that source this
+# The one helper every GPU-machine script sources (results/scripts/*.sh and the run.sh of the
+# exploration folders): build collbench, run steps with a time limit logging under $OUT (the
+# device tool's output folder) or ./out, run the GPU test suite keeping its logs, and pack
+# everything into one archive.
 set -u
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT/logs"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 MPIRUN=(mpirun -np "$NGPU" --allow-run-as-root --bind-to none)
+CB=build/launcher/collbench
 T0=$(date +%s)
 
 # step NAME LIMIT_S CMD...: runs CMD with a wall limit, log in $OUT/logs/NAME.log, one status line.
 step() {
   local name=$1 limit=$2
   shift 2
-  local t=$(date +%s)
+  local t
+  t=$(date +%s)
   timeout -k 10 "$limit" "$@" > "$OUT/logs/$name.log" 2>&1
   local rc=$?
   echo "[$(( $(date +%s) - T0 ))s] $name rc=$rc ($(( $(date +%s) - t ))s)" | tee -a "$OUT/logs/steps.txt"
@@ -23,6 +28,26 @@ build() {
   nvidia-smi > "$OUT/logs/nvidia-smi.txt" 2>&1
   step cmake 120 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
     step build 300 cmake --build build -j "$(nproc)"
+}
+
+# begin: the build every script starts with (on failure: pack the logs and exit 1), then
+# $OUT/results for the runs' files, also named $R.
+begin() {
+  build || { pack; exit 1; }
+  mkdir -p "$OUT/results"
+  R=$OUT/results
+}
+
+# gpu_suite NAME LIMIT_S [REGEX]: ctest -L gpu (only the tests matching REGEX if given) as step
+# NAME, each test at most 240 s, then every test's collbench log into $OUT/logs/gpu/.
+gpu_suite() {
+  local name=$1 limit=$2 only=()
+  [ -n "${3:-}" ] && only=(-R "$3")
+  step "$name" "$limit" ctest --test-dir build -L gpu ${only[@]+"${only[@]}"} --output-on-failure --timeout 240
+  local rc=$?
+  mkdir -p "$OUT/logs/gpu"
+  cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+  return $rc
 }
 
 # Everything in one archive (the device tool returns at most 8 files).

@@ -7,8 +7,9 @@ there is no driver). When a GPU is present the last case is skipped (exit 77 is 
 other cases still ran).
 
 usage: test_cli.py COLLBENCH CASE MPIRUN [MPIRUN_FLAGS...]
-  CASE: help | usage | algo | nogpu
+  CASE: help | usage | algo | knobs | nogpu
 """
+import os
 import subprocess
 import sys
 import time
@@ -96,6 +97,23 @@ def main():
             expect([cb, fam, "--algo", "bogus"], 2, stderr_has=("nccl_symm", "nccl_reg"), stdout_empty=True)
         expect([cb, "sendrecv", "--algo", "nccl_symm"], 2, stderr_has=("'nccl_symm'", "accepted: nccl, nccl_reg)"),
                stdout_empty=True)
+    elif case == "knobs":
+        # A malformed CB_* knob is a usage error at start, under mpirun, before any GPU work (so
+        # on this machine it wins over "no GPU"), and the message names the variable and value.
+        for var, val in (("CB_SM_COUNT", "0"), ("CB_MAX_BLOCKS", "100000"), ("CB_AR_CE_CHUNK", "17"),
+                         ("CB_AR_LL_MAX", "12k"), ("CB_AR_TWOSHOT_MAX", "-1")):
+            env = dict(os.environ, **{var: val})
+            cmd = ["timeout", "120", mpirun, *flags, "-x", var, "-np", "2", cb, "allreduce", "-b", "8", "-e", "8",
+                   "-n", "1", "-w", "0"]
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=150, env=env)
+            except subprocess.TimeoutExpired:
+                fail(f"{var}={val}: still running after 150 s")
+                continue
+            if p.returncode != 2:
+                fail(f"{var}={val}: exit {p.returncode}, expected 2\n  stderr: {p.stderr[-800:]!r}")
+            if f"{var}='{val}'" not in p.stderr and f"{var}={val}:" not in p.stderr:
+                fail(f"{var}={val}: stderr does not name the knob and its value: {p.stderr[-800:]!r}")
     elif case == "nogpu":
         if have_gpu():
             print("test_cli: a GPU is present: the no-GPU case does not apply here")

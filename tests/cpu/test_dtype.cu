@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/dtype.cuh"
-#include "../../kernels/pattern.cuh"
+#include "dtype.cuh"
+#include "pattern.cuh"
 
 static int failures;
 #define EXPECT(cond, ...)                                 \

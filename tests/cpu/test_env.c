@@ -1,4 +1,4 @@
-/* CPU test of cb_env_u64 (launcher/env.h), the parser behind the CB_MAX_BLOCKS, CB_AR_*_MAX
+/* CPU test of cb_env_u64 (base/env.h), the parser behind the CB_MAX_BLOCKS, CB_AR_*_MAX
  * and CB_AR_CE_CHUNK tuning knobs: unset and empty leave the default, valid
  * values in range are taken, anything else (signs, junk, out of range, overflow) is an error
  * naming the variable and the range. */

@@ -1,4 +1,4 @@
-/* CPU test of the name and formula tables: collectives/dtype.c (data types, aliases, sizes,
+/* CPU test of the name and formula tables: base/dtype.c (data types, aliases, sizes,
  * reduction ops) and collectives/family.c (family names, properties, and the nccl-tests
  * bandwidth and count definitions). The expected bus-bandwidth factors and count columns are
  * written out here from nccl-tests' doc/PERFORMANCE.md, independently of family.c's table:

@@ -13,9 +13,9 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../../kernels/pattern.cuh"
 #include "cb_testing.h"
 #include "dtype.h"
+#include "pattern.cuh"
 
 static const struct {
   int p;       /* significand bits including the implicit one */

@@ -3,11 +3,13 @@
 
 usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
                          [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
-                         [--nodes N] [--skipped a,b]
+                         [--nodes N] [--skipped a,b] [--max-blocks algo=N,...]
 Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
 skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
 timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears; a row's
-nodes column differs from --nodes; an algorithm in --skipped has no row or a timed one.
+nodes column differs from --nodes; an algorithm in --skipped has no row or a timed one; a timed
+row of an algorithm in --max-blocks reports a grid ("N blocks" in its note) larger than its N, or
+no grid at all.
 """
 import argparse
 import csv
@@ -32,7 +34,12 @@ def main():
     ap.add_argument("--allow-unchecked", action="store_true")
     ap.add_argument("--nodes", type=int, default=0)
     ap.add_argument("--skipped", default="")
+    ap.add_argument("--max-blocks", default="")
     a = ap.parse_args()
+    max_blocks = {}
+    for item in filter(None, a.max_blocks.split(",")):
+        algo, _, n = item.partition("=")
+        max_blocks[algo] = int(n)
     problems = []
     with open(a.csv, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -64,6 +71,12 @@ def main():
                 problems.append(f"{where}: not checked")
         elif int(r["wrong"]) != 0:
             problems.append(f"{where}: {r['wrong']} wrong elements; note: {r['note']}")
+        if r["algo"] in max_blocks:
+            m = re.search(r"(\d+) blocks", r["note"])
+            if not m:
+                problems.append(f"{where}: note names no grid: {r['note']}")
+            elif int(m.group(1)) > max_blocks[r["algo"]]:
+                problems.append(f"{where}: {m.group(1)} blocks, more than {max_blocks[r['algo']]}: {r['note']}")
     for algo in filter(None, a.algos.split(",")):
         if algo not in timed_algos:
             problems.append(f"algorithm {algo} has no timed row")

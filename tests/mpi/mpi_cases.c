@@ -32,7 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../cpu/cb_testing.h"
+#include "cb_testing.h"
 #include "mpi_testing.h"
 #include "error.h"
 #include "mpi_world.h"

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cpu/cb_testing.h"
+#include "cb_testing.h"
 #include "error.h"
 #include "moe_config.h"
 #include "moe_router.h"

@@ -7,7 +7,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#include "../cpu/cb_testing.h"
+#include "cb_testing.h"
 #include "error.h"
 
 static inline int cb_mpi_test_finish(int rank, int nranks, const char *name) {

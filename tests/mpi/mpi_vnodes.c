@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cpu/cb_testing.h"
+#include "cb_testing.h"
 #include "mpi_testing.h"
 #include "error.h"
 #include "mpi_world.h"

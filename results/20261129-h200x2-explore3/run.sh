@@ -4,10 +4,7 @@
 # reduce-scatter) against twoshot over chunk sizes and grids; then the all-reduce GPU tests.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
-mkdir -p "$OUT/results"
-CB=build/launcher/collbench
-R=$OUT/results
+begin
 mid="--sizes 128K,256K,512K,1M,2M,4M -d float,bfloat16 --inplace 0 -n 200 -w 20 -T 60"
 step mid_graph 90 "${MPIRUN[@]}" $CB allreduce --algo oneshot,oneshot_ll,twoshot $mid -G --csv $R/mid_graph.csv
 step mid_eager 90 "${MPIRUN[@]}" $CB allreduce --algo oneshot,oneshot_ll,twoshot $mid --csv $R/mid_eager.csv
@@ -18,6 +15,5 @@ for c in 2M 32M; do
   CB_AR_CE_CHUNK=$(( ${c%M} << 20 )) step ce_chunk$c 120 "${MPIRUN[@]}" $CB allreduce --algo twoshot_ce $big --csv $R/ce_chunk$c.csv
 done
 CB_MAX_BLOCKS=64 step ce_blocks64 120 "${MPIRUN[@]}" $CB allreduce --algo twoshot_ce $big --csv $R/ce_blocks64.csv
-step ctest_allreduce 400 ctest --test-dir build -L gpu -R "allreduce_custom|allreduce_memcheck|allreduce_racecheck" --output-on-failure --timeout 380
-mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+gpu_suite ctest_allreduce 400 "allreduce_custom|allreduce_memcheck|allreduce_racecheck"
 pack

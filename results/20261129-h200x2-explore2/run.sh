@@ -4,10 +4,7 @@
 # twoshot at 16 MiB – 4 GiB over grid sizes; then the all-reduce GPU tests. Lands in logs.tgz.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
-mkdir -p "$OUT/results"
-CB=build/launcher/collbench
-R=$OUT/results
+begin
 small="--sizes 8,1K,4K,8K,16K,32K,64K,128K,256K -d float --inplace 0 -n 400 -w 20 -T 60"
 step small_graph 90 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,auto $small -G --csv $R/small_graph.csv
 step small_eager 90 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,auto $small --csv $R/small_eager.csv
@@ -16,6 +13,5 @@ step big_default 120 "${MPIRUN[@]}" $CB allreduce --algo nccl,twoshot,twoshot_pu
 for b in 264 512; do
   CB_MAX_BLOCKS=$b step big_blocks$b 120 "${MPIRUN[@]}" $CB allreduce --algo twoshot,twoshot_pull $big --csv $R/big_blocks$b.csv
 done
-step ctest_allreduce 400 ctest --test-dir build -L gpu -R "allreduce_custom|allreduce_memcheck|allreduce_racecheck" --output-on-failure --timeout 380
-mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+gpu_suite ctest_allreduce 400 "allreduce_custom|allreduce_memcheck|allreduce_racecheck"
 pack

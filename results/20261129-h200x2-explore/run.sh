@@ -4,10 +4,7 @@
 # then the GPU test suite. Everything lands in logs.tgz.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
-mkdir -p "$OUT/results"
-CB=build/launcher/collbench
-R=$OUT/results
+begin
 small="--sizes 8,256,4K,64K,256K,1M -d bfloat16 --inplace 0 -n 200 -w 20 -T 60"
 step small_graph_iter 60 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,twoshot $small -G --timing iter --csv $R/small_graph_iter.csv
 step small_graph_round 60 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot,oneshot_ll,twoshot $small -G --timing round --csv $R/small_graph_round.csv
@@ -17,6 +14,5 @@ for b in 64 132 256; do
 done
 step a2a 90 "${MPIRUN[@]}" $CB alltoall --algo nccl,peer -b 8 -e 1G -f 8 -d float -n 20 -w 3 -T 60 --csv $R/a2a.csv
 step moe 120 "${MPIRUN[@]}" $CB moe --model deepseek-v3 --tokens 128,512,4096 --mode both -n 10 -w 2 -T 60 --csv $R/moe.csv
-step ctest_gpu 360 ctest --test-dir build -L gpu --output-on-failure --timeout 300
-mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+gpu_suite ctest_gpu 360
 pack

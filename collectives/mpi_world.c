@@ -129,8 +129,8 @@ void cb_mpi_world_init(cb_mpi_world_t *w) {
 }
 
 void cb_mpi_world_free(cb_mpi_world_t *w) {
-  if (w->node_comm != MPI_COMM_NULL && w->node_comm) MPI_Comm_free(&w->node_comm);
-  if (w->comm != MPI_COMM_NULL && w->comm) MPI_Comm_free(&w->comm);
+  if (w->node_comm != MPI_COMM_NULL && w->node_comm) CB_MPI(MPI_Comm_free(&w->node_comm));
+  if (w->comm != MPI_COMM_NULL && w->comm) CB_MPI(MPI_Comm_free(&w->comm));
 }
 
 void cb_mpi_gather_strings(const cb_mpi_world_t *w, const char *mine, char *all, int len) {

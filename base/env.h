@@ -1,6 +1,6 @@
-/* Tuning knobs read from the environment (CB_MAX_BLOCKS, CB_AR_LL_MAX, CB_AR_ONESHOT_MAX): one
- * strict parser, so a malformed value is an error that names the variable, never a silent
- * default. */
+/* The strict parser behind every CB_* environment knob (collectives/knobs.h lists them and
+ * reads them all at start): a malformed value is an error that names the variable, never a
+ * silent default. */
 #ifndef CB_ENV_H
 #define CB_ENV_H
 

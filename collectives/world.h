@@ -1,6 +1,8 @@
 /* Everything a rank knows about where it runs: MPI ranks and nodes, its GPU, the NCCL
  * communicator, the peer-memory verdict for its node and its CPU binding. Built once at start
- * (launcher/world.c) and passed to every algorithm; there are no globals. */
+ * by the launcher (launcher/world.c, declared in world_init.h) and passed to every algorithm;
+ * there are no globals. The struct lives here, in collectives/, because the algorithms read it
+ * and a lower layer may not include the launcher. */
 #ifndef CB_WORLD_H
 #define CB_WORLD_H
 
@@ -8,6 +10,7 @@
 #include <nccl.h>
 #include <stdint.h>
 
+#include "knobs.h"
 #include "mpi_world.h"
 
 typedef struct cb_world {
@@ -17,6 +20,10 @@ typedef struct cb_world {
   char busid[32];
   char gpu_name[96];
   int sm_count, cc_major, cc_minor;
+  int threads_per_sm; /* threads one SM holds at once */
+  /* SMs the custom kernels size their grids for: the smallest sm_count of all ranks, capped by
+   * CB_SM_COUNT; the same on every rank, since blocks pair up across ranks */
+  int grid_sms;
   size_t gpu_mem;
   int driver_version, runtime_version;
   /* NCCL */
@@ -33,6 +40,7 @@ typedef struct cb_world {
   int peer_ok;
   char peer_why[256];
   char binding[256]; /* CPU binding report for the header and metadata */
+  cb_knobs_t knobs; /* CB_* tuning knobs, validated at start */
   uint64_t spin_timeout_ns; /* device-side spin limit for custom kernels: half of -T, so a lost
                                peer is named by the kernel before the host watchdog fires */
   /* Control words shared with the custom kernels (kernels/signal.h CB_CTL_*): host-mapped
@@ -44,12 +52,6 @@ typedef struct cb_world {
    * their inner steps with cb_watchdog_phase (collectives/peer.c: the IPC exchange). */
   struct cb_watchdog *wd;
 } cb_world_t;
-
-struct cb_args;
-/* MPI must be initialized. Exits the job with CB_EXIT_ENV when the node has no GPU or more
- * ranks than GPUs. */
-void cb_world_init(cb_world_t *w, const struct cb_args *args);
-void cb_world_free(cb_world_t *w);
 
 /* Waits for stream st by polling cudaStreamQuery, so this thread takes an abort request from
  * the watchdog (error.h) instead of sitting in cudaStreamSynchronize. A failure after a custom

@@ -1,4 +1,5 @@
-/* Name and size tables for cb_dtype_t and cb_redop_t (see dtype.h). */
+/* The names of cb_dtype_t and cb_redop_t on the command line and in result files, with the
+ * aliases the parser accepts (the numeric traits are in dtype.h). */
 #include "dtype.h"
 
 #include <string.h>
@@ -6,22 +7,19 @@
 
 static const struct {
   const char *name;
-  size_t size;
   const char *aliases[3];
 } dtypes[CB_NDTYPES] = {
-    [CB_FLOAT] = {"float", 4, {"fp32", "float32", NULL}},
-    [CB_HALF] = {"half", 2, {"fp16", "float16", NULL}},
-    [CB_BF16] = {"bfloat16", 2, {"bf16", NULL, NULL}},
-    [CB_FP8E4M3] = {"fp8e4m3", 1, {"e4m3", "float8e4m3", NULL}},
-    [CB_FP8E5M2] = {"fp8e5m2", 1, {"e5m2", "float8e5m2", NULL}},
+    [CB_FLOAT] = {"float", {"fp32", "float32", NULL}},
+    [CB_HALF] = {"half", {"fp16", "float16", NULL}},
+    [CB_BF16] = {"bfloat16", {"bf16", NULL, NULL}},
+    [CB_FP8E4M3] = {"fp8e4m3", {"e4m3", "float8e4m3", NULL}},
+    [CB_FP8E5M2] = {"fp8e5m2", {"e5m2", "float8e5m2", NULL}},
 };
 
 static const char *redops[CB_NREDOPS + 1] = {
     [CB_SUM] = "sum", [CB_MAX] = "max", [CB_MIN] = "min", [CB_AVG] = "avg", [CB_OP_NONE] = "none"};
 
 const char *cb_dtype_name(cb_dtype_t t) { return (unsigned)t < CB_NDTYPES ? dtypes[t].name : "?"; }
-size_t cb_dtype_size(cb_dtype_t t) { return (unsigned)t < CB_NDTYPES ? dtypes[t].size : 0; }
-int cb_dtype_is_fp8(cb_dtype_t t) { return t == CB_FP8E4M3 || t == CB_FP8E5M2; }
 
 int cb_dtype_parse(const char *s, cb_dtype_t *out) {
   for (int t = 0; t < CB_NDTYPES; t++) {

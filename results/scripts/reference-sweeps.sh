@@ -7,7 +7,7 @@
 # (allreduce allreduce_n20 alltoall moe moe_mixtral moe_validate ctest_gpu); none makes them all.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-build || { pack; exit 1; }
+begin
 RUN=(launcher/collbench-run --build build --out "$OUT/results" --)
 ONLY="$*"
 want() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
@@ -19,6 +19,5 @@ want alltoall && step alltoall 170 "${RUN[@]}" alltoall -b 8 -e 8G -f 2 -d float
 want moe && step moe 100 "${RUN[@]}" moe --model deepseek-v3 --tokens 1:8192 -d bfloat16,fp8e4m3 --mode both -n 20 -w 5 -T 60
 want moe_mixtral && step moe_mixtral 60 "${RUN[@]}" moe --model mixtral-8x7b --tokens 1:8192 --mode both -n 20 -w 5 -T 60
 want moe_validate && step moe_validate 60 "${RUN[@]}" moe --model deepseek-v3 --tokens 4096 --validate -n 20 -w 5 -T 60
-want ctest_gpu && step ctest_gpu 300 ctest --test-dir build -L gpu --output-on-failure --timeout 240
-want ctest_gpu && mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+want ctest_gpu && gpu_suite ctest_gpu 300
 pack

@@ -1,0 +1,29 @@
+/* The CB_* tuning knobs of the custom algorithms, read and validated once at start (before any
+ * GPU work) so a malformed value is a usage error naming the variable, never a failure halfway
+ * through a run. The world carries the result to every algorithm; nothing reads the
+ * environment later. The metadata records every CB_* variable as set.
+ *
+ *   CB_MAX_BLOCKS      caps the grid of every custom peer-memory kernel (1..CB_SIGNAL_MAX_BLOCKS)
+ *   CB_SM_COUNT        SMs the custom kernels size their grids for, at most the device's: runs
+ *                      the kernels as if the GPU were smaller (tests of small grids)
+ *   CB_AR_LL_MAX, CB_AR_ONESHOT_MAX, CB_AR_TWOSHOT_MAX   auto's thresholds (bytes per rank)
+ *   CB_AR_CE_CHUNK     twoshot_ce's chunk (bytes, a multiple of 16) */
+#ifndef CB_KNOBS_H
+#define CB_KNOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "allreduce_plan.h"
+
+typedef struct cb_knobs {
+  int max_blocks;            /* 0 = each algorithm's own cap */
+  int sm_count;              /* 0 = the device's */
+  cb_ar_thresholds_t ar;     /* for this run's rank count */
+  uint64_t ar_ce_chunk;      /* bytes */
+} cb_knobs_t;
+
+/* Reads every knob for a run of nranks ranks. Returns 0, or -1 with why naming the variable. */
+int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n);
+
+#endif

@@ -1,0 +1,59 @@
+/* CPU test of the metadata builder (launcher/meta.c) without a GPU: a world filled by hand on
+ * one MPI rank, two algorithms; the JSON must hold the world's facts, the selected algorithms
+ * with their descriptions, the CB_* and NCCL_* variables (and not unrelated ones), and the
+ * header must list the algorithms before the devices, as collbench prints them. The JSON text
+ * goes to stdout for check_meta.py to parse with Python's json module. */
+#define _POSIX_C_SOURCE 200809L
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cb_testing.h"
+#include "meta.h"
+
+static void describe(const cb_world_t *w, char *buf, size_t n) { snprintf(buf, n, "grid for %d SMs", w->grid_sms); }
+
+static const cb_algo_t kPlain = {.name = "plain", .family = CB_ALLREDUCE, .summary = "no description"};
+static const cb_algo_t kDescribed = {
+    .name = "described", .family = CB_ALLREDUCE, .summary = "with \"quotes\"", .describe = describe};
+
+int main(int argc, char **argv) {
+  setenv("CB_SM_COUNT", "8", 1);
+  setenv("NCCL_PROTO", "Simple", 1);
+  setenv("UNRELATED_TEST_VAR", "x", 1);
+  MPI_Init(&argc, &argv);
+  static cb_world_t w;
+  cb_mpi_world_init(&w.mpi);
+  snprintf(w.gpu_name, sizeof w.gpu_name, "Test GPU");
+  snprintf(w.busid, sizeof w.busid, "0000:19:00.0");
+  snprintf(w.binding, sizeof w.binding, "cores 0-3");
+  w.sm_count = 132;
+  w.grid_sms = 8;
+  w.nccl_version = 22803;
+  cb_args_t *a = calloc(1, sizeof *a);
+  if (!a) return 1;
+  a->family = CB_ALLREDUCE;
+  a->iters = 7;
+  a->modes = CB_MODE_GRAPH;
+  snprintf(a->cmdline, sizeof a->cmdline, "collbench allreduce -n 7");
+  const cb_algo_t *algos[] = {&kPlain, &kDescribed};
+  cb_strbuf_t json, header;
+  cb_sb_init(&json);
+  cb_sb_init(&header);
+  cb_meta_collect(&w, a, algos, 2, &json, &header);
+  if (w.mpi.rank == 0) {
+    const char *alg = strstr(header.s, "#  algorithm described"), *dev = strstr(header.s, "# Using devices");
+    CHECK(strstr(header.s, "#  algorithm plain") != NULL, "header lacks the first algorithm: %s", header.s);
+    CHECK(alg && dev && alg < dev, "header must list algorithms before devices: %s", header.s);
+    CHECK(strstr(header.s, "grid for 8 SMs") != NULL, "header lacks the description: %s", header.s);
+    CHECK(strstr(header.s, "Test GPU") && strstr(header.s, "NCCL 2.28.3"), "header lacks GPU or NCCL: %s", header.s);
+    puts(json.s);
+  }
+  cb_sb_free(&json);
+  cb_sb_free(&header);
+  free(a);
+  cb_mpi_world_free(&w.mpi);
+  MPI_Finalize();
+  return cb_test_finish("test_meta");
+}

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""The layer check: no source file includes a header from a higher layer.
+
+Layers, lowest first (ARCHITECTURE.md "Layers"):
+    base/         checked calls, error exits, environment knobs, string buffer, shared limits
+    kernels/      device code and its launchers             (may include base)
+    collectives/  host side of the algorithms, world, peer  (may include kernels, base)
+    topologies/   placement, beside collectives             (may include base)
+    launcher/     the program                               (may include everything above)
+tests/ may include any layer.
+
+Every quoted include is by plain name ("error.h", never "../launcher/error.h"): the build gives
+each target its layer's folder and the folders below it as include directories. A name is
+resolved the way the compiler does for this tree: the including file's own folder first, then
+the layer folders; a header name found in two layer folders is an error (the compiler would
+pick one silently). Unresolved names fail too, except headers the build generates.
+
+The build lists its files (no globs), so the check also fails when a .c or .cu file of a layer
+folder is not named in that folder's CMakeLists.txt: a file added but not listed would
+otherwise be left out of the build without a word.
+
+Usage: check_layers.py ROOT          check the tree at ROOT (exit 1 on any violation)
+       check_layers.py --self-test   prove the check fails on a planted violation"""
+import os
+import re
+import sys
+import tempfile
+
+ALLOWED = {
+    "base": {"base"},
+    "kernels": {"kernels", "base"},
+    "collectives": {"collectives", "kernels", "base"},
+    "topologies": {"topologies", "base"},
+    "launcher": {"launcher", "collectives", "kernels", "topologies", "base"},
+}
+GENERATED = {"cb_gitrev.h"}  # written into the build tree by launcher/gitrev.cmake
+SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+
+
+def sources(root, top):
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        for name in sorted(names):
+            if name.endswith(SOURCE_EXT):
+                yield os.path.join(dirpath, name)
+
+
+def check(root):
+    """Returns the list of violations (strings) in the tree at root."""
+    errors = []
+    owner = {}  # header name -> layer folder holding it
+    for layer in ALLOWED:
+        for path in sources(root, layer):
+            name = os.path.basename(path)
+            if name in owner and owner[name] != layer:
+                errors.append(f"{name}: in both {owner[name]}/ and {layer}/ (ambiguous plain name)")
+            owner.setdefault(name, layer)
+    for top in list(ALLOWED) + ["tests"]:
+        for path in sources(root, top):
+            rel = os.path.relpath(path, root)
+            here = os.path.dirname(path)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for lineno, line in enumerate(f, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    inc = m.group(1)
+                    where = f"{rel}:{lineno}: #include \"{inc}\""
+                    if "/" in inc:
+                        errors.append(f"{where}: include by plain name (the build sets the include directories)")
+                        continue
+                    if os.path.exists(os.path.join(here, inc)):
+                        continue  # same folder
+                    if inc in GENERATED:
+                        continue
+                    if inc not in owner:
+                        if top == "tests" and any(os.path.exists(os.path.join(d, inc))
+                                                  for d, _, _ in os.walk(os.path.join(root, "tests"))):
+                            continue  # a test helper shared between test folders
+                        errors.append(f"{where}: no such header in any layer folder")
+                        continue
+                    if top != "tests" and owner[inc] not in ALLOWED[top]:
+                        errors.append(f"{where}: {top}/ may not include {owner[inc]}/ "
+                                      f"(allowed: {', '.join(sorted(ALLOWED[top]))})")
+    return errors
+
+
+def unlisted(root):
+    """Source files of each layer folder that its CMakeLists.txt does not name."""
+    errors = []
+    for layer in ALLOWED:
+        folder = os.path.join(root, layer)
+        cmake = os.path.join(folder, "CMakeLists.txt")
+        if not os.path.isdir(folder):
+            continue
+        listed = set()
+        if os.path.exists(cmake):
+            with open(cmake, encoding="utf-8") as f:
+                text = re.sub(r"#.*", "", f.read())
+            listed = set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
+        for name in sorted(os.listdir(folder)):
+            if name.endswith((".c", ".cu")) and name not in listed:
+                errors.append(f"{layer}/{name}: not listed in {layer}/CMakeLists.txt (the build would leave it out)")
+    return errors
+
+
+def self_test():
+    """A tiny tree with one planted violation of each kind: each must be reported."""
+    files = {
+        "base/error.h": "",
+        "kernels/k.cu": '#include "error.h"\n#include "world.h"\n',      # up: collectives
+        "collectives/world.h": '#include "error.h"\n',
+        "collectives/peer.c": '#include "../base/error.h"\n#include "args.h"\n',  # path; up
+        "topologies/placement.c": '#include "world.h"\n',                 # sideways
+        "launcher/args.h": '#include "world.h"\n#include "missing.h"\n',  # fine; unresolved
+        "tests/t.c": '#include "args.h"\n',
+        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n)\n# peer.c in a comment does not count\n",
+        "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\n",                # unlisted
+    }
+    expect = ["kernels/k.cu:2", "collectives/peer.c:1", "collectives/peer.c:2",
+              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c"]
+    with tempfile.TemporaryDirectory() as root:
+        for rel, text in files.items():
+            os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(root, rel), "w") as f:
+                f.write(text)
+        errors = check(root) + unlisted(root)
+    found = [e.split(": #include")[0].split(": not listed")[0] for e in errors]
+    if sorted(found) != sorted(expect):
+        print("FAIL self-test: expected violations at", expect, "got:", *errors, sep="\n  ")
+        return 1
+    print(f"PASS layer check self-test ({len(expect)} planted violations reported, nothing else)")
+    return 0
+
+
+def main(argv):
+    if argv[1:] == ["--self-test"]:
+        return self_test()
+    if len(argv) != 2 or not os.path.isdir(argv[1]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    errors = check(argv[1]) + unlisted(argv[1])
+    for e in errors:
+        print("layer violation:", e)
+    if errors:
+        print(f"FAIL: {len(errors)} include(s) break the layer order", file=sys.stderr)
+        return 1
+    print("PASS layers: every include is by plain name and reaches only its own or a lower layer; every source is listed in its folder's CMakeLists.txt")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
