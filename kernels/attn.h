@@ -55,6 +55,11 @@ typedef struct cb_attn_args {
  * launching anything. Launch errors are left to the caller's cudaGetLastError check. */
 int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 
+/* cb_attn_fwd with the warp shape chosen explicitly, for the kernel benchmark
+ * (tests/gpu/attn_kernel_test.cu --bench): rows_per_warp 16 (8 warps per 128-row CTA, Q in
+ * registers) or 32 (4 warps, FlashAttention-2's shape). cb_attn_fwd picks the faster one. */
+int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why, size_t n);
+
 /* The argument checks both launchers run first (exported so a caller can validate a
  * configuration before allocating): 0, or -1 with the reason in why. */
 int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n);
