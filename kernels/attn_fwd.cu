@@ -38,6 +38,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "attn.h"
 #include "attn_merge.h"
 #include "mma_frag.h"
@@ -110,40 +112,32 @@ __device__ __forceinline__ float cb_ex2(float x) {
 }
 
 /* Per-dtype pieces: the mma instruction and fp32 pair -> packed 16-bit pair (low half = lo). */
+#define CB_ATTN_MMA(ab) \
+  "mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+#define CB_ATTN_MMA_OPERANDS                                       \
+  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                 \
+  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1)
+
 template <typename T>
-struct cb_attn_dtype;
-
-template <>
-struct cb_attn_dtype<__nv_bfloat16> {
+struct cb_attn_dtype {
+  static constexpr bool bf16 = std::is_same<T, __nv_bfloat16>::value;
+  static_assert(bf16 || std::is_same<T, __half>::value, "bf16 or fp16");
   static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
     uint32_t u;
-    memcpy(&u, &v, 4);
+    if constexpr (bf16) {
+      const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+      memcpy(&u, &v, 4);
+    } else {
+      const __half2 v = __floats2half2_rn(lo, hi);
+      memcpy(&u, &v, 4);
+    }
     return u;
   }
   static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-};
-
-template <>
-struct cb_attn_dtype<__half> {
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __half2 v = __floats2half2_rn(lo, hi);
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    return u;
-  }
-  static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    if constexpr (bf16)
+      asm volatile(CB_ATTN_MMA("bf16") CB_ATTN_MMA_OPERANDS);
+    else
+      asm volatile(CB_ATTN_MMA("f16") CB_ATTN_MMA_OPERANDS);
   }
 };
 
