@@ -112,8 +112,9 @@ __device__ __forceinline__ float cb_ex2(float x) {
 }
 
 /* Per-dtype pieces: the mma instruction and fp32 pair -> packed 16-bit pair (low half = lo). */
-#define CB_ATTN_MMA(ab) \
-  "mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+#define CB_ATTN_MMA(ab)                                                                        \
+  "mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
+  "{%8, %9}, {%0, %1, %2, %3};\n"
 #define CB_ATTN_MMA_OPERANDS                                       \
   : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                 \
   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1)
@@ -288,7 +289,8 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 #pragma unroll
           for (int r = 0; r < 4; r++) qa[mi][r] = qf[mi][kk][r];
         } else {
-          cb_ldmatrix_x4(qa[mi], sQ + cb_attn_swz<D>(wrow + mi * 16 + cb_ldm_a_row(lane_j), kk * 2 + cb_ldm_a_chunk(lane_j)));
+          cb_ldmatrix_x4(qa[mi],
+                         sQ + cb_attn_swz<D>(wrow + mi * 16 + cb_ldm_a_row(lane_j), kk * 2 + cb_ldm_a_chunk(lane_j)));
         }
       }
 #pragma unroll
@@ -305,8 +307,8 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 
     /* Mask (only tiles some row of which cannot see some key): C layout, s[mi][nt][c] is row
      * wrow + mi*16 + g + (c >> 1)*8, key nt*8 + 2t + (c & 1) of the tile. Query positions are
-     * recomputed here rather than held in registers (rows past q_len are never stored; their
-     * row is clamped so positions stay in int range). */
+     * recomputed here rather than held in registers (rows past q_len are never stored, keys
+     * past kv_len are masked anyway; both are clamped so positions stay in int range). */
     if (j >= nfull_tiles) {
       const int kb = j * CB_ATTN_BLOCK_N;
 #pragma unroll
@@ -314,7 +316,7 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 #pragma unroll
         for (int e = 0; e < 2; e++) {
           const int key = kb + nt * 8 + 2 * t + e;
-          const int kpos = cb_attn_pos(p.k_start0, p.k_len0, p.k_start1, key);
+          const int kpos = cb_attn_pos(p.k_start0, p.k_len0, p.k_start1, min(key, p.kv_len - 1));
 #pragma unroll
           for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
@@ -384,7 +386,8 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 #pragma unroll
       for (int dt = 0; dt < kDTiles; dt += 2) {
         uint32_t bv[4];
-        cb_ldmatrix_x4_trans(bv, sVs + cb_attn_swz<D>(kk * 16 + cb_ldm_bt_row(lane_j), dt + cb_ldm_bt_chunk(lane_j)));
+        cb_ldmatrix_x4_trans(bv,
+                             sVs + cb_attn_swz<D>(kk * 16 + cb_ldm_bt_row(lane_j), dt + cb_ldm_bt_chunk(lane_j)));
 #pragma unroll
         for (int mi = 0; mi < kMT; mi++) {
           DT::mma(o[mi][dt], pa[mi], bv[0], bv[1]);
