@@ -411,7 +411,17 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
   cb_cp_async_wait<0>();
 
   /* Epilogue: normalize, merge into the running o / lse (attn_merge.h), write out if final.
-   * Thread holds columns dt*8 + 2t, +1 of its rows (C layout). */
+   * Thread holds columns dt*8 + 2t, +1 of its rows (C layout). The four threads of a row all
+   * read the row's old lse before one of them writes the new one (__syncwarp between). */
+  float lse_old[kMT][2];
+#pragma unroll
+  for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) {
+      const int row = row0 + wrow + mi * 16 + g + hh * 8;
+      lse_old[mi][hh] = p.first || row >= p.q_len ? -INFINITY : p.lse[((size_t)b * p.heads + h) * p.q_len + row];
+    }
+  __syncwarp();
 #pragma unroll
   for (int mi = 0; mi < kMT; mi++) {
 #pragma unroll
@@ -424,9 +434,8 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
       const float lse_blk = cb_attn_block_lse(m[mi][hh], lsum, sl2);
       const float inv = lsum > 0.0f ? 1.0f / lsum : 0.0f;
       const size_t lse_i = ((size_t)b * p.heads + h) * p.q_len + row;
-      const float lse_old = p.first ? -INFINITY : p.lse[lse_i];
       float w_old, w_blk;
-      const float lse_new = cb_attn_merge(lse_old, lse_blk, &w_old, &w_blk);
+      const float lse_new = cb_attn_merge(lse_old[mi][hh], lse_blk, &w_old, &w_blk);
       const bool write_o = p.first || lse_blk != -INFINITY; /* unseen rows keep o and lse */
       const bool read_o = !p.first && (write_o || p.final);
       float *orow = p.o + ((size_t)b * p.q_len + row) * q_stride + (size_t)h * D;
