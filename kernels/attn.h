@@ -55,9 +55,10 @@ typedef struct cb_attn_args {
  * launching anything. Launch errors are left to the caller's cudaGetLastError check. */
 int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 
-/* cb_attn_fwd with the warp shape chosen explicitly, for the kernel benchmark
- * (tests/gpu/attn_kernel_test.cu --bench): rows_per_warp 16 (8 warps per 128-row CTA, Q in
- * registers) or 32 (4 warps, FlashAttention-2's shape). cb_attn_fwd picks the faster one. */
+/* cb_attn_fwd with the warp shape chosen explicitly, for the kernel test and benchmark
+ * (tests/gpu/attn_kernel_test.cu): rows_per_warp 16 (8 warps per 128-row CTA, Q in registers)
+ * or 32 (4 warps, FlashAttention-2's shape). cb_attn_fwd uses the shape named by
+ * CB_ATTN_ROWS_PER_WARP_D64 / _D128 in attn_fwd.cu (32 until the benchmark says otherwise). */
 int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why, size_t n);
 
 /* The argument checks both launchers run first (exported so a caller can validate a
