@@ -466,8 +466,14 @@ static int cb_attn_launch(const cb_attn_params &p, int batch, cudaStream_t s, ch
   const size_t smem = cb_attn_smem_bytes(D);
   cudaError_t e =
       cudaFuncSetAttribute(cb_attn_fwd_kernel<T, D, kMT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  /* All of the unified L1 / shared memory as shared memory (228 KB on sm_90), so that
+   * cb_attn_shape<kMT>::min_ctas CTAs fit on an SM; the kernel barely uses L1 (cp.async.cg
+   * bypasses it). The driver takes it as a hint when it launches. */
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(cb_attn_fwd_kernel<T, D, kMT>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             (int)cudaSharedmemCarveoutMaxShared);
   if (e != cudaSuccess) {
-    snprintf(why, n, "attention: cannot allow %zu bytes of shared memory: %s", smem, cudaGetErrorString(e));
+    snprintf(why, n, "attention: cannot set %zu bytes of shared memory per CTA: %s", smem, cudaGetErrorString(e));
     return -1;
   }
   const dim3 grid((unsigned)((p.q_len + CB_ATTN_BLOCK_M - 1) / CB_ATTN_BLOCK_M), (unsigned)p.heads,
