@@ -61,6 +61,10 @@ int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
  * CB_ATTN_ROWS_PER_WARP_D64 / _D128 in attn_fwd.cu (32 until the benchmark says otherwise). */
 int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why, size_t n);
 
+/* How many CTAs of the bf16 kernel of this head dim and warp shape fit on one SM of the
+ * current device (the benchmark prints it beside the TFLOP/s). 0, or -1 with a reason. */
+int cb_attn_fwd_occupancy(int head_dim, int rows_per_warp, int *ctas_per_sm, char *why, size_t n);
+
 /* The argument checks both launchers run first (exported so a caller can validate a
  * configuration before allocating): 0, or -1 with the reason in why. */
 int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n);

@@ -603,6 +603,34 @@ extern "C" int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cud
                  : cb_attn_launch_dim<__half>(p, a->batch, a->head_dim, rows_per_warp, s, why, n);
 }
 
+template <int kMT>
+static cudaError_t cb_attn_occupancy_of(int head_dim, int *ctas) {
+  const cudaError_t e = head_dim == 128 ? cudaFuncSetAttribute(cb_attn_fwd_kernel<__nv_bfloat16, 128, kMT>,
+                                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                               (int)cb_attn_smem_bytes(128))
+                                        : cudaSuccess;
+  if (e != cudaSuccess) return e;
+  return head_dim == 128
+             ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctas, cb_attn_fwd_kernel<__nv_bfloat16, 128, kMT>,
+                                                             cb_attn_shape<kMT>::threads, cb_attn_smem_bytes(128))
+             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctas, cb_attn_fwd_kernel<__nv_bfloat16, 64, kMT>,
+                                                             cb_attn_shape<kMT>::threads, cb_attn_smem_bytes(64));
+}
+
+extern "C" int cb_attn_fwd_occupancy(int head_dim, int rows_per_warp, int *ctas_per_sm, char *why, size_t n) {
+  if ((head_dim != 64 && head_dim != 128) || (rows_per_warp != 16 && rows_per_warp != 32)) {
+    snprintf(why, n, "attention occupancy: head dim %d / %d rows per warp unsupported", head_dim, rows_per_warp);
+    return -1;
+  }
+  const cudaError_t e = rows_per_warp == 16 ? cb_attn_occupancy_of<1>(head_dim, ctas_per_sm)
+                                            : cb_attn_occupancy_of<2>(head_dim, ctas_per_sm);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention occupancy: %s", cudaGetErrorString(e));
+    return -1;
+  }
+  return 0;
+}
+
 extern "C" int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
   return cb_attn_fwd_shape(a, a && a->head_dim == 64 ? CB_ATTN_ROWS_PER_WARP_D64 : CB_ATTN_ROWS_PER_WARP_D128, s,
                            why, n);

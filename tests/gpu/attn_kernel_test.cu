@@ -345,8 +345,13 @@ static void bench_one(int S, int D, int causal, int rpw) {
   CB_CUDA(cudaEventElapsedTime(&ms, e0, e1));
   const double t = ms / 1e3 / iters;
   const double flops = 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0);
-  printf("bench bf16 B=%d H=%d D=%-3d S=%-6d %-10s %2d rows/warp %8.3f ms  %6.1f TFLOP/s\n", B, H, D, S,
-         causal ? "causal" : "non-causal", rpw, t * 1e3, flops / t / 1e12);
+  int ctas = 0;
+  if (cb_attn_fwd_occupancy(D, rpw, &ctas, why, sizeof why) != 0) {
+    fprintf(stderr, "FAIL bench: %s\n", why);
+    failures++;
+  }
+  printf("bench bf16 B=%d H=%d D=%-3d S=%-6d %-10s %2d rows/warp (%d CTAs/SM) %8.3f ms  %6.1f TFLOP/s\n", B, H,
+         D, S, causal ? "causal" : "non-causal", rpw, ctas, t * 1e3, flops / t / 1e12);
   CB_CUDA(cudaEventDestroy(e0));
   CB_CUDA(cudaEventDestroy(e1));
   CB_CUDA(cudaFree(q));
