@@ -50,7 +50,7 @@ static constexpr int CB_ATTN_STAGES = 2;    /* K/V tiles in flight: the one comp
 /* The warp shape cb_attn_fwd uses (16 or 32 query rows per warp; see cb_attn_shape below). */
 static constexpr int CB_ATTN_ROWS_PER_WARP_D128 = 32;
 static constexpr int CB_ATTN_ROWS_PER_WARP_D64 = 32;
-static_assert(CB_ATTN_BLOCK_N == 64, "the softmax and P.V loops assume 8 n8 score tiles");
+static_assert(CB_ATTN_BLOCK_N % 16 == 0, "pairs of n8 score tiles, whole k16 steps of P.V");
 
 /* dynamic shared memory of one CTA for head dim D (16-bit elements) */
 static constexpr size_t cb_attn_smem_bytes(int D) {
