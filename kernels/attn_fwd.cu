@@ -13,10 +13,10 @@
  * traffic below the tensor pipe's time; 16 rows per warp (8 warps, Q in registers) stays
  * selectable through cb_attn_fwd_shape for the benchmark. H200: 132 SMs, 228 KB shared memory
  * and 64 K registers per SM.
- *   - registers (ptxas -v, sm_90): 32 rows/warp: 255 at D = 128 (O 128 + S 64 fp32; 36 bytes
- *     of loop-invariant values spilled, about 10 L1-resident loads per tile against 256 mma),
- *     251 at D = 64 (Q in registers), two 128-thread CTAs per SM; 16 rows/warp: 217 (D = 128),
- *     150 (D = 64), one 256-thread CTA per SM at D = 128.
+ *   - registers (ptxas -v, sm_90, CUDA 13): 32 rows/warp: 255 at D = 128 (O 128 + S 64 fp32;
+ *     60 bytes of loop-invariant addresses spilled, about 13 L1-resident loads per tile against
+ *     256 mma), 246 at D = 64 (Q in registers), two 128-thread CTAs per SM; 16 rows/warp: 214
+ *     (D = 128), 144 (D = 64), one 256-thread CTA per SM at D = 128.
  *   - shared memory: Q 128 x D + 2 stages x (K + V) 64 x D, 16-bit: 96 KB at D = 128 (two CTAs:
  *     192 KB of 228), 48 KB at D = 64 (dynamic, opt-in above 48 KB).
  *   - 64-key tiles: S is 16 x 64 per m16 slice (32 fp32 registers), small enough to stay beside
@@ -72,12 +72,6 @@ struct cb_attn_params {
 
 /* ---- device helpers ---- */
 
-/* element offset of (row, 16-byte chunk) in a swizzled tile of rows of D elements */
-template <int D>
-__device__ __forceinline__ int cb_attn_swz(int row, int chunk) {
-  return row * D + (cb_swz_chunk(row, chunk) << 3);
-}
-
 __device__ __forceinline__ uint32_t cb_smem_addr(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
@@ -94,15 +88,16 @@ __device__ __forceinline__ void cb_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-__device__ __forceinline__ void cb_ldmatrix_x4(uint32_t r[4], const void *p) {
+/* ldmatrix from a shared-memory byte address (cb_smem_addr of the tile + 2 x element offset) */
+__device__ __forceinline__ void cb_ldmatrix_x4(uint32_t r[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(cb_smem_addr(p)));
+               : "r"(addr));
 }
-__device__ __forceinline__ void cb_ldmatrix_x4_trans(uint32_t r[4], const void *p) {
+__device__ __forceinline__ void cb_ldmatrix_x4_trans(uint32_t r[4], uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(cb_smem_addr(p)));
+               : "r"(addr));
 }
 
 __device__ __forceinline__ float cb_ex2(float x) {
@@ -172,7 +167,7 @@ __device__ __forceinline__ void cb_attn_load_tile(T *s, const T *g, size_t strid
     const int r = i / kChunks, c = i % kChunks;
     const bool ok = r < valid;
     const T *src = ok ? g + (size_t)r * stride + c * 8 : g;
-    cb_cp_async16(s + cb_attn_swz<D>(r, c), src, ok ? 16 : 0);
+    cb_cp_async16(s + cb_swz_offset(r, c, D), src, ok ? 16 : 0);
   }
 }
 
@@ -248,33 +243,42 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
     for (int i = 0; i < kDTiles; i++) o[mi][i][0] = o[mi][i][1] = o[mi][i][2] = o[mi][i][3] = 0.0f;
   }
   uint32_t qf[kQRegs ? kMT : 1][kQRegs ? kKSteps : 1][4];
+  /* ldmatrix addressing (mma_frag.h): a swizzled lane offset per addressing rule (one for Q
+   * and V, one for K); chunk step c (k16 step of Q and K, pair of dim tiles of V) is an XOR
+   * with 16 c elements, row steps are added (cb_swz_offset). xo / xk[c] = byte offset at step
+   * c, held for the whole sweep. */
+  const uint32_t sQ_addr = cb_smem_addr(sQ) + 2 * wrow * D, sK_addr = cb_smem_addr(sK), sV_addr = cb_smem_addr(sV);
+  uint32_t xo[D / 16], xk[D / 16];
+  {
+    const uint32_t u = cb_swz_offset(cb_ldm_row(lane), cb_ldm_chunk(lane), D);
+    const uint32_t ub = cb_swz_offset(cb_ldm_b_row(lane), cb_ldm_b_chunk(lane), D);
+#pragma unroll
+    for (int c = 0; c < D / 16; c++) {
+      xo[c] = 2 * (u ^ (16 * c));
+      xk[c] = 2 * (ub ^ (16 * c));
+    }
+  }
   const float sl2 = p.scale_log2;
 
   for (int j = 0; j < ntiles; j++) {
     const int stage = j % CB_ATTN_STAGES;
-    /* An opaque per-iteration copy of the lane: the swizzled ldmatrix offsets derived from it
-     * are computed next to their use instead of being hoisted out of the loop, where 24 of
-     * them held for the whole sweep pushed the 32-rows-per-warp D = 128 kernel into spills. */
-    int lane_j;
-    asm volatile("mov.b32 %0, %1;" : "=r"(lane_j) : "r"(lane));
-    const T *sKs = sK + stage * CB_ATTN_BLOCK_N * D;
-    const T *sVs = sV + stage * CB_ATTN_BLOCK_N * D;
+    const uint32_t sKs = sK_addr + stage * (CB_ATTN_BLOCK_N * D * 2);
+    const uint32_t sVs = sV_addr + stage * (CB_ATTN_BLOCK_N * D * 2);
     cb_cp_async_wait<1>();
     __syncthreads();
-    /* Q A-fragments (cb_ldm_a_row/chunk: register i of ldmatrix.x4 is a_i). */
+    /* Q A-fragments (mma_frag.h: register i of ldmatrix.x4 is a_i). */
     if constexpr (kQRegs) {
       if (j == 0) {
 #pragma unroll
         for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
           for (int kk = 0; kk < kKSteps; kk++)
-            cb_ldmatrix_x4(qf[mi][kk],
-                           sQ + cb_attn_swz<D>(wrow + mi * 16 + cb_ldm_a_row(lane_j), kk * 2 + cb_ldm_a_chunk(lane_j)));
+            cb_ldmatrix_x4(qf[mi][kk], sQ_addr + xo[kk] + mi * 16 * D * 2);
       }
     }
 
-    /* S = Q K^T (raw scores). B(k = dim, n = key) = K[key][dim] (cb_ldm_b_row/chunk): registers
-     * 0, 1 are b0, b1 of score tile nt, registers 2, 3 those of nt + 1. */
+    /* S = Q K^T (raw scores). B(k = dim, n = key) = K[key][dim] (mma_frag.h): registers 0, 1
+     * are b0, b1 of score tile nt, registers 2, 3 those of nt + 1. */
     float s[kMT][kSTiles][4];
 #pragma unroll
     for (int mi = 0; mi < kMT; mi++)
@@ -289,14 +293,13 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 #pragma unroll
           for (int r = 0; r < 4; r++) qa[mi][r] = qf[mi][kk][r];
         } else {
-          cb_ldmatrix_x4(qa[mi],
-                         sQ + cb_attn_swz<D>(wrow + mi * 16 + cb_ldm_a_row(lane_j), kk * 2 + cb_ldm_a_chunk(lane_j)));
+          cb_ldmatrix_x4(qa[mi], sQ_addr + xo[kk] + mi * 16 * D * 2);
         }
       }
 #pragma unroll
       for (int nt = 0; nt < kSTiles; nt += 2) {
         uint32_t bk[4];
-        cb_ldmatrix_x4(bk, sKs + cb_attn_swz<D>(nt * 8 + cb_ldm_b_row(lane_j), kk * 2 + cb_ldm_b_chunk(lane_j)));
+        cb_ldmatrix_x4(bk, sKs + xk[kk] + nt * 8 * D * 2);
 #pragma unroll
         for (int mi = 0; mi < kMT; mi++) {
           DT::mma(s[mi][nt], qa[mi], bk[0], bk[1]);
@@ -370,8 +373,8 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
     }
 
     /* O += P V. A = P from the score accumulators (cb_attn_p_source); B(k = key, n = dim) =
-     * V[key][dim] through ldmatrix.trans (cb_ldm_bt_row/chunk): registers 0, 1 are b0, b1 of
-     * dim tile dt, registers 2, 3 those of dt + 1. */
+     * V[key][dim] through ldmatrix.trans (mma_frag.h): registers 0, 1 are b0, b1 of dim tile
+     * dt, registers 2, 3 those of dt + 1. */
 #pragma unroll
     for (int kk = 0; kk < CB_ATTN_BLOCK_N / 16; kk++) {
       uint32_t pa[kMT][4];
@@ -386,8 +389,7 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 #pragma unroll
       for (int dt = 0; dt < kDTiles; dt += 2) {
         uint32_t bv[4];
-        cb_ldmatrix_x4_trans(bv,
-                             sVs + cb_attn_swz<D>(kk * 16 + cb_ldm_bt_row(lane_j), dt + cb_ldm_bt_chunk(lane_j)));
+        cb_ldmatrix_x4_trans(bv, sVs + xo[dt / 2] + kk * 16 * D * 2);
 #pragma unroll
         for (int mi = 0; mi < kMT; mi++) {
           DT::mma(o[mi][dt], pa[mi], bv[0], bv[1]);
