@@ -61,6 +61,15 @@ static float rnd_f(void) { /* [-1, 1) */
   return (float)(rng >> 40) / 8388608.0f - 1.0f;
 }
 
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes < 16 ? 16 : bytes);
+  if (!p) {
+    fprintf(stderr, "attn_kernel_test: out of host memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
 static void *dmalloc(size_t bytes) {
   void *p;
   CB_CUDA(cudaMalloc(&p, bytes < 16 ? 16 : bytes));
@@ -176,7 +185,8 @@ static errs_t compare(const uint16_t *out, const float *o_ref, const float *lse,
 static void run_case(const tcase_t *c, int D, int bf16) {
   const int B = c->batch, H = c->heads, KH = c->kv_heads, Q = c->q_len, K = c->kv_len;
   const size_t nq = (size_t)B * Q * H * D, nkv = (size_t)B * K * KH * D, nl = (size_t)B * H * Q;
-  uint16_t *hq = (uint16_t *)malloc(nq * 2), *hk = (uint16_t *)malloc(nkv * 2), *hv = (uint16_t *)malloc(nkv * 2);
+  uint16_t *hq = (uint16_t *)xmalloc(nq * 2), *hk = (uint16_t *)xmalloc(nkv * 2);
+  uint16_t *hv = (uint16_t *)xmalloc(nkv * 2);
   for (size_t i = 0; i < nq; i++) hq[i] = to_bits(c->qamp * rnd_f(), bf16);
   for (size_t i = 0; i < nkv; i++) hk[i] = to_bits(rnd_f(), bf16);
   for (size_t i = 0; i < nkv; i++) hv[i] = to_bits(rnd_f(), bf16);
@@ -210,8 +220,8 @@ static void run_case(const tcase_t *c, int D, int bf16) {
     }
     CB_CUDA(cudaGetLastError());
   }
-  float *ho = (float *)malloc(nq * 4), *hl = (float *)malloc(nl * 4), *hlf = (float *)malloc(nl * 4);
-  uint16_t *hout_lp = (uint16_t *)malloc(nq * 2), *hout_f = (uint16_t *)malloc(nq * 2);
+  float *ho = (float *)xmalloc(nq * 4), *hl = (float *)xmalloc(nl * 4), *hlf = (float *)xmalloc(nl * 4);
+  uint16_t *hout_lp = (uint16_t *)xmalloc(nq * 2), *hout_f = (uint16_t *)xmalloc(nq * 2);
   CB_CUDA(cudaMemcpy(ho, o[0], nq * 4, cudaMemcpyDeviceToHost));
   CB_CUDA(cudaMemcpy(hl, lse[0], nl * 4, cudaMemcpyDeviceToHost));
   CB_CUDA(cudaMemcpy(hout_lp, out[1], nq * 2, cudaMemcpyDeviceToHost));
