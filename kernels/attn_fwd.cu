@@ -32,17 +32,15 @@
  * writes whole rows, a permutation of the row's chunks (no conflicts either). */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <type_traits>
-
 #include "attn.h"
 #include "attn_merge.h"
 #include "mma_frag.h"
+#include "mma_ptx.cuh"
 
 static constexpr int CB_ATTN_BLOCK_M = 128; /* query rows per CTA */
 static constexpr int CB_ATTN_BLOCK_N = 64;  /* keys per K/V tile */
@@ -68,73 +66,6 @@ struct cb_attn_params {
   int k_start0, k_len0, k_start1; /* k_len0 <= kv_len */
   float scale_log2;               /* scale * log2(e) */
   int causal, first, final;
-};
-
-/* ---- device helpers ---- */
-
-__device__ __forceinline__ uint32_t cb_smem_addr(const void *p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* 16-byte global -> shared copy; src_bytes 0 zero-fills the destination (src must still be a
- * valid address). .cg: cache in L2 only, K/V are streamed once per CTA. */
-__device__ __forceinline__ void cb_cp_async16(void *dst, const void *src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(cb_smem_addr(dst)), "l"(src),
-               "r"(src_bytes));
-}
-__device__ __forceinline__ void cb_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cb_cp_async_wait(void) {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-/* ldmatrix from a shared-memory byte address (cb_smem_addr of the tile + 2 x element offset) */
-__device__ __forceinline__ void cb_ldmatrix_x4(uint32_t r[4], uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-__device__ __forceinline__ void cb_ldmatrix_x4_trans(uint32_t r[4], uint32_t addr) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(addr));
-}
-
-__device__ __forceinline__ float cb_ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-/* Per-dtype pieces: the mma instruction and fp32 pair -> packed 16-bit pair (low half = lo). */
-#define CB_ATTN_MMA(ab)                                                                        \
-  "mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
-  "{%8, %9}, {%0, %1, %2, %3};\n"
-#define CB_ATTN_MMA_OPERANDS                                       \
-  : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                 \
-  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1)
-
-template <typename T>
-struct cb_attn_dtype {
-  static constexpr bool bf16 = std::is_same<T, __nv_bfloat16>::value;
-  static_assert(bf16 || std::is_same<T, __half>::value, "bf16 or fp16");
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    uint32_t u;
-    if constexpr (bf16) {
-      const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-      memcpy(&u, &v, 4);
-    } else {
-      const __half2 v = __floats2half2_rn(lo, hi);
-      memcpy(&u, &v, 4);
-    }
-    return u;
-  }
-  static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-    if constexpr (bf16)
-      asm volatile(CB_ATTN_MMA("bf16") CB_ATTN_MMA_OPERANDS);
-    else
-      asm volatile(CB_ATTN_MMA("f16") CB_ATTN_MMA_OPERANDS);
-  }
 };
 
 /* The warp shape, a template parameter kMT = m16 row slices per warp:
@@ -180,7 +111,7 @@ __device__ __forceinline__ int cb_attn_pos(int start0, int len0, int start1, int
 template <typename T, int D, int kMT>
 __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT>::min_ctas)
     cb_attn_fwd_kernel(const cb_attn_params p) {
-  using DT = cb_attn_dtype<T>;
+  using DT = cb_mma_op<T>;
   constexpr int kThreads = cb_attn_shape<kMT>::threads;
   constexpr int kKSteps = D / 16;              /* k16 steps of Q.K^T */
   constexpr int kDTiles = D / 8;               /* n8 tiles of the output */
@@ -492,78 +423,6 @@ static int cb_attn_launch_dim(const cb_attn_params &p, int batch, int head_dim, 
                                : cb_attn_launch<T, 128, 2>(p, batch, s, why, n);
   return rows_per_warp == 16 ? cb_attn_launch<T, 64, 1>(p, batch, s, why, n)
                              : cb_attn_launch<T, 64, 2>(p, batch, s, why, n);
-}
-
-/* Positions of a block of `rows` rows (attn.h), checked for the causal mask: non-negative, the
- * second run after the first, every position below INT_MAX (the kernel narrows them to int). */
-static int cb_attn_check_pos(const cb_attn_pos_t *ps, int rows, const char *what, char *why, size_t n) {
-  if (ps->start0 < 0 || ps->len0 < 0) {
-    snprintf(why, n, "attention: %s positions start0 %lld, len0 %lld must be >= 0", what, (long long)ps->start0,
-             (long long)ps->len0);
-    return -1;
-  }
-  const long long run0 = ps->len0 < rows ? ps->len0 : rows;
-  long long last = ps->start0 + run0;
-  if (run0 < rows) {
-    if (ps->start1 < ps->start0 + run0) {
-      snprintf(why, n, "attention: %s second run starts at %lld, inside the first (%lld + %lld)", what,
-               (long long)ps->start1, (long long)ps->start0, run0);
-      return -1;
-    }
-    last = ps->start1 + (rows - run0);
-  }
-  if (last >= INT_MAX) {
-    snprintf(why, n, "attention: %s positions reach %lld, beyond %d", what, last - 1, INT_MAX - 1);
-    return -1;
-  }
-  return 0;
-}
-
-/* Argument checks shared by the fast kernel and the reference (attn_reference.cu). */
-extern "C" int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n) {
-  if (!a) {
-    snprintf(why, n, "attention: no arguments");
-    return -1;
-  }
-  if (a->head_dim != 64 && a->head_dim != 128) {
-    snprintf(why, n, "attention: head dim %d unsupported (64 or 128)", a->head_dim);
-    return -1;
-  }
-  if (a->batch < 1 || a->batch > 65535 || a->heads < 1 || a->heads > 65535 || a->kv_heads < 1) {
-    snprintf(why, n, "attention: batch %d, heads %d, kv heads %d out of range (1..65535)", a->batch, a->heads,
-             a->kv_heads);
-    return -1;
-  }
-  if (a->heads % a->kv_heads != 0) {
-    snprintf(why, n, "attention: %d heads not divisible by %d kv heads", a->heads, a->kv_heads);
-    return -1;
-  }
-  if (a->q_len < 0 || a->kv_len < 0) {
-    snprintf(why, n, "attention: negative length (q %d, kv %d)", a->q_len, a->kv_len);
-    return -1;
-  }
-  if ((a->bf16 != 0 && a->bf16 != 1) || (a->causal != 0 && a->causal != 1) || (a->first != 0 && a->first != 1) ||
-      (a->final != 0 && a->final != 1)) {
-    snprintf(why, n, "attention: bf16, causal, first and final must be 0 or 1");
-    return -1;
-  }
-  if (!(a->scale > 0.0f) || !isfinite(a->scale)) {
-    snprintf(why, n, "attention: softmax scale %g must be positive and finite", (double)a->scale);
-    return -1;
-  }
-  if (a->causal && (cb_attn_check_pos(&a->qpos, a->q_len, "query", why, n) < 0 ||
-                    cb_attn_check_pos(&a->kvpos, a->kv_len, "key", why, n) < 0))
-    return -1;
-  if (!a->q || !a->k || !a->v || !a->o || !a->lse || (a->final && !a->out)) {
-    snprintf(why, n, "attention: missing buffer (q, k, v, o, lse%s)", a->final ? ", out" : "");
-    return -1;
-  }
-  if (((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->v | (uintptr_t)a->o) % 16 != 0 ||
-      (uintptr_t)a->lse % 4 != 0 || (a->final && (uintptr_t)a->out % 16 != 0)) {
-    snprintf(why, n, "attention: q, k, v, o and out must be 16-byte aligned, lse 4-byte");
-    return -1;
-  }
-  return 0;
 }
 
 extern "C" int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why,
