@@ -55,6 +55,16 @@ typedef struct cb_attn_args {
  * launching anything. Launch errors are left to the caller's cudaGetLastError check. */
 int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 
+/* cb_attn_fwd with the warp shape chosen explicitly, for the kernel test and benchmark
+ * (tests/gpu/attn_kernel_test.cu): rows_per_warp 16 (8 warps per 128-row CTA, Q in registers)
+ * or 32 (4 warps, FlashAttention-2's shape). cb_attn_fwd uses the shape named by
+ * CB_ATTN_ROWS_PER_WARP_D64 / _D128 in attn_fwd.cu (32 until the benchmark says otherwise). */
+int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why, size_t n);
+
+/* How many CTAs of the bf16 kernel of this head dim and warp shape fit on one SM of the
+ * current device (the benchmark prints it beside the TFLOP/s). 0, or -1 with a reason. */
+int cb_attn_fwd_occupancy(int head_dim, int rows_per_warp, int *ctas_per_sm, char *why, size_t n);
+
 /* The argument checks both launchers run first (exported so a caller can validate a
  * configuration before allocating): 0, or -1 with the reason in why. */
 int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n);

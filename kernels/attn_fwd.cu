@@ -5,20 +5,22 @@
  * probabilities P reused in registers as the A operand of P.V, and an exact fp32 merge of the
  * CTA's result into the running output / log-sum-exp at its end.
  *
- * Work split. One CTA per (query tile of CB_ATTN_BLOCK_M = 128 rows, head, batch); 8 warps, each
- * owning 16 query rows for the whole K/V sweep (no cross-warp reduction). K/V are swept in tiles
- * of CB_ATTN_BLOCK_N = 64 keys. Why this shape (H200: 132 SMs, 228 KB shared memory and 64 K
- * registers per SM):
- *   - registers per thread (D = 128): Q fragments 32, O accumulator 64, S accumulator 32, plus
- *     addressing and softmax state: about 160-200, under the 255 cap with no spills; 256 threads
- *     x ~200 = 51 K registers: one CTA (8 warps) per SM, the same warp count per SM as
- *     FlashAttention-2's 2 x 4-warp CTAs. Keeping Q in registers (16 rows per warp) avoids
- *     re-reading Q from shared memory every tile; the cost is that each warp reads the whole K
- *     and V tile through ldmatrix for 16 rows (32 KB per warp per tile at D = 128), which keeps
- *     shared-memory traffic at ~2 bytes per mma flop-pair, below the tensor pipe's rate.
- *   - shared memory: Q 128 x D + 2 stages x (K + V) 64 x D, bf16: 96 KB at D = 128, 48 KB at
- *     D = 64 (dynamic, opt-in above 48 KB). After the first tile Q lives in registers.
- *   - 64-key tiles: S is 16 x 64 per warp (32 fp32 registers), small enough to stay beside O.
+ * Work split. One CTA per (query tile of CB_ATTN_BLOCK_M = 128 rows, head, batch); K/V swept in
+ * tiles of CB_ATTN_BLOCK_N = 64 keys; each warp owns 16 or 32 query rows for the whole sweep (no
+ * cross-warp reduction), the template parameter kMT (cb_attn_shape below has the numbers).
+ * cb_attn_fwd uses 32 rows per warp (4 warps, FlashAttention-2's shape) at both head dims:
+ * every K/V fragment read from shared memory feeds two m16 slices, which keeps shared-memory
+ * traffic below the tensor pipe's time; 16 rows per warp (8 warps, Q in registers) stays
+ * selectable through cb_attn_fwd_shape for the benchmark. H200: 132 SMs, 228 KB shared memory
+ * and 64 K registers per SM.
+ *   - registers (ptxas -v, sm_90, CUDA 13): 32 rows/warp: 255 at D = 128 (O 128 + S 64 fp32;
+ *     60 bytes of loop-invariant addresses spilled, about 13 L1-resident loads per tile against
+ *     256 mma), 246 at D = 64 (Q in registers), two 128-thread CTAs per SM; 16 rows/warp: 214
+ *     (D = 128), 144 (D = 64), one 256-thread CTA per SM at D = 128.
+ *   - shared memory: Q 128 x D + 2 stages x (K + V) 64 x D, 16-bit: 96 KB at D = 128 (two CTAs:
+ *     192 KB of 228), 48 KB at D = 64 (dynamic, opt-in above 48 KB).
+ *   - 64-key tiles: S is 16 x 64 per m16 slice (32 fp32 registers), small enough to stay beside
+ *     O; each tile costs two __syncthreads.
  * Causal: key positions increase with the key row, so the keys a query tile sees form a prefix
  * of the block; tiles past it are never loaded, tiles entirely below the tile's smallest query
  * position run without mask math, and query tiles are launched heaviest (latest positions)
@@ -30,7 +32,6 @@
  * writes whole rows, a permutation of the row's chunks (no conflicts either). */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,14 +40,15 @@
 #include "attn.h"
 #include "attn_merge.h"
 #include "mma_frag.h"
+#include "mma_ptx.cuh"
 
 static constexpr int CB_ATTN_BLOCK_M = 128; /* query rows per CTA */
 static constexpr int CB_ATTN_BLOCK_N = 64;  /* keys per K/V tile */
-static constexpr int CB_ATTN_WARPS = 8;     /* 16 query rows each */
-static constexpr int CB_ATTN_THREADS = CB_ATTN_WARPS * 32;
-static constexpr int CB_ATTN_STAGES = 2; /* K/V tiles in flight: the one computed, the next */
-static_assert(CB_ATTN_BLOCK_M == CB_ATTN_WARPS * 16, "one m16 row slice per warp");
-static_assert(CB_ATTN_BLOCK_N == 64, "the softmax and P.V loops assume 8 n8 score tiles");
+static constexpr int CB_ATTN_STAGES = 2;    /* K/V tiles in flight: the one computed, the next */
+/* The warp shape cb_attn_fwd uses (16 or 32 query rows per warp; see cb_attn_shape below). */
+static constexpr int CB_ATTN_ROWS_PER_WARP_D128 = 32;
+static constexpr int CB_ATTN_ROWS_PER_WARP_D64 = 32;
+static_assert(CB_ATTN_BLOCK_N % 16 == 0, "pairs of n8 score tiles, whole k16 steps of P.V");
 
 /* dynamic shared memory of one CTA for head dim D (16-bit elements) */
 static constexpr size_t cb_attn_smem_bytes(int D) {
@@ -66,99 +68,37 @@ struct cb_attn_params {
   int causal, first, final;
 };
 
-/* ---- device helpers ---- */
-
-/* element offset of (row, 16-byte chunk) in a swizzled tile of rows of D elements */
-template <int D>
-__device__ __forceinline__ int cb_attn_swz(int row, int chunk) {
-  return row * D + (cb_swz_chunk(row, chunk) << 3);
-}
-
-__device__ __forceinline__ uint32_t cb_smem_addr(const void *p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
-
-/* 16-byte global -> shared copy; src_bytes 0 zero-fills the destination (src must still be a
- * valid address). .cg: cache in L2 only, K/V are streamed once per CTA. */
-__device__ __forceinline__ void cb_cp_async16(void *dst, const void *src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(cb_smem_addr(dst)), "l"(src),
-               "r"(src_bytes));
-}
-__device__ __forceinline__ void cb_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ __forceinline__ void cb_cp_async_wait(void) {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
-
-__device__ __forceinline__ void cb_ldmatrix_x4(uint32_t r[4], const void *p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(cb_smem_addr(p)));
-}
-__device__ __forceinline__ void cb_ldmatrix_x4_trans(uint32_t r[4], const void *p) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-               : "r"(cb_smem_addr(p)));
-}
-
-__device__ __forceinline__ float cb_ex2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-/* Per-dtype pieces: the mma instruction and fp32 pair -> packed 16-bit pair (low half = lo). */
-template <typename T>
-struct cb_attn_dtype;
-
-template <>
-struct cb_attn_dtype<__nv_bfloat16> {
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    return u;
-  }
-  static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-};
-
-template <>
-struct cb_attn_dtype<__half> {
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    __half2 v = __floats2half2_rn(lo, hi);
-    uint32_t u;
-    memcpy(&u, &v, 4);
-    return u;
-  }
-  static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-        "{%0, %1, %2, %3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
+/* The warp shape, a template parameter kMT = m16 row slices per warp:
+ *   kMT = 1: 8 warps x 16 rows, Q fragments held in registers for the whole sweep, one CTA per
+ *            SM (D = 128: ~220 registers x 256 threads);
+ *   kMT = 2: 4 warps x 32 rows (FlashAttention-2's shape for D = 128): every K/V fragment feeds
+ *            two m16 slices, halving shared-memory reads per mma; Q stays in registers where
+ *            it fits (D = 64) and is re-read from shared memory each tile otherwise (D = 128:
+ *            O 128 + S 64 registers); two CTAs per SM.
+ * Shared-memory reads per 64-key tile of a 128-row CTA at D = 128: kMT = 1: 8 warps x 32 KB of
+ * K and V = 256 KB (2048 cycles at 128 B/cycle, above the ~1500 cycles of its 1024 mma.sync);
+ * kMT = 2: 4 x 32 KB + 32 KB of Q = 160 KB (1280 cycles, below the mma time). */
+template <int kMT>
+struct cb_attn_shape {
+  static constexpr int warps = CB_ATTN_BLOCK_M / (16 * kMT);
+  static constexpr int threads = warps * 32;
+  static constexpr int min_ctas = kMT == 1 ? 1 : 2; /* CTAs per SM the registers must allow */
 };
 
 /* Copy `ROWS` rows of D elements (row stride `stride` elements in global memory) into a
- * swizzled shared tile with cp.async; rows >= valid are zero-filled (zeros, not garbage: a
- * zero V row times a zero probability stays 0, garbage could be NaN). */
-template <typename T, int D, int ROWS>
+ * swizzled shared tile with cp.async, THREADS threads; rows >= valid are zero-filled (zeros,
+ * not garbage: a zero V row times a zero probability stays 0, garbage could be NaN). */
+template <typename T, int D, int ROWS, int THREADS>
 __device__ __forceinline__ void cb_attn_load_tile(T *s, const T *g, size_t stride, int valid) {
   constexpr int kChunks = D / 8;
-  static_assert((ROWS * kChunks) % CB_ATTN_THREADS == 0, "whole copy rounds");
+  static_assert((ROWS * kChunks) % THREADS == 0, "whole copy rounds");
 #pragma unroll
-  for (int it = 0; it < ROWS * kChunks / CB_ATTN_THREADS; it++) {
-    const int i = threadIdx.x + it * CB_ATTN_THREADS;
+  for (int it = 0; it < ROWS * kChunks / THREADS; it++) {
+    const int i = threadIdx.x + it * THREADS;
     const int r = i / kChunks, c = i % kChunks;
     const bool ok = r < valid;
     const T *src = ok ? g + (size_t)r * stride + c * 8 : g;
-    cb_cp_async16(s + cb_attn_swz<D>(r, c), src, ok ? 16 : 0);
+    cb_cp_async16(s + cb_swz_offset(r, c, D), src, ok ? 16 : 0);
   }
 }
 
@@ -168,19 +108,23 @@ __device__ __forceinline__ int cb_attn_pos(int start0, int len0, int start1, int
 
 /* ---- the kernel ---- */
 
-template <typename T, int D>
-__global__ void __launch_bounds__(CB_ATTN_THREADS, 1) cb_attn_fwd_kernel(const cb_attn_params p) {
-  using DT = cb_attn_dtype<T>;
-  constexpr int kKSteps = D / 16;           /* k16 steps of Q.K^T */
-  constexpr int kDTiles = D / 8;            /* n8 tiles of the output */
+template <typename T, int D, int kMT>
+__global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT>::min_ctas)
+    cb_attn_fwd_kernel(const cb_attn_params p) {
+  using DT = cb_mma_op<T>;
+  constexpr int kThreads = cb_attn_shape<kMT>::threads;
+  constexpr int kKSteps = D / 16;              /* k16 steps of Q.K^T */
+  constexpr int kDTiles = D / 8;               /* n8 tiles of the output */
   constexpr int kSTiles = CB_ATTN_BLOCK_N / 8; /* n8 tiles of the scores */
+  constexpr bool kQRegs = kMT * kKSteps * 4 <= 32; /* Q fragments kept in registers */
   extern __shared__ __align__(128) unsigned char cb_attn_smem[];
-  T *sQ = reinterpret_cast<T *>(cb_attn_smem);  /* [BLOCK_M][D] */
-  T *sK = sQ + CB_ATTN_BLOCK_M * D;              /* [STAGES][BLOCK_N][D] */
+  T *sQ = reinterpret_cast<T *>(cb_attn_smem);      /* [BLOCK_M][D] */
+  T *sK = sQ + CB_ATTN_BLOCK_M * D;                  /* [STAGES][BLOCK_N][D] */
   T *sV = sK + CB_ATTN_STAGES * CB_ATTN_BLOCK_N * D; /* [STAGES][BLOCK_N][D] */
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4; /* fragment group and thread in group (mma_frag.h) */
+  const int wrow = warp * 16 * kMT;     /* the warp's first row in the tile */
   const int qtile = gridDim.x - 1 - blockIdx.x; /* heaviest (latest positions) first */
   const int h = blockIdx.y, b = blockIdx.z, hk = h / p.group;
   const int row0 = qtile * CB_ATTN_BLOCK_M;
@@ -206,127 +150,182 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, 1) cb_attn_fwd_kernel(const c
   /* Pipeline: group 0 = Q + tile 0, group 1 = tile 1, then one group per iteration (empty ones
    * too) so that "wait until at most 1 group is pending" always means "tile j has landed". */
   if (ntiles > 0) {
-    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_M>(sQ, qg, q_stride, rows);
-    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N>(sK, kg, kv_stride, min(CB_ATTN_BLOCK_N, p.kv_len));
-    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N>(sV, vg, kv_stride, min(CB_ATTN_BLOCK_N, p.kv_len));
+    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_M, kThreads>(sQ, qg, q_stride, rows);
+    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK, kg, kv_stride, min(CB_ATTN_BLOCK_N, p.kv_len));
+    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV, vg, kv_stride, min(CB_ATTN_BLOCK_N, p.kv_len));
   }
   cb_cp_async_commit();
   if (ntiles > 1) {
     const size_t off = (size_t)CB_ATTN_BLOCK_N * kv_stride;
     const int valid = min(CB_ATTN_BLOCK_N, p.kv_len - CB_ATTN_BLOCK_N);
-    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N>(sK + CB_ATTN_BLOCK_N * D, kg + off, kv_stride, valid);
-    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N>(sV + CB_ATTN_BLOCK_N * D, vg + off, kv_stride, valid);
+    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + CB_ATTN_BLOCK_N * D, kg + off, kv_stride, valid);
+    cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + CB_ATTN_BLOCK_N * D, vg + off, kv_stride, valid);
   }
   cb_cp_async_commit();
 
-  /* Row state: this thread holds rows r_lo = warp*16 + g (hh = 0) and r_lo + 8 (hh = 1). */
-  int qpos[2]; /* (rows past q_len are computed but never stored; clamped to stay in range) */
+  /* Row state: slice mi, half hh of this thread is row wrow + mi*16 + g + hh*8 (C layout). */
+  float m[kMT][2], l[kMT][2]; /* running max of raw scores; this thread's part of the sum */
+  float o[kMT][kDTiles][4];
 #pragma unroll
-  for (int hh = 0; hh < 2; hh++)
-    qpos[hh] = cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, min(row0 + warp * 16 + g + hh * 8, p.q_len - 1));
-  float m[2] = {-INFINITY, -INFINITY}; /* running max of raw scores */
-  float l[2] = {0.0f, 0.0f};           /* this thread's part of the running sum */
-  float o[kDTiles][4];
+  for (int mi = 0; mi < kMT; mi++) {
+    m[mi][0] = m[mi][1] = -INFINITY;
+    l[mi][0] = l[mi][1] = 0.0f;
 #pragma unroll
-  for (int i = 0; i < kDTiles; i++) o[i][0] = o[i][1] = o[i][2] = o[i][3] = 0.0f;
-  uint32_t qf[kKSteps][4];
+    for (int i = 0; i < kDTiles; i++) o[mi][i][0] = o[mi][i][1] = o[mi][i][2] = o[mi][i][3] = 0.0f;
+  }
+  uint32_t qf[kQRegs ? kMT : 1][kQRegs ? kKSteps : 1][4];
+  /* ldmatrix addressing (mma_frag.h): a swizzled lane offset per addressing rule (one for Q
+   * and V, one for K); chunk step c (k16 step of Q and K, pair of dim tiles of V) is an XOR
+   * with 16 c elements, row steps are added (cb_swz_offset). xo / xk[c] = byte offset at step
+   * c, held for the whole sweep. */
+  const uint32_t sQ_addr = cb_smem_addr(sQ) + 2 * wrow * D, sK_addr = cb_smem_addr(sK), sV_addr = cb_smem_addr(sV);
+  uint32_t xo[D / 16], xk[D / 16];
+  {
+    const uint32_t u = cb_swz_offset(cb_ldm_row(lane), cb_ldm_chunk(lane), D);
+    const uint32_t ub = cb_swz_offset(cb_ldm_b_row(lane), cb_ldm_b_chunk(lane), D);
+#pragma unroll
+    for (int c = 0; c < D / 16; c++) {
+      xo[c] = 2 * (u ^ (16 * c));
+      xk[c] = 2 * (ub ^ (16 * c));
+    }
+  }
   const float sl2 = p.scale_log2;
 
   for (int j = 0; j < ntiles; j++) {
     const int stage = j % CB_ATTN_STAGES;
-    const T *sKs = sK + stage * CB_ATTN_BLOCK_N * D;
-    const T *sVs = sV + stage * CB_ATTN_BLOCK_N * D;
+    const uint32_t sKs = sK_addr + stage * (CB_ATTN_BLOCK_N * D * 2);
+    const uint32_t sVs = sV_addr + stage * (CB_ATTN_BLOCK_N * D * 2);
     cb_cp_async_wait<1>();
     __syncthreads();
-    if (j == 0) {
-      /* Q A-fragments: ldmatrix matrix i = lane / 8 covers rows (i & 1) * 8 .. +7 and columns
-       * (i >> 1) * 8 .. +7 of the 16 x 16 slice, so register i is a_i of mma_frag.h. */
+    /* Q A-fragments (mma_frag.h: register i of ldmatrix.x4 is a_i). */
+    if constexpr (kQRegs) {
+      if (j == 0) {
 #pragma unroll
-      for (int kk = 0; kk < kKSteps; kk++) {
-        cb_ldmatrix_x4(qf[kk], sQ + cb_attn_swz<D>(warp * 16 + cb_ldm_a_row(lane), kk * 2 + cb_ldm_a_chunk(lane)));
+        for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+          for (int kk = 0; kk < kKSteps; kk++)
+            cb_ldmatrix_x4(qf[mi][kk], sQ_addr + xo[kk] + mi * 16 * D * 2);
       }
     }
 
-    /* S = Q K^T (raw scores). B(k = dim, n = key) = K[key][dim]: matrix i covers keys
-     * nt*8 + (i >> 1)*8 .. +7 and dims kk*16 + (i & 1)*8 .. +7; register i (row g, cols 2t, 2t+1
-     * of that matrix) is b0 (i = 0), b1 (i = 1) of tile nt and b0, b1 of tile nt + 1. */
-    float s[kSTiles][4];
+    /* S = Q K^T (raw scores). B(k = dim, n = key) = K[key][dim] (mma_frag.h): registers 0, 1
+     * are b0, b1 of score tile nt, registers 2, 3 those of nt + 1. */
+    float s[kMT][kSTiles][4];
 #pragma unroll
-    for (int i = 0; i < kSTiles; i++) s[i][0] = s[i][1] = s[i][2] = s[i][3] = 0.0f;
+    for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+      for (int i = 0; i < kSTiles; i++) s[mi][i][0] = s[mi][i][1] = s[mi][i][2] = s[mi][i][3] = 0.0f;
 #pragma unroll
     for (int kk = 0; kk < kKSteps; kk++) {
+      uint32_t qa[kMT][4];
+#pragma unroll
+      for (int mi = 0; mi < kMT; mi++) {
+        if constexpr (kQRegs) {
+#pragma unroll
+          for (int r = 0; r < 4; r++) qa[mi][r] = qf[mi][kk][r];
+        } else {
+          cb_ldmatrix_x4(qa[mi], sQ_addr + xo[kk] + mi * 16 * D * 2);
+        }
+      }
 #pragma unroll
       for (int nt = 0; nt < kSTiles; nt += 2) {
         uint32_t bk[4];
-        cb_ldmatrix_x4(bk, sKs + cb_attn_swz<D>(nt * 8 + cb_ldm_b_row(lane), kk * 2 + cb_ldm_b_chunk(lane)));
-        DT::mma(s[nt], qf[kk], bk[0], bk[1]);
-        DT::mma(s[nt + 1], qf[kk], bk[2], bk[3]);
+        cb_ldmatrix_x4(bk, sKs + xk[kk] + nt * 8 * D * 2);
+#pragma unroll
+        for (int mi = 0; mi < kMT; mi++) {
+          DT::mma(s[mi][nt], qa[mi], bk[0], bk[1]);
+          DT::mma(s[mi][nt + 1], qa[mi], bk[2], bk[3]);
+        }
       }
     }
 
-    /* Mask (only tiles some row of which cannot see some key): C layout, s[nt][c] is row
-     * g + (c >> 1) * 8, key nt*8 + 2t + (c & 1) of the tile. */
+    /* Mask (only tiles some row of which cannot see some key): C layout, s[mi][nt][c] is row
+     * wrow + mi*16 + g + (c >> 1)*8, key nt*8 + 2t + (c & 1) of the tile. Query positions are
+     * recomputed here rather than held in registers (rows past q_len are never stored, keys
+     * past kv_len are masked anyway; both are clamped so positions stay in int range). */
     if (j >= nfull_tiles) {
       const int kb = j * CB_ATTN_BLOCK_N;
 #pragma unroll
       for (int nt = 0; nt < kSTiles; nt++) {
 #pragma unroll
-        for (int c = 0; c < 4; c++) {
-          const int key = kb + nt * 8 + 2 * t + (c & 1);
-          bool vis = key < p.kv_len;
-          if (p.causal) vis = vis && cb_attn_pos(p.k_start0, p.k_len0, p.k_start1, key) <= qpos[c >> 1];
-          if (!vis) s[nt][c] = -INFINITY;
+        for (int e = 0; e < 2; e++) {
+          const int key = kb + nt * 8 + 2 * t + e;
+          const int kpos = cb_attn_pos(p.k_start0, p.k_len0, p.k_start1, min(key, p.kv_len - 1));
+#pragma unroll
+          for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+            for (int hh = 0; hh < 2; hh++) {
+              const int qp = cb_attn_pos(p.q_start0, p.q_len0, p.q_start1,
+                                         min(row0 + wrow + mi * 16 + g + hh * 8, p.q_len - 1));
+              const bool vis = key < p.kv_len && (!p.causal || kpos <= qp);
+              if (!vis) s[mi][nt][hh * 2 + e] = -INFINITY;
+            }
         }
       }
     }
 
     /* Online softmax per row: the four threads of a group hold the row's 64 scores. */
+    float alpha[kMT][2];
+    bool rescale = false;
 #pragma unroll
-    for (int hh = 0; hh < 2; hh++) {
-      float mx = m[hh];
+    for (int mi = 0; mi < kMT; mi++) {
 #pragma unroll
-      for (int nt = 0; nt < kSTiles; nt++) mx = fmaxf(mx, fmaxf(s[nt][2 * hh], s[nt][2 * hh + 1]));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-      const float alpha = cb_attn_rescale(m[hh], mx, sl2);
-      m[hh] = mx;
-      const float mref = cb_attn_max_ref(mx) * sl2;
-      float sum = 0.0f;
+      for (int hh = 0; hh < 2; hh++) {
+        float mx = m[mi][hh];
 #pragma unroll
-      for (int nt = 0; nt < kSTiles; nt++) {
+        for (int nt = 0; nt < kSTiles; nt++) mx = fmaxf(mx, fmaxf(s[mi][nt][2 * hh], s[mi][nt][2 * hh + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        alpha[mi][hh] = cb_attn_rescale(m[mi][hh], mx, sl2);
+        rescale = rescale || alpha[mi][hh] != 1.0f;
+        m[mi][hh] = mx;
+        const float mref = cb_attn_max_ref(mx) * sl2;
+        float sum = 0.0f;
 #pragma unroll
-        for (int c = 2 * hh; c < 2 * hh + 2; c++) {
-          s[nt][c] = cb_ex2(fmaf(s[nt][c], sl2, -mref)); /* -inf -> 0 */
-          sum += s[nt][c];
+        for (int nt = 0; nt < kSTiles; nt++) {
+#pragma unroll
+          for (int c = 2 * hh; c < 2 * hh + 2; c++) {
+            s[mi][nt][c] = cb_ex2(fmaf(s[mi][nt][c], sl2, -mref)); /* -inf -> 0 */
+            sum += s[mi][nt][c];
+          }
         }
+        l[mi][hh] = l[mi][hh] * alpha[mi][hh] + sum;
       }
-      l[hh] = l[hh] * alpha + sum;
+    }
+    /* Once the running maxima settle, most tiles leave them unchanged (alpha = 1 exactly): the
+     * warp then skips the kDTiles x 4 x kMT multiplications of O. */
+    if (__any_sync(0xffffffffu, rescale)) {
 #pragma unroll
-      for (int dt = 0; dt < kDTiles; dt++) {
-        o[dt][2 * hh] *= alpha;
-        o[dt][2 * hh + 1] *= alpha;
-      }
+      for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+        for (int dt = 0; dt < kDTiles; dt++)
+#pragma unroll
+          for (int c = 0; c < 4; c++) o[mi][dt][c] *= alpha[mi][c >> 1];
     }
 
     /* O += P V. A = P from the score accumulators (cb_attn_p_source); B(k = key, n = dim) =
-     * V[key][dim] through ldmatrix.trans: matrix i covers keys kk*16 + (i & 1)*8 .. +7 and dims
-     * (dt + (i >> 1))*8 .. +7; register i holds (keys 2t, 2t+1; dim g): b0, b1 of dim tile dt
-     * (i = 0, 1) and of dt + 1 (i = 2, 3). */
+     * V[key][dim] through ldmatrix.trans (mma_frag.h): registers 0, 1 are b0, b1 of dim tile
+     * dt, registers 2, 3 those of dt + 1. */
 #pragma unroll
     for (int kk = 0; kk < CB_ATTN_BLOCK_N / 16; kk++) {
-      uint32_t pa[4];
+      uint32_t pa[kMT][4];
 #pragma unroll
-      for (int reg = 0; reg < 4; reg++) {
-        int nt, c;
-        cb_attn_p_source(kk, reg, 0, &nt, &c);
-        pa[reg] = DT::pack(s[nt][c], s[nt][c + 1]);
-      }
+      for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+        for (int reg = 0; reg < 4; reg++) {
+          int nt, c;
+          cb_attn_p_source(kk, reg, 0, &nt, &c);
+          pa[mi][reg] = DT::pack(s[mi][nt][c], s[mi][nt][c + 1]);
+        }
 #pragma unroll
       for (int dt = 0; dt < kDTiles; dt += 2) {
         uint32_t bv[4];
-        cb_ldmatrix_x4_trans(bv, sVs + cb_attn_swz<D>(kk * 16 + cb_ldm_bt_row(lane), dt + cb_ldm_bt_chunk(lane)));
-        DT::mma(o[dt], pa, bv[0], bv[1]);
-        DT::mma(o[dt + 1], pa, bv[2], bv[3]);
+        cb_ldmatrix_x4_trans(bv, sVs + xo[dt / 2] + kk * 16 * D * 2);
+#pragma unroll
+        for (int mi = 0; mi < kMT; mi++) {
+          DT::mma(o[mi][dt], pa[mi], bv[0], bv[1]);
+          DT::mma(o[mi][dt + 1], pa[mi], bv[2], bv[3]);
+        }
       }
     }
 
@@ -335,140 +334,104 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, 1) cb_attn_fwd_kernel(const c
       const int kb = (j + CB_ATTN_STAGES) * CB_ATTN_BLOCK_N;
       const size_t off = (size_t)kb * kv_stride;
       const int valid = min(CB_ATTN_BLOCK_N, p.kv_len - kb);
-      cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N>(sK + stage * CB_ATTN_BLOCK_N * D, kg + off, kv_stride, valid);
-      cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N>(sV + stage * CB_ATTN_BLOCK_N * D, vg + off, kv_stride, valid);
+      cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + stage * CB_ATTN_BLOCK_N * D, kg + off, kv_stride,
+                                                          valid);
+      cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + stage * CB_ATTN_BLOCK_N * D, vg + off, kv_stride,
+                                                          valid);
     }
     cb_cp_async_commit();
   }
   cb_cp_async_wait<0>();
 
   /* Epilogue: normalize, merge into the running o / lse (attn_merge.h), write out if final.
-   * Thread holds columns dt*8 + 2t, +1 of rows g and g + 8 (C layout). */
+   * Thread holds columns dt*8 + 2t, +1 of its rows (C layout). The four threads of a row all
+   * read the row's old lse before one of them writes the new one (__syncwarp between). */
+  float lse_old[kMT][2];
 #pragma unroll
-  for (int hh = 0; hh < 2; hh++) {
-    float lsum = l[hh];
-    lsum += __shfl_xor_sync(0xffffffffu, lsum, 1);
-    lsum += __shfl_xor_sync(0xffffffffu, lsum, 2);
-    const int row = row0 + warp * 16 + g + hh * 8;
-    if (row >= p.q_len) continue;
-    const float lse_blk = cb_attn_block_lse(m[hh], lsum, sl2);
-    const float inv = lsum > 0.0f ? 1.0f / lsum : 0.0f;
-    const size_t lse_i = ((size_t)b * p.heads + h) * p.q_len + row;
-    const float lse_old = p.first ? -INFINITY : p.lse[lse_i];
-    float w_old, w_blk;
-    const float lse_new = cb_attn_merge(lse_old, lse_blk, &w_old, &w_blk);
-    const bool write_o = p.first || lse_blk != -INFINITY; /* unseen rows keep o and lse */
-    const bool read_o = !p.first && (write_o || p.final);
-    float *orow = p.o + ((size_t)b * p.q_len + row) * q_stride + (size_t)h * D;
-    uint32_t *outrow = p.final ? reinterpret_cast<uint32_t *>(static_cast<T *>(p.out) +
-                                                                ((size_t)b * p.q_len + row) * q_stride + (size_t)h * D)
-                               : nullptr;
+  for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
-    for (int dt = 0; dt < kDTiles; dt++) {
-      const int col = dt * 8 + 2 * t;
-      float2 old = make_float2(0.0f, 0.0f);
-      if (read_o) old = *reinterpret_cast<const float2 *>(orow + col);
-      float2 nw;
-      nw.x = old.x * w_old + o[dt][2 * hh] * inv * w_blk;
-      nw.y = old.y * w_old + o[dt][2 * hh + 1] * inv * w_blk;
-      if (write_o) *reinterpret_cast<float2 *>(orow + col) = nw;
-      if (p.final) outrow[col / 2] = DT::pack(nw.x, nw.y);
+    for (int hh = 0; hh < 2; hh++) {
+      const int row = row0 + wrow + mi * 16 + g + hh * 8;
+      lse_old[mi][hh] = p.first || row >= p.q_len ? -INFINITY : p.lse[((size_t)b * p.heads + h) * p.q_len + row];
     }
-    if (write_o && t == 0) p.lse[lse_i] = lse_new;
+  __syncwarp();
+#pragma unroll
+  for (int mi = 0; mi < kMT; mi++) {
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) {
+      float lsum = l[mi][hh];
+      lsum += __shfl_xor_sync(0xffffffffu, lsum, 1);
+      lsum += __shfl_xor_sync(0xffffffffu, lsum, 2);
+      const int row = row0 + wrow + mi * 16 + g + hh * 8;
+      if (row >= p.q_len) continue;
+      const float lse_blk = cb_attn_block_lse(m[mi][hh], lsum, sl2);
+      const float inv = lsum > 0.0f ? 1.0f / lsum : 0.0f;
+      const size_t lse_i = ((size_t)b * p.heads + h) * p.q_len + row;
+      float w_old, w_blk;
+      const float lse_new = cb_attn_merge(lse_old[mi][hh], lse_blk, &w_old, &w_blk);
+      const bool write_o = p.first || lse_blk != -INFINITY; /* unseen rows keep o and lse */
+      const bool read_o = !p.first && (write_o || p.final);
+      float *orow = p.o + ((size_t)b * p.q_len + row) * q_stride + (size_t)h * D;
+      uint32_t *outrow =
+          p.final ? reinterpret_cast<uint32_t *>(static_cast<T *>(p.out) + ((size_t)b * p.q_len + row) * q_stride +
+                                                 (size_t)h * D)
+                  : nullptr;
+#pragma unroll
+      for (int dt = 0; dt < kDTiles; dt++) {
+        const int col = dt * 8 + 2 * t;
+        float2 old = make_float2(0.0f, 0.0f);
+        if (read_o) old = *reinterpret_cast<const float2 *>(orow + col);
+        float2 nw;
+        nw.x = old.x * w_old + o[mi][dt][2 * hh] * inv * w_blk;
+        nw.y = old.y * w_old + o[mi][dt][2 * hh + 1] * inv * w_blk;
+        if (write_o) *reinterpret_cast<float2 *>(orow + col) = nw;
+        if (p.final) outrow[col / 2] = DT::pack(nw.x, nw.y);
+      }
+      if (write_o && t == 0) p.lse[lse_i] = lse_new;
+    }
   }
 }
 
 /* ---- launcher ---- */
 
-template <typename T, int D>
+template <typename T, int D, int kMT>
 static int cb_attn_launch(const cb_attn_params &p, int batch, cudaStream_t s, char *why, size_t n) {
   const size_t smem = cb_attn_smem_bytes(D);
   cudaError_t e =
-      cudaFuncSetAttribute(cb_attn_fwd_kernel<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+      cudaFuncSetAttribute(cb_attn_fwd_kernel<T, D, kMT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  /* All of the unified L1 / shared memory as shared memory (228 KB on sm_90), so that
+   * cb_attn_shape<kMT>::min_ctas CTAs fit on an SM; the kernel barely uses L1 (cp.async.cg
+   * bypasses it). The driver takes it as a hint when it launches. */
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(cb_attn_fwd_kernel<T, D, kMT>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                             (int)cudaSharedmemCarveoutMaxShared);
   if (e != cudaSuccess) {
-    snprintf(why, n, "attention: cannot allow %zu bytes of shared memory: %s", smem, cudaGetErrorString(e));
+    snprintf(why, n, "attention: cannot set %zu bytes of shared memory per CTA: %s", smem, cudaGetErrorString(e));
     return -1;
   }
   const dim3 grid((unsigned)((p.q_len + CB_ATTN_BLOCK_M - 1) / CB_ATTN_BLOCK_M), (unsigned)p.heads,
                   (unsigned)batch);
-  cb_attn_fwd_kernel<T, D><<<grid, CB_ATTN_THREADS, smem, s>>>(p);
+  cb_attn_fwd_kernel<T, D, kMT><<<grid, cb_attn_shape<kMT>::threads, smem, s>>>(p);
   return 0;
 }
 
-/* Positions of a block of `rows` rows (attn.h), checked for the causal mask: non-negative, the
- * second run after the first, every position below INT_MAX (the kernel narrows them to int). */
-static int cb_attn_check_pos(const cb_attn_pos_t *ps, int rows, const char *what, char *why, size_t n) {
-  if (ps->start0 < 0 || ps->len0 < 0) {
-    snprintf(why, n, "attention: %s positions start0 %lld, len0 %lld must be >= 0", what, (long long)ps->start0,
-             (long long)ps->len0);
-    return -1;
-  }
-  const long long run0 = ps->len0 < rows ? ps->len0 : rows;
-  long long last = ps->start0 + run0;
-  if (run0 < rows) {
-    if (ps->start1 < ps->start0 + run0) {
-      snprintf(why, n, "attention: %s second run starts at %lld, inside the first (%lld + %lld)", what,
-               (long long)ps->start1, (long long)ps->start0, run0);
-      return -1;
-    }
-    last = ps->start1 + (rows - run0);
-  }
-  if (last >= INT_MAX) {
-    snprintf(why, n, "attention: %s positions reach %lld, beyond %d", what, last - 1, INT_MAX - 1);
-    return -1;
-  }
-  return 0;
+template <typename T>
+static int cb_attn_launch_dim(const cb_attn_params &p, int batch, int head_dim, int rows_per_warp, cudaStream_t s,
+                              char *why, size_t n) {
+  if (head_dim == 128)
+    return rows_per_warp == 16 ? cb_attn_launch<T, 128, 1>(p, batch, s, why, n)
+                               : cb_attn_launch<T, 128, 2>(p, batch, s, why, n);
+  return rows_per_warp == 16 ? cb_attn_launch<T, 64, 1>(p, batch, s, why, n)
+                             : cb_attn_launch<T, 64, 2>(p, batch, s, why, n);
 }
 
-/* Argument checks shared by the fast kernel and the reference (attn_reference.cu). */
-extern "C" int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n) {
-  if (!a) {
-    snprintf(why, n, "attention: no arguments");
-    return -1;
-  }
-  if (a->head_dim != 64 && a->head_dim != 128) {
-    snprintf(why, n, "attention: head dim %d unsupported (64 or 128)", a->head_dim);
-    return -1;
-  }
-  if (a->batch < 1 || a->batch > 65535 || a->heads < 1 || a->heads > 65535 || a->kv_heads < 1) {
-    snprintf(why, n, "attention: batch %d, heads %d, kv heads %d out of range (1..65535)", a->batch, a->heads,
-             a->kv_heads);
-    return -1;
-  }
-  if (a->heads % a->kv_heads != 0) {
-    snprintf(why, n, "attention: %d heads not divisible by %d kv heads", a->heads, a->kv_heads);
-    return -1;
-  }
-  if (a->q_len < 0 || a->kv_len < 0) {
-    snprintf(why, n, "attention: negative length (q %d, kv %d)", a->q_len, a->kv_len);
-    return -1;
-  }
-  if ((a->bf16 != 0 && a->bf16 != 1) || (a->causal != 0 && a->causal != 1) || (a->first != 0 && a->first != 1) ||
-      (a->final != 0 && a->final != 1)) {
-    snprintf(why, n, "attention: bf16, causal, first and final must be 0 or 1");
-    return -1;
-  }
-  if (!(a->scale > 0.0f) || !isfinite(a->scale)) {
-    snprintf(why, n, "attention: softmax scale %g must be positive and finite", (double)a->scale);
-    return -1;
-  }
-  if (a->causal && (cb_attn_check_pos(&a->qpos, a->q_len, "query", why, n) < 0 ||
-                    cb_attn_check_pos(&a->kvpos, a->kv_len, "key", why, n) < 0))
-    return -1;
-  if (!a->q || !a->k || !a->v || !a->o || !a->lse || (a->final && !a->out)) {
-    snprintf(why, n, "attention: missing buffer (q, k, v, o, lse%s)", a->final ? ", out" : "");
-    return -1;
-  }
-  if (((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->v | (uintptr_t)a->o) % 16 != 0 ||
-      (uintptr_t)a->lse % 4 != 0 || (a->final && (uintptr_t)a->out % 16 != 0)) {
-    snprintf(why, n, "attention: q, k, v, o and out must be 16-byte aligned, lse 4-byte");
-    return -1;
-  }
-  return 0;
-}
-
-extern "C" int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
+extern "C" int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why,
+                                 size_t n) {
   if (cb_attn_check_args(a, why, n) < 0) return -1;
+  if (rows_per_warp != 16 && rows_per_warp != 32) {
+    snprintf(why, n, "attention: %d rows per warp unsupported (16 or 32)", rows_per_warp);
+    return -1;
+  }
   cb_attn_params p;
   memset(&p, 0, sizeof p);
   p.q = a->q;
@@ -497,10 +460,39 @@ extern "C" int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, s
   p.first = a->first;
   p.final = a->final;
   if (a->q_len == 0) return 0; /* nothing to compute or write */
-  if (a->bf16) {
-    return a->head_dim == 128 ? cb_attn_launch<__nv_bfloat16, 128>(p, a->batch, s, why, n)
-                              : cb_attn_launch<__nv_bfloat16, 64>(p, a->batch, s, why, n);
+  return a->bf16 ? cb_attn_launch_dim<__nv_bfloat16>(p, a->batch, a->head_dim, rows_per_warp, s, why, n)
+                 : cb_attn_launch_dim<__half>(p, a->batch, a->head_dim, rows_per_warp, s, why, n);
+}
+
+template <int kMT>
+static cudaError_t cb_attn_occupancy_of(int head_dim, int *ctas) {
+  const cudaError_t e = head_dim == 128 ? cudaFuncSetAttribute(cb_attn_fwd_kernel<__nv_bfloat16, 128, kMT>,
+                                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                               (int)cb_attn_smem_bytes(128))
+                                        : cudaSuccess;
+  if (e != cudaSuccess) return e;
+  return head_dim == 128
+             ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctas, cb_attn_fwd_kernel<__nv_bfloat16, 128, kMT>,
+                                                             cb_attn_shape<kMT>::threads, cb_attn_smem_bytes(128))
+             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(ctas, cb_attn_fwd_kernel<__nv_bfloat16, 64, kMT>,
+                                                             cb_attn_shape<kMT>::threads, cb_attn_smem_bytes(64));
+}
+
+extern "C" int cb_attn_fwd_occupancy(int head_dim, int rows_per_warp, int *ctas_per_sm, char *why, size_t n) {
+  if ((head_dim != 64 && head_dim != 128) || (rows_per_warp != 16 && rows_per_warp != 32)) {
+    snprintf(why, n, "attention occupancy: head dim %d / %d rows per warp unsupported", head_dim, rows_per_warp);
+    return -1;
   }
-  return a->head_dim == 128 ? cb_attn_launch<__half, 128>(p, a->batch, s, why, n)
-                            : cb_attn_launch<__half, 64>(p, a->batch, s, why, n);
+  const cudaError_t e = rows_per_warp == 16 ? cb_attn_occupancy_of<1>(head_dim, ctas_per_sm)
+                                            : cb_attn_occupancy_of<2>(head_dim, ctas_per_sm);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention occupancy: %s", cudaGetErrorString(e));
+    return -1;
+  }
+  return 0;
+}
+
+extern "C" int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
+  return cb_attn_fwd_shape(a, a && a->head_dim == 64 ? CB_ATTN_ROWS_PER_WARP_D64 : CB_ATTN_ROWS_PER_WARP_D128, s,
+                           why, n);
 }

@@ -69,6 +69,9 @@ __global__ void __launch_bounds__(CB_ATTN_REF_THREADS)
   const size_t kv_row = (size_t)a.kv_heads * D;
   const int64_t qp = cb_attn_pos_at(a.qpos.start0, a.qpos.len0, a.qpos.start1, row);
   if (tid < D) q_s[tid] = cb_attn_ref_load(q + tid);
+  const size_t lse_i = ((size_t)b * a.heads + h) * a.q_len + row;
+  /* read before the barriers below: thread 0 writes the new value at the end */
+  const float lse_old = a.first ? -INFINITY : a.lse[lse_i];
   __syncthreads();
 
   /* scaled score of key j, or -inf when the key is masked */
@@ -106,9 +109,7 @@ __global__ void __launch_bounds__(CB_ATTN_REF_THREADS)
   if (tid >= D) return;
 
   const float lse_blk = sum > 0.0f ? mx + logf(sum) : -INFINITY;
-  const size_t lse_i = ((size_t)b * a.heads + h) * a.q_len + row;
   const size_t o_i = (((size_t)b * a.q_len + row) * a.heads + h) * D + tid;
-  const float lse_old = a.first ? -INFINITY : a.lse[lse_i];
   float w_old, w_blk;
   const float lse_new = cb_attn_merge(lse_old, lse_blk, &w_old, &w_blk);
   const float o_old = a.first ? 0.0f : a.o[o_i];

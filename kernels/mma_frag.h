@@ -42,27 +42,33 @@ CB_FRAG_HD void cb_mma_c_pos(int lane, int reg, int *row, int *col) {
   *col = 2 * (lane % 4) + (reg & 1);
 }
 
-/* Which row (within a 16-row slice) and which 16-byte chunk (within a 16-column slice) lane
- * addresses for ldmatrix.x4 (matrix lane / 8, its row lane % 8):
- *   A operand from a row-major [row][k] tile: matrix i = rows (i & 1) * 8, chunk i >> 1, so
- *     register i is a_i;
- *   B operands of two n8 tiles from a [n][k] tile (K for Q.K^T), no .trans: matrix i = n rows
- *     (i >> 1) * 8, chunk i & 1, so registers 0, 1 are b0, b1 of the first n tile, 2, 3 of the
- *     second;
- *   B operands of two n8 tiles from a [k][n] tile (V for P.V), .trans: matrix i = k rows
- *     (i & 1) * 8, n chunk i >> 1: registers 0, 1 are b0, b1 of the first n tile, 2, 3 of the
- *     second (the same addressing as the A operand). */
-CB_FRAG_HD int cb_ldm_a_row(int lane) { return ((lane >> 3) & 1) * 8 + (lane & 7); }
-CB_FRAG_HD int cb_ldm_a_chunk(int lane) { return lane >> 4; }
+/* ldmatrix.x4 addressing: lane gives the address of one row and one 16-byte chunk of a
+ * 16-row x 2-chunk block; matrix i is lanes 8i .. 8i+7. Two rules:
+ *   cb_ldm_row / cb_ldm_chunk: matrix i covers rows (i & 1) * 8 .. +7, chunk i >> 1.
+ *     A from a row-major [row][k] block (Q): register i is a_i.
+ *     B from a [k][n] block with .trans (V for P.V): registers 0, 1 are b0, b1 of the n tile of
+ *     chunk 0, registers 2, 3 those of chunk 1.
+ *   cb_ldm_b_row / cb_ldm_b_chunk: matrix i covers rows (i >> 1) * 8 .. +7, chunk i & 1.
+ *     B from a [n][k] block, no .trans (K for Q.K^T): registers 0, 1 are b0, b1 of the n tile of
+ *     rows 0..7, registers 2, 3 those of rows 8..15. (The first rule would give b0, b1 in
+ *     registers 0, 2: mma takes B as a register pair, so that costs moves.) */
+CB_FRAG_HD int cb_ldm_row(int lane) { return ((lane >> 3) & 1) * 8 + (lane & 7); }
+CB_FRAG_HD int cb_ldm_chunk(int lane) { return lane >> 4; }
 CB_FRAG_HD int cb_ldm_b_row(int lane) { return (lane >> 4) * 8 + (lane & 7); }
 CB_FRAG_HD int cb_ldm_b_chunk(int lane) { return (lane >> 3) & 1; }
-CB_FRAG_HD int cb_ldm_bt_row(int lane) { return cb_ldm_a_row(lane); }
-CB_FRAG_HD int cb_ldm_bt_chunk(int lane) { return cb_ldm_a_chunk(lane); }
 
 /* Swizzled position of 16-byte chunk c of row r in a shared tile whose rows are a multiple of
  * 128 bytes: the 8 rows one ldmatrix phase reads at one logical chunk fall on 8 different
  * 16-byte bank groups. */
 CB_FRAG_HD int cb_swz_chunk(int r, int c) { return c ^ (r & 7); }
+
+/* Element offset of (row, 16-byte chunk c) in a swizzled tile of rows of row_elems 16-bit
+ * elements (row_elems a multiple of 64, at most 128: 8 or 16 chunks per row).
+ * Stepping without recomputing the swizzle: for c0 in {0, 1} and an even chunk step K,
+ *   offset(r, c0 + K) = offset(r, c0) ^ (8 K)       (K touches only chunk bits above c0's)
+ *   offset(r + 8 m, c) = offset(r, c) + 8 m row_elems  (r % 8 is unchanged)
+ * so a kernel keeps one offset per addressing rule and reaches every step with one XOR or add. */
+CB_FRAG_HD int cb_swz_offset(int r, int c, int row_elems) { return r * row_elems + (cb_swz_chunk(r, c) << 3); }
 
 /* The attention kernel's P reuse: the scores of a 16 x 64 key tile sit in 8 accumulators
  * s[nt][0..3] (keys 8 nt .. 8 nt + 7). The A operand of the P.V step kk (keys 16 kk .. 16 kk +

@@ -308,12 +308,12 @@ static void fragments(void) {
         for (int h = 0; h < 2; h++) {
           int src, col, r, c;
           ldm(lane, i, h, 0, &src, &col);
-          const int row = cb_ldm_a_row(src), dim = (kk * 2 + cb_ldm_a_chunk(src)) * 8 + col;
+          const int row = cb_ldm_row(src), dim = (kk * 2 + cb_ldm_chunk(src)) * 8 + col;
           isa_a(lane, i, h, &r, &c);
           CHECK(row == r && dim == kk * 16 + c, "Q lane %d reg %d", lane, i);
         }
 
-  /* K ([key][dim], B(k = dim, n = key)): registers 0,1 -> n tile nt, 2,3 -> nt + 1 */
+  /* K ([key][dim], B(k = dim, n = key)): registers 0, 1 -> b0, b1 of n tile nt; 2, 3 -> nt + 1 */
   for (int kk = 0; kk < 8; kk++)
     for (int nt = 0; nt < 8; nt += 2)
       for (int lane = 0; lane < 32; lane++)
@@ -334,10 +334,19 @@ static void fragments(void) {
           for (int h = 0; h < 2; h++) {
             int src, col, k, n;
             ldm(lane, i, h, 1, &src, &col);
-            const int key = kk * 16 + cb_ldm_bt_row(src), dim = (dt + cb_ldm_bt_chunk(src)) * 8 + col;
+            const int key = kk * 16 + cb_ldm_row(src), dim = (dt + cb_ldm_chunk(src)) * 8 + col;
             isa_b(lane, i & 1, h, &k, &n);
             CHECK(key == kk * 16 + k && dim == (dt + (i >> 1)) * 8 + n, "V lane %d reg %d", lane, i);
           }
+
+  /* the kernel's stepping: one offset per operand, chunk steps by XOR, row steps by add */
+  for (int D = 64; D <= 128; D += 64)
+    for (int r = 0; r < 32; r++)
+      for (int c0 = 0; c0 < 2; c0++)
+        for (int K = 0; c0 + K < D / 8; K += 2)
+          for (int m = 0; m < 16; m++)
+            CHECK(cb_swz_offset(r + 8 * m, c0 + K, D) == (cb_swz_offset(r, c0, D) ^ (8 * K)) + 8 * m * D,
+                  "D %d row %d chunk %d + %d, rows + %d", D, r, c0, K, 8 * m);
 
   /* swizzle: a permutation of each row's chunks; 8 consecutive rows at one logical chunk hit
    * 8 distinct 16-byte bank groups (128-byte rows and 256-byte rows alike) */

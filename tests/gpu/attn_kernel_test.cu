@@ -2,9 +2,12 @@
  *
  *   attn_kernel_test           correctness: cb_attn_fwd against the fp32 reference on many
  *                              shapes; exit 1 on any failure, 77 when there is no GPU
- *   attn_kernel_test --bench   also time cb_attn_fwd (B = 1, H = 32, bf16) and print TFLOP/s
+ *   attn_kernel_test --bench   also time the kernel in both warp shapes (B = 1, H = 32, bf16,
+ *                              non-causal and causal) and print TFLOP/s = 4 B H S^2 D / t
+ *                              (half of that for causal)
  *
- * Correctness, per case (bf16 and fp16, head dim 64 and 128): the K/V block is split into
+ * Correctness, per case (bf16 and fp16, head dim 64 and 128, both warp shapes of
+ * cb_attn_fwd_shape): the K/V block is split into
  * `nsplit` parts that go through cb_attn_fwd one after the other (first on the first, final on
  * the last, o / lse / out poisoned with NaN first), exactly as ring steps do; the output is
  * compared with cb_attn_reference(lowp = 0) on the whole block (fp32 truth). The tolerance is
@@ -58,6 +61,15 @@ static float rnd_f(void) { /* [-1, 1) */
   return (float)(rng >> 40) / 8388608.0f - 1.0f;
 }
 
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes < 16 ? 16 : bytes);
+  if (!p) {
+    fprintf(stderr, "attn_kernel_test: out of host memory (%zu bytes)\n", bytes);
+    exit(1);
+  }
+  return p;
+}
+
 static void *dmalloc(size_t bytes) {
   void *p;
   CB_CUDA(cudaMalloc(&p, bytes < 16 ? 16 : bytes));
@@ -105,7 +117,11 @@ static void bad_args(void) {
   expect_refused(&a, "0 or 1");
   a = ok, a.kvpos.start1 = 1LL << 31, a.kvpos.len0 = 5;
   expect_refused(&a, "beyond");
-  char why[256];
+  char why[256] = "";
+  if (cb_attn_fwd_shape(&ok, 24, 0, why, sizeof why) != -1 || !strstr(why, "rows per warp")) {
+    fprintf(stderr, "FAIL bad args: 24 rows per warp not refused ('%s')\n", why);
+    failures++;
+  }
   if (cb_attn_check_args(&ok, why, sizeof why) != 0) {
     fprintf(stderr, "FAIL bad args: a valid configuration refused: %s\n", why);
     failures++;
@@ -141,8 +157,9 @@ static errs_t compare(const uint16_t *out, const float *o_ref, const float *lse,
                       size_t n_rows, int D, int heads, int q_len, int bf16) {
   errs_t e = {0, 0, 0, 0, 0};
   for (size_t i = 0; i < n_o; i++) {
-    const double d = fabs((double)from_bits(out[i], bf16) - o_ref[i]);
-    if (!(d <= e.max_err)) e.max_err = d; /* NaN sticks */
+    double d = fabs((double)from_bits(out[i], bf16) - o_ref[i]);
+    if (isnan(d)) d = INFINITY; /* a NaN output fails the case */
+    if (d > e.max_err) e.max_err = d;
     e.mean_err += d;
   }
   e.mean_err /= (double)(n_o ? n_o : 1);
@@ -158,8 +175,9 @@ static errs_t compare(const uint16_t *out, const float *o_ref, const float *lse,
       e.empty_bad += !zero;
       continue;
     }
-    const double d = fabs((double)lse[r] - lse_ref[r]);
-    if (!(d <= e.lse_err)) e.lse_err = d;
+    double d = fabs((double)lse[r] - lse_ref[r]);
+    if (isnan(d)) d = INFINITY;
+    if (d > e.lse_err) e.lse_err = d;
   }
   return e;
 }
@@ -167,7 +185,8 @@ static errs_t compare(const uint16_t *out, const float *o_ref, const float *lse,
 static void run_case(const tcase_t *c, int D, int bf16) {
   const int B = c->batch, H = c->heads, KH = c->kv_heads, Q = c->q_len, K = c->kv_len;
   const size_t nq = (size_t)B * Q * H * D, nkv = (size_t)B * K * KH * D, nl = (size_t)B * H * Q;
-  uint16_t *hq = (uint16_t *)malloc(nq * 2), *hk = (uint16_t *)malloc(nkv * 2), *hv = (uint16_t *)malloc(nkv * 2);
+  uint16_t *hq = (uint16_t *)xmalloc(nq * 2), *hk = (uint16_t *)xmalloc(nkv * 2);
+  uint16_t *hv = (uint16_t *)xmalloc(nkv * 2);
   for (size_t i = 0; i < nq; i++) hq[i] = to_bits(c->qamp * rnd_f(), bf16);
   for (size_t i = 0; i < nkv; i++) hk[i] = to_bits(rnd_f(), bf16);
   for (size_t i = 0; i < nkv; i++) hv[i] = to_bits(rnd_f(), bf16);
@@ -201,48 +220,54 @@ static void run_case(const tcase_t *c, int D, int bf16) {
     }
     CB_CUDA(cudaGetLastError());
   }
-  /* the fast kernel, split into nsplit K/V parts (each copied to its own buffer, as a ring
-   * step receives it) */
-  const size_t row_bytes = (size_t)KH * D * 2;
-  void *sk = dmalloc(nkv * 2), *sv = dmalloc(nkv * 2);
-  for (int s = 0; s < c->nsplit; s++) {
-    const long long k0 = (long long)K * s / c->nsplit, k1 = (long long)K * (s + 1) / c->nsplit;
-    if (k1 > k0) {
-      CB_CUDA(cudaMemcpy2D(sk, (k1 - k0) * row_bytes, (char *)dk + k0 * row_bytes, (size_t)K * row_bytes,
-                           (k1 - k0) * row_bytes, B, cudaMemcpyDeviceToDevice));
-      CB_CUDA(cudaMemcpy2D(sv, (k1 - k0) * row_bytes, (char *)dv + k0 * row_bytes, (size_t)K * row_bytes,
-                           (k1 - k0) * row_bytes, B, cudaMemcpyDeviceToDevice));
-    }
-    cb_attn_args_t f = a;
-    f.k = sk, f.v = sv, f.kv_len = (int)(k1 - k0);
-    cb_attn_pos_slice(c->kvpos.start0, c->kvpos.len0, c->kvpos.start1, k0, k1, &f.kvpos.start0, &f.kvpos.len0,
-                      &f.kvpos.start1);
-    f.o = o[2], f.lse = lse[2], f.out = out[2];
-    f.first = s == 0, f.final = s == c->nsplit - 1;
-    if (cb_attn_fwd(&f, 0, why, sizeof why) != 0) {
-      fprintf(stderr, "FAIL %s: cb_attn_fwd refused: %s\n", c->name, why);
-      failures++;
-      return;
-    }
-    CB_CUDA(cudaGetLastError());
-    CB_CUDA(cudaDeviceSynchronize()); /* the split buffers are reused */
-  }
-  float *ho = (float *)malloc(nq * 4), *hl = (float *)malloc(nl * 4), *hlf = (float *)malloc(nl * 4);
-  uint16_t *hout_lp = (uint16_t *)malloc(nq * 2), *hout_f = (uint16_t *)malloc(nq * 2);
+  float *ho = (float *)xmalloc(nq * 4), *hl = (float *)xmalloc(nl * 4), *hlf = (float *)xmalloc(nl * 4);
+  uint16_t *hout_lp = (uint16_t *)xmalloc(nq * 2), *hout_f = (uint16_t *)xmalloc(nq * 2);
   CB_CUDA(cudaMemcpy(ho, o[0], nq * 4, cudaMemcpyDeviceToHost));
   CB_CUDA(cudaMemcpy(hl, lse[0], nl * 4, cudaMemcpyDeviceToHost));
-  CB_CUDA(cudaMemcpy(hlf, lse[2], nl * 4, cudaMemcpyDeviceToHost));
   CB_CUDA(cudaMemcpy(hout_lp, out[1], nq * 2, cudaMemcpyDeviceToHost));
-  CB_CUDA(cudaMemcpy(hout_f, out[2], nq * 2, cudaMemcpyDeviceToHost));
   const errs_t lp = compare(hout_lp, ho, NULL, NULL, nq, nl, D, H, Q, bf16);
-  const errs_t f = compare(hout_f, ho, hlf, hl, nq, nl, D, H, Q, bf16);
   const double tol = 2.0 * lp.max_err + 1e-5;
-  const int ok = f.max_err <= tol && f.lse_err <= 1e-3 && f.empty_bad == 0;
-  printf("%-4s %-5s D=%-3d %-28s fast max %.3e mean %.3e | naive %s max %.3e mean %.3e | lse %.1e | "
-         "empty rows %lld%s  %s\n",
-         ok ? "ok" : "FAIL", bf16 ? "bf16" : "fp16", D, c->name, f.max_err, f.mean_err, bf16 ? "bf16" : "fp16",
-         lp.max_err, lp.mean_err, f.lse_err, f.empty_rows, f.empty_bad ? " (WRONG)" : "", ok ? "" : "<--");
-  failures += !ok;
+
+  /* the fast kernel in both warp shapes, split into nsplit K/V parts (each copied to its own
+   * buffer, as a ring step receives it) */
+  const size_t row_bytes = (size_t)KH * D * 2;
+  void *sk = dmalloc(nkv * 2), *sv = dmalloc(nkv * 2);
+  for (int rpw = 16; rpw <= 32; rpw += 16) {
+    CB_CUDA(cudaMemset(o[2], 0xff, nq * 4));
+    CB_CUDA(cudaMemset(lse[2], 0xff, nl * 4));
+    CB_CUDA(cudaMemset(out[2], 0xff, nq * 2));
+    int refused = 0;
+    for (int s = 0; s < c->nsplit && !refused; s++) {
+      const long long k0 = (long long)K * s / c->nsplit, k1 = (long long)K * (s + 1) / c->nsplit;
+      if (k1 > k0) {
+        CB_CUDA(cudaMemcpy2D(sk, (k1 - k0) * row_bytes, (char *)dk + k0 * row_bytes, (size_t)K * row_bytes,
+                             (k1 - k0) * row_bytes, B, cudaMemcpyDeviceToDevice));
+        CB_CUDA(cudaMemcpy2D(sv, (k1 - k0) * row_bytes, (char *)dv + k0 * row_bytes, (size_t)K * row_bytes,
+                             (k1 - k0) * row_bytes, B, cudaMemcpyDeviceToDevice));
+      }
+      cb_attn_args_t f = a;
+      f.k = sk, f.v = sv, f.kv_len = (int)(k1 - k0);
+      cb_attn_pos_slice(c->kvpos.start0, c->kvpos.len0, c->kvpos.start1, k0, k1, &f.kvpos.start0,
+                        &f.kvpos.len0, &f.kvpos.start1);
+      f.o = o[2], f.lse = lse[2], f.out = out[2];
+      f.first = s == 0, f.final = s == c->nsplit - 1;
+      if (cb_attn_fwd_shape(&f, rpw, 0, why, sizeof why) != 0) {
+        fprintf(stderr, "FAIL %s: cb_attn_fwd_shape refused: %s\n", c->name, why);
+        refused = 1;
+      }
+      CB_CUDA(cudaGetLastError());
+      CB_CUDA(cudaDeviceSynchronize()); /* the split buffers are reused */
+    }
+    CB_CUDA(cudaMemcpy(hlf, lse[2], nl * 4, cudaMemcpyDeviceToHost));
+    CB_CUDA(cudaMemcpy(hout_f, out[2], nq * 2, cudaMemcpyDeviceToHost));
+    const errs_t f = compare(hout_f, ho, hlf, hl, nq, nl, D, H, Q, bf16);
+    const int ok = !refused && f.max_err <= tol && f.lse_err <= 1e-3 && f.empty_bad == 0;
+    printf("%-4s %-4s D=%-3d %2d rows/warp %-28s fast max %.3e mean %.3e | naive max %.3e mean %.3e | "
+           "lse %.1e | rows seeing no key %lld%s\n",
+           ok ? "ok" : "FAIL", bf16 ? "bf16" : "fp16", D, rpw, c->name, f.max_err, f.mean_err, lp.max_err,
+           lp.mean_err, f.lse_err, f.empty_rows, f.empty_bad ? " (WRONG)" : "");
+    failures += !ok;
+  }
   for (int i = 0; i < 3; i++) {
     CB_CUDA(cudaFree(o[i]));
     CB_CUDA(cudaFree(lse[i]));
@@ -295,7 +320,7 @@ __global__ void fill_random(uint16_t *p, size_t n, uint32_t seed, int bf16) {
   }
 }
 
-static void bench_one(int S, int D, int causal) {
+static void bench_one(int S, int D, int causal, int rpw) {
   const int B = 1, H = 32, iters = 20;
   const size_t n = (size_t)B * S * H * D, nl = (size_t)B * H * S;
   uint16_t *q = (uint16_t *)dmalloc(n * 2), *k = (uint16_t *)dmalloc(n * 2), *v = (uint16_t *)dmalloc(n * 2);
@@ -317,7 +342,7 @@ static void bench_one(int S, int D, int causal) {
   CB_CUDA(cudaEventCreate(&e1));
   for (int i = 0; i < 3 + iters; i++) {
     if (i == 3) CB_CUDA(cudaEventRecord(e0));
-    if (cb_attn_fwd(&a, 0, why, sizeof why) != 0) {
+    if (cb_attn_fwd_shape(&a, rpw, 0, why, sizeof why) != 0) {
       fprintf(stderr, "FAIL bench: %s\n", why);
       failures++;
       return;
@@ -330,8 +355,13 @@ static void bench_one(int S, int D, int causal) {
   CB_CUDA(cudaEventElapsedTime(&ms, e0, e1));
   const double t = ms / 1e3 / iters;
   const double flops = 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0);
-  printf("bench bf16 B=%d H=%d D=%-3d S=%-6d %-10s %8.3f ms  %6.1f TFLOP/s\n", B, H, D, S,
-         causal ? "causal" : "non-causal", t * 1e3, flops / t / 1e12);
+  int ctas = 0;
+  if (cb_attn_fwd_occupancy(D, rpw, &ctas, why, sizeof why) != 0) {
+    fprintf(stderr, "FAIL bench: %s\n", why);
+    failures++;
+  }
+  printf("bench bf16 B=%d H=%d D=%-3d S=%-6d %-10s %2d rows/warp (%d CTAs/SM) %8.3f ms  %6.1f TFLOP/s\n", B, H,
+         D, S, causal ? "causal" : "non-causal", rpw, ctas, t * 1e3, flops / t / 1e12);
   CB_CUDA(cudaEventDestroy(e0));
   CB_CUDA(cudaEventDestroy(e1));
   CB_CUDA(cudaFree(q));
@@ -363,9 +393,11 @@ int main(int argc, char **argv) {
   correctness();
   if (bench) {
     const int seqs[] = {4096, 16384, 32768};
-    for (int causal = 0; causal < 2; causal++)
-      for (int i = 0; i < 3; i++) bench_one(seqs[i], 128, causal);
-    for (int causal = 0; causal < 2; causal++) bench_one(16384, 64, causal);
+    for (int rpw = 16; rpw <= 32; rpw += 16) {
+      for (int causal = 0; causal < 2; causal++)
+        for (int i = 0; i < 3; i++) bench_one(seqs[i], 128, causal, rpw);
+      for (int causal = 0; causal < 2; causal++) bench_one(16384, 64, causal, rpw);
+    }
   }
   if (failures) {
     fprintf(stderr, "attn_kernel_test: %d failures\n", failures);
