@@ -11,6 +11,9 @@
 #        fault:SPEC  CB_FAULT=SPEC; the fault time is when rank 1 announces it on stderr
 # OUT_DIR (default: CB_TEST_OUT or .) receives NAME.log, NAME.csv, NAME.json(.partial.jsonl).
 set -u
+# calc EXPR: seconds arithmetic and comparisons (awk: bc is not installed everywhere, e.g. the
+# GPU machine); a comparison prints 1 or 0.
+calc() { awk "BEGIN { v = $1; if (v == int(v) && \"$1\" ~ /[<>=]/) printf \"%d\", v; else printf \"%.1f\", v }"; }
 name=$1 collbench=$2 T=$3 how=$4 want=$5
 shift 5
 [ "${1:-}" = "--" ] && shift
@@ -52,13 +55,13 @@ while kill -0 "$mpirun_pid" 2>/dev/null; do
     if [ "$how" = sigstop ] && [ "$(wc -l 2>/dev/null < "$out.csv" || echo 0)" -ge 2 ]; then
       pid=$(rank1_pid)
       if [ -n "$pid" ]; then
-        kill -STOP "$pid" && fault_at=$now && echo "kill -STOP rank 1 (pid $pid) at +$(echo "$now - $start" | bc) s"
+        kill -STOP "$pid" && fault_at=$now && echo "kill -STOP rank 1 (pid $pid) at +$(calc "$now - $start") s"
       fi
     elif [ "$how" != sigstop ] && grep -q "CB_FAULT: rank 1" "$out.log" 2>/dev/null; then
       fault_at=$now
-      echo "CB_FAULT fired at +$(echo "$now - $start" | bc) s"
+      echo "CB_FAULT fired at +$(calc "$now - $start") s"
     fi
-  elif [ "$(echo "$now - $fault_at > $limit + 30" | bc)" = 1 ]; then
+  elif [ "$(calc "$now - $fault_at > $limit + 30")" = 1 ]; then
     echo "FAIL $name: the job still runs $(( limit + 30 )) s after the fault: killing it"
     kill -KILL "$mpirun_pid"
     pid=$(rank1_pid); [ -n "$pid" ] && kill -KILL "$pid"
@@ -75,10 +78,10 @@ if [ -z "$fault_at" ]; then
   echo "FAIL $name: the fault never happened (exit $rc)"
   exit 1
 fi
-took=$(echo "$end - $fault_at" | bc)
+took=$(calc "$end - $fault_at")
 echo "exit $rc, $took s after the fault (limit T + 5 = $limit s)"
 [ "$rc" -eq 4 ] || { echo "FAIL $name: exit $rc, expected 4 (timeout)"; fail=1; }
-[ "$(echo "$took <= $limit" | bc)" = 1 ] || { echo "FAIL $name: ended $took s after the fault, limit $limit s"; fail=1; }
+[ "$(calc "$took <= $limit")" = 1 ] || { echo "FAIL $name: ended $took s after the fault, limit $limit s"; fail=1; }
 grep -Eq "$want" "$out.log" || { echo "FAIL $name: no message matching /$want/"; fail=1; }
 if grep -Eiq "segmentation fault|signal 11|SIGSEGV|core dumped|signal 6" "$out.log"; then
   echo "FAIL $name: a rank crashed on the way out"
