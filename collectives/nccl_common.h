@@ -25,6 +25,9 @@ void cb_nccl_run_sendrecv(cb_inst_t *in, int phase, cudaStream_t s);
 
 /* Deregisters and frees the allocations nccl_symm and nccl_reg keep across sweep points
  * (nccl_registered.c says why they keep them). Collective; call before ncclCommDestroy(comm). */
-void cb_nccl_registered_release(ncclComm_t comm);
+typedef struct cb_nccl_reg_state cb_nccl_reg_state_t;
+/* The state the registered forms keep for one world (its allocations); NULL-safe release. */
+cb_nccl_reg_state_t *cb_nccl_registered_state_new(void);
+void cb_nccl_registered_release(ncclComm_t comm, cb_nccl_reg_state_t *st);
 
 #endif

@@ -69,8 +69,18 @@ typedef struct reg_pool {
 #endif
 } reg_pool_t;
 
-static reg_pool_t pools[2];       /* indexed by reg_kind_t */
-static size_t given_back_max = 0; /* the largest allocation freed so far, as the driver sized it */
+/* The registered allocations of one world, kept across sweep points; the world owns it
+ * (cb_world_t.nccl_reg: made at the rank start, released before the communicator goes). */
+struct cb_nccl_reg_state {
+  reg_pool_t pools[2];   /* indexed by reg_kind_t */
+  size_t given_back_max; /* the largest allocation freed so far, as the driver sized it */
+};
+
+cb_nccl_reg_state_t *cb_nccl_registered_state_new(void) {
+  cb_nccl_reg_state_t *st = calloc(1, sizeof *st);
+  if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  return st;
+}
 
 static const char *call_name(reg_kind_t k) {
   return k == REG_WINDOW ? "ncclCommWindowRegister" : "ncclCommRegister";
@@ -143,10 +153,10 @@ static size_t allocation_size(void *p) {
 }
 
 /* Gives a registered allocation back (its registration first) and remembers how large it was. */
-static void give_back(reg_kind_t kind, reg_pool_t *pl, ncclComm_t comm) {
+static void give_back(cb_nccl_reg_state_t *st, reg_kind_t kind, reg_pool_t *pl, ncclComm_t comm) {
   do_deregister(kind, pl, comm);
   size_t sz = allocation_size(pl->base);
-  if (sz > given_back_max) given_back_max = sz;
+  if (sz > st->given_back_max) st->given_back_max = sz;
   CB_NCCL(ncclMemFree(pl->base));
   memset(pl, 0, sizeof *pl);
 }
@@ -156,8 +166,9 @@ static void give_back(reg_kind_t kind, reg_pool_t *pl, ncclComm_t comm) {
  * so the new one cannot take its addresses. Collective (window registration is); on failure
  * the old allocation stays and why says what failed on which rank. */
 static int grow(reg_kind_t kind, const cb_world_t *w, size_t need, char *why, size_t n) {
+  cb_nccl_reg_state_t *st = w->nccl_reg;
   int rank = w->mpi.rank;
-  unsigned long long want = need > given_back_max ? need : given_back_max + 1;
+  unsigned long long want = need > st->given_back_max ? need : st->given_back_max + 1;
   want = (want + REG_ALIGN - 1) / REG_ALIGN * REG_ALIGN;
   CB_MPI(MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, w->mpi.comm));
   reg_pool_t fresh;
@@ -192,8 +203,8 @@ static int grow(reg_kind_t kind, const cb_world_t *w, size_t need, char *why, si
     snprintf(why, n, "%s", e);
     return -1;
   }
-  if (pools[kind].base) give_back(kind, &pools[kind], w->nccl);
-  pools[kind] = fresh;
+  if (st->pools[kind].base) give_back(st, kind, &st->pools[kind], w->nccl);
+  st->pools[kind] = fresh;
   return 0;
 }
 
@@ -202,10 +213,11 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
   cb_buffer_plan_t plan;
   if (cb_plan_buffers_aligned(&in->p, w->mpi.nranks, w->mpi.rank, REG_ALIGN, &plan, why, n)) return -1;
   /* plan.total_bytes is the same on every rank, so every rank grows or none does */
-  if (pools[kind].bytes < plan.total_bytes && grow(kind, w, plan.total_bytes, why, n)) return -1;
-  in->priv = &pools[kind];
-  in->mem_bytes = pools[kind].bytes;
-  cb_inst_set_buffers(in, pools[kind].base, &plan);
+  reg_pool_t *pool = &w->nccl_reg->pools[kind];
+  if (pool->bytes < plan.total_bytes && grow(kind, w, plan.total_bytes, why, n)) return -1;
+  in->priv = pool;
+  in->mem_bytes = pool->bytes;
+  cb_inst_set_buffers(in, pool->base, &plan);
   char v[32];
   version_text(w->nccl_version, v, sizeof v);
   snprintf(in->note, sizeof in->note, "%s (NCCL %s); NCCL_DEBUG=INFO shows the kernel",
@@ -217,9 +229,11 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
  * cb_nccl_registered_release. */
 static void registered_teardown(cb_inst_t *in) { in->priv = NULL; }
 
-void cb_nccl_registered_release(ncclComm_t comm) {
+void cb_nccl_registered_release(ncclComm_t comm, cb_nccl_reg_state_t *st) {
+  if (!st) return;
   for (int k = 0; k < 2; k++)
-    if (pools[k].base) give_back((reg_kind_t)k, &pools[k], comm);
+    if (st->pools[k].base) give_back(st, (reg_kind_t)k, &st->pools[k], comm);
+  free(st);
 }
 
 /* NCCL 2.28.3's symmetric all-gather and reduce-scatter kernels returned wrong elements (not

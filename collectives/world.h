@@ -13,6 +13,8 @@
 #include "knobs.h"
 #include "mpi_world.h"
 
+struct cb_nccl_reg_state;
+
 typedef struct cb_world {
   cb_mpi_world_t mpi;
   /* GPU, chosen by local rank in PCI bus order among the visible devices */
@@ -34,6 +36,7 @@ typedef struct cb_world {
   ncclComm_t rail;
   int nccl_version;
   int nccl_fp8; /* NCCL build and GPU support ncclFloat8e4m3/e5m2 */
+  struct cb_nccl_reg_state *nccl_reg; /* the registered NCCL forms' kept buffers (nccl_registered.c) */
   cudaStream_t stream;
   /* Peer memory among this node's ranks: 1 when every pair passed the CUDA IPC probe at start
    * (a real read of each peer's buffer); else peer_why says what failed. */

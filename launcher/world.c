@@ -122,6 +122,7 @@ static void init_nccl(cb_world_t *w) {
   if (w->mpi.rank == 0) CB_NCCL(ncclGetUniqueId(&id));
   CB_MPI(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, w->mpi.comm));
   CB_NCCL(ncclCommInitRank(&w->nccl, w->mpi.nranks, id, w->mpi.rank));
+  w->nccl_reg = cb_nccl_registered_state_new();
   CB_NCCL(ncclGetVersion(&w->nccl_version));
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
   w->nccl_fp8 = w->nccl_version >= NCCL_VERSION(2, 24, 0) && w->cc_major >= 9;
@@ -207,7 +208,8 @@ void cb_world_free(cb_world_t *w) {
   if (w->ctl_host) CB_CUDA(cudaFreeHost((void *)w->ctl_host));
   w->ctl_host = NULL;
   w->ctl_dev = NULL;
-  if (w->nccl) cb_nccl_registered_release(w->nccl); /* registered on w->nccl, kept across points */
+  if (w->nccl) cb_nccl_registered_release(w->nccl, w->nccl_reg); /* registered on w->nccl, kept across points */
+  w->nccl_reg = NULL;
   if (w->nccl) CB_NCCL(ncclCommDestroy(w->nccl));
   w->nccl = NULL;
   if (w->stream) CB_CUDA(cudaStreamDestroy(w->stream));
