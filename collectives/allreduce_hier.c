@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cb_limits.h"
 #include "signal.h"
 #include "error_gpu.h"
 #include "allreduce_peer.h"
@@ -44,7 +45,6 @@
 #include "buffers.h"
 #include "nccl_common.h"
 
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 typedef struct hier_state {
   cb_peer_mem_t pm;
@@ -85,8 +85,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   size_t esize = cb_dtype_size(in->p.dtype), C = 0;
   int chunks = 0;
   if (cb_ar_hier_plan(in->p.count, esize, &C, &chunks, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
-  size_t scratch_chunk = ALIGN_UP(cb_ar_twoshot_scratch(C, in->p.dtype, m->local_nranks), 256);
-  size_t scratch_off = ALIGN_UP(plan.total_bytes, 256);
+  size_t scratch_chunk = CB_ALIGN_UP(cb_ar_twoshot_scratch(C, in->p.dtype, m->local_nranks), 256);
+  size_t scratch_off = CB_ALIGN_UP(plan.total_bytes, 256);
   size_t pad_off = scratch_off + (m->local_nranks > 1 ? scratch_chunk * (size_t)chunks : 0);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
 

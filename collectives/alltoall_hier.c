@@ -22,13 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cb_limits.h"
 #include "alltoall.h"
 #include "signal.h"
 #include "error_gpu.h"
 #include "buffers.h"
 #include "peer.h"
 
-#define ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
 typedef struct a2a_hier_state {
   cb_peer_mem_t pm;
@@ -59,8 +59,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   size_t B = in->p.count * cb_dtype_size(in->p.dtype);
   int K = m->local_nranks;
   /* rail staging: one slot per world rank (slots of my own node stay unused) */
-  size_t stage_off = ALIGN_UP(plan.total_bytes, 256);
-  size_t pad_off = stage_off + (K > 1 ? ALIGN_UP((size_t)m->nranks * B, 256) : 0);
+  size_t stage_off = CB_ALIGN_UP(plan.total_bytes, 256);
+  size_t pad_off = stage_off + (K > 1 ? CB_ALIGN_UP((size_t)m->nranks * B, 256) : 0);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   a2a_hier_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
