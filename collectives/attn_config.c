@@ -1,8 +1,11 @@
 /* Ring-attention configuration (attn_config.h): defaults, checks, sharding and FLOPs. */
 #include "attn_config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void cb_attn_defaults(cb_attn_config_t *c) {
   memset(c, 0, sizeof *c);
@@ -50,11 +53,43 @@ int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n)
              nranks);
     return -1;
   }
-  if (seq > (1ull << 30)) {
-    snprintf(why, n, "sequence %llu is longer than 2^30", (unsigned long long)seq);
+  if (seq > CB_ATTN_MAX_SEQ) {
+    snprintf(why, n, "sequence %llu is longer than %llu", (unsigned long long)seq, CB_ATTN_MAX_SEQ);
     return -1;
   }
   return 0;
+}
+
+static int writable_dir(const char *path, const char *what, char *why, size_t n) {
+  struct stat st;
+  if (stat(path, &st)) {
+    snprintf(why, n, "--save: %s '%s': %s", what, path, strerror(errno));
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    snprintf(why, n, "--save: %s '%s' is not a directory", what, path);
+    return -1;
+  }
+  if (access(path, W_OK | X_OK)) {
+    snprintf(why, n, "--save: %s '%s' is not writable: %s", what, path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+int cb_attn_check_save_dir(const char *dir, char *why, size_t n) {
+  struct stat st;
+  if (stat(dir, &st) == 0 || errno != ENOENT) return writable_dir(dir, "directory", why, n);
+  /* a new directory: its parent must exist and take it */
+  char parent[sizeof(((cb_attn_config_t *)0)->save_dir)];
+  snprintf(parent, sizeof parent, "%s", dir);
+  size_t len = strlen(parent);
+  while (len > 1 && parent[len - 1] == '/') parent[--len] = 0;
+  char *slash = strrchr(parent, '/');
+  if (!slash) snprintf(parent, sizeof parent, ".");
+  else if (slash == parent) parent[1] = 0;
+  else *slash = 0;
+  return writable_dir(parent, "parent of the new directory", why, n);
 }
 
 cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal) {

@@ -18,6 +18,10 @@
 
 enum cb_attn_causal_bits { CB_ATTN_NONCAUSAL = 1, CB_ATTN_CAUSAL = 2 };
 
+/* The longest total sequence collbench accepts: positions must fit the kernel's int indices
+ * with room for batch x heads products. */
+#define CB_ATTN_MAX_SEQ (1ull << 30)
+
 typedef struct cb_attn_config {
   int batch, heads, kv_heads, head_dim;
   int causal_modes;   /* CB_ATTN_* bits: --causal 0 | 1 | both */
@@ -37,6 +41,12 @@ int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why,
 /* Rejects a sequence length that does not shard over nranks: S must be a multiple of nranks
  * (non-causal) or of 2*nranks (causal, zigzag). Returns 0, or -1 with why. */
 int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n);
+
+/* --save DIR must be usable before anything runs: an existing path must be a directory this
+ * process may write into (symlinks followed); a new one needs such a parent. Returns 0, or -1
+ * with why. (As root, write permission is not checked by the system, so a read-only directory
+ * is found only when the first file is written.) */
+int cb_attn_check_save_dir(const char *dir, char *why, size_t n);
 
 /* One or two runs of global positions (the layout of kernels/attn.h's cb_attn_pos_t). */
 typedef struct cb_attn_runs {

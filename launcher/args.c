@@ -122,9 +122,13 @@ static int add_algo(parser_t *p, cb_args_t *a, const char *s) {
   return 0;
 }
 
-/* A comma list of sweep points for opt: sizes (digits with K/M/G/T) when sizes is 1, token
- * counts 0..16777216 otherwise. Empty items and repeated values are errors. */
-static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const char *list, int sizes) {
+/* What a list of sweep points holds: byte sizes (K/M/G/T, at most CB_MAX_BUFFER_BYTES), token
+ * counts (0..16777216) or sequence lengths (K/M, 1..CB_ATTN_MAX_SEQ). */
+enum point_kind { POINTS_TOKENS, POINTS_BYTES, POINTS_SEQ };
+
+/* A comma list of sweep points for opt. Empty items and repeated values are errors. */
+static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const char *list, enum point_kind kind) {
+  const int sizes = kind != POINTS_TOKENS;
   char buf[4096];
   if (strlen(list) >= sizeof buf) return fail(p, "%s: list too long", opt);
   if (empty_item(list)) return fail(p, "%s: '%s' has an empty item", opt, list);
@@ -134,7 +138,9 @@ static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const ch
     uint64_t v;
     long t;
     if (sizes && cb_parse_size(tok, &v)) return fail(p, "%s: '%s' is not a size", opt, tok);
-    if (sizes && v > CB_MAX_BUFFER_BYTES) return too_large(p, opt, tok);
+    if (kind == POINTS_BYTES && v > CB_MAX_BUFFER_BYTES) return too_large(p, opt, tok);
+    if (kind == POINTS_SEQ && (v == 0 || v > CB_ATTN_MAX_SEQ))
+      return fail(p, "%s: '%s' is not a sequence length 1..%llu", opt, tok, CB_ATTN_MAX_SEQ);
     if (!sizes) {
       if (parse_int(tok, 0, 1L << 24, &t)) return fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
       v = (uint64_t)t;
@@ -149,7 +155,7 @@ static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const ch
  * are parsed from a copy of the whole value (no fixed-size buffer: a cut value could hide
  * trailing garbage or lose its ':'). */
 static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
-  if (!strchr(s, ':')) return parse_point_list(p, a, "--tokens", s, 0);
+  if (!strchr(s, ':')) return parse_point_list(p, a, "--tokens", s, POINTS_TOKENS);
   char why[256];
   char *buf = strdup(s);
   if (!buf) return fail(p, "--tokens: out of memory");
@@ -331,7 +337,7 @@ static int size_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *ar
     s->step_given = s->size = 1;
     return CB_ARGS_OK;
   default: { /* O_SIZES */
-    int rc = parse_point_list(p, a, "--sizes", val, 1);
+    int rc = parse_point_list(p, a, "--sizes", val, POINTS_BYTES);
     if (rc) return rc;
     s->list = s->size = 1;
     return CB_ARGS_OK;
@@ -377,7 +383,7 @@ static int moe_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg
 
 /* --seq: "8K,16K" (sizes: K = 1024) or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F". */
 static int parse_seq(parser_t *p, cb_args_t *a, const char *s) {
-  if (!strchr(s, ':')) return parse_point_list(p, a, "--seq", s, 1);
+  if (!strchr(s, ':')) return parse_point_list(p, a, "--seq", s, POINTS_SEQ);
   char why[256];
   char *buf = strdup(s);
   if (!buf) return fail(p, "--seq: out of memory");
@@ -544,8 +550,9 @@ static int finish_ringattn(parser_t *p, cb_args_t *a, const seen_t *s) {
     a->npoints = n;
   }
   for (int i = 0; i < a->npoints; i++)
-    if (a->points[i] == 0 || a->points[i] > (1ull << 30))
-      return fail(p, "--seq: %llu is not a sequence length 1..2^30", (unsigned long long)a->points[i]);
+    if (a->points[i] == 0 || a->points[i] > CB_ATTN_MAX_SEQ)
+      return fail(p, "--seq: %llu is not a sequence length 1..%llu", (unsigned long long)a->points[i],
+                  CB_ATTN_MAX_SEQ);
   a->nops = 1;
   a->ops[0] = CB_OP_NONE;
   a->places = CB_PLACE_OUT;

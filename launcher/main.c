@@ -84,12 +84,16 @@ int main(int argc, char **argv) {
   cb_world_init(&world, args, &knobs);
   cb_watchdog_disarm(&wd);
 
-  /* Rank-count-dependent checks, now that the world size is known. */
-  char why[256] = "";
+  /* Rank-count-dependent checks, now that the world size is known; and --save's directory,
+   * which only rank 0 writes (so only its file system counts). */
+  char why[1400] = "";
   if (fault.action != CB_FAULT_NONE && fault.rank >= world.mpi.nranks)
     snprintf(why, sizeof why, "CB_FAULT: rank %d does not exist (%d ranks)", fault.rank, world.mpi.nranks);
   for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
     cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why);
+  if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && world.mpi.rank == 0)
+    cb_attn_check_save_dir(args->attn.save_dir, why, sizeof why);
+  cb_mpi_agree(world.mpi.comm, !why[0], why, sizeof why);
   if (why[0]) {
     if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", why);
     cb_watchdog_stop(&wd);

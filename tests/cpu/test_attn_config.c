@@ -3,8 +3,11 @@
  * exactly one rank, both chunks of a rank the same length, balanced causal work), the FLOP
  * count, and every bad input the family promises to reject with a message naming it. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "attn_config.h"
@@ -82,6 +85,20 @@ static void test_cli(void) {
   expect_error("ringattn --tokens 128", "moe");
   expect_error("ringattn --batch -1", "--batch");
   expect_error("allreduce --seq 8K", "only to the ringattn family");
+  /* near 2^64, past the sequence bound, not UTF-8, very long */
+  expect_error("ringattn --seq 18446744073709551615", "is not a sequence length 1..1073741824");
+  expect_error("ringattn --seq 18446744073709551616", "is not a size");
+  expect_error("ringattn --seq 2G", "is not a sequence length");
+  expect_error("ringattn --seq 16K:18446744073709551615", "is not a sequence length");
+  expect_error("ringattn --seq \xff\xfe", "--seq");
+  expect_error("ringattn --heads 99999999999999999999", "--heads");
+  static char longseq[5000];
+  memset(longseq, '1', sizeof longseq - 1);
+  char line[5100];
+  snprintf(line, sizeof line, "ringattn --seq %s", longseq);
+  expect_error(line, "--seq");
+  snprintf(line, sizeof line, "ringattn --save %s", longseq);
+  expect_error(line, "--save");
   expect_error("moe --heads 8", "only to the ringattn family");
 }
 
@@ -131,7 +148,46 @@ static void test_flops(void) {
   CHECK(cb_attn_kv_shard_bytes(&c, 16384, 2, 2) == 2ull * 8192 * 8 * 128 * 2, "kv shard bytes");
 }
 
+/* --save's directory, checked at start on rank 0 (launcher/main.c). */
+static void test_save_dir(void) {
+  char why[1400], base[] = "/tmp/cb-attn-save-XXXXXX", path[1200];
+  CHECK(mkdtemp(base) != NULL, "mkdtemp");
+  CHECK_EQ_INT(cb_attn_check_save_dir(base, why, sizeof why), 0);            /* existing directory */
+  snprintf(path, sizeof path, "%s/new", base);
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), 0);            /* new, parent writable */
+  snprintf(path, sizeof path, "%s/new/", base);
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), 0);            /* trailing slash */
+  snprintf(path, sizeof path, "%s/no/such/dir", base);
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* parent missing */
+  CHECK_CONTAINS(why, "parent of the new directory");
+  snprintf(path, sizeof path, "%s/file", base);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL, "create %s", path);
+  if (f) fclose(f);
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* a regular file */
+  CHECK_CONTAINS(why, "is not a directory");
+  char link[1200];
+  snprintf(link, sizeof link, "%s/to-null", base);
+  CHECK(symlink("/dev/null", link) == 0, "symlink");
+  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1);           /* symlink to a device */
+  CHECK_CONTAINS(why, "is not a directory");
+  snprintf(link, sizeof link, "%s/to-dir", base);
+  CHECK(symlink(base, link) == 0, "symlink");
+  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), 0);            /* symlink to a directory */
+  CHECK_EQ_INT(cb_attn_check_save_dir("/proc/self/status", why, sizeof why), -1);
+  if (geteuid() != 0) { /* root writes anywhere: the system does not refuse it */
+    snprintf(path, sizeof path, "%s/ro", base);
+    CHECK(mkdir(path, 0555) == 0, "mkdir");
+    CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);
+    CHECK_CONTAINS(why, "not writable");
+  }
+  char cmd[1300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+  CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void) {
+  test_save_dir();
   test_cli();
   test_shards();
   test_flops();
