@@ -17,9 +17,28 @@ static void *abort_hook_arg;
 static atomic_int aborting;
 static atomic_int abort_requested; /* 0, or the exit code asked for */
 static volatile unsigned int *kernel_abort_word;
+static volatile unsigned int *device_timeout_word; /* peer + 1 after a kernel's spin timed out */
+static double device_timeout_s;
+static const char *device_timeout_step;
 static volatile sig_atomic_t guard_code = CB_EXIT_RUNTIME;
 
 void cb_set_kernel_abort_word(volatile unsigned int *word) { kernel_abort_word = word; }
+
+void cb_set_device_timeout_word(volatile unsigned int *word, double spin_s, const char *step) {
+  device_timeout_word = word;
+  device_timeout_s = spin_s;
+  device_timeout_step = step;
+}
+
+void cb_exit_if_device_timeout(const char *detail) {
+  unsigned int peer = device_timeout_word ? *device_timeout_word : 0;
+  if (!peer) return;
+  CB_ERROR("timeout: %s: a custom kernel on this rank waited %.1f s for peer rank %u, which did not arrive at its "
+           "device barrier (stalled, stopped or dead); aborting the job (%s)",
+           device_timeout_step && device_timeout_step[0] ? device_timeout_step : "a custom kernel", device_timeout_s,
+           peer - 1, detail);
+  cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
+}
 
 void cb_set_abort_hook(void (*fn)(void *), void *arg) {
   abort_hook = fn;

@@ -70,8 +70,21 @@ int cb_abort_taken(void);
  * world): cb_abort_request stores 1 into it. NULL (the default) = no kernels to stop. */
 void cb_set_kernel_abort_word(volatile unsigned int *word);
 
-/* One hook run before the job is aborted (collbench registers ncclCommAbort here). This is
- * the only process-wide mutable state in collbench: an abort must reach the communicator from
+/* The word a custom kernel's spin sets to peer rank + 1 when it times out (host-mapped, set up
+ * by the world), the spin limit in seconds, and the text of the current step (the watchdog's).
+ * NULL word (the default) = no custom kernels. */
+void cb_set_device_timeout_word(volatile unsigned int *word, double spin_s, const char *step);
+
+/* After a failed CUDA call: if a custom kernel on this rank timed out waiting for a peer, the
+ * CUDA error is only its consequence (the trap took the context), so this reports
+ * "timeout: STEP: ... waited S s for peer rank P ..." with detail and ends the job with
+ * CB_EXIT_TIMEOUT, without the abort hook (NCCL cannot be aborted on a lost context). Returns
+ * when no kernel timed out. cb_check_cuda and the polled stream wait both call it, so the
+ * outcome does not depend on which CUDA call notices the trap first. */
+void cb_exit_if_device_timeout(const char *detail);
+
+/* One hook run before the job is aborted (collbench registers ncclCommAbort here). This and
+ * the words above are the only process-wide mutable state in collbench: an abort must reach the communicator from
  * any frame or thread, without threading it through every call. */
 void cb_set_abort_hook(void (*fn)(void *), void *arg);
 

@@ -21,6 +21,13 @@ void cb_check_nccl(ncclResult_t r, const char *call, const char *file, int line)
  * "call: error" into why and returns -1, clearing CUDA's sticky last error. */
 int cb_try_cuda(cudaError_t e, const char *call, char *why, size_t n);
 
+/* Waits for stream st by polling cudaStreamQuery, the one way every layer waits for a stream:
+ * this thread takes an abort request from the watchdog (error.h) instead of sitting inside
+ * cudaStreamSynchronize, a failure after a custom kernel's device timeout ends the job with
+ * CB_EXIT_TIMEOUT naming the peer (cb_exit_if_device_timeout), any other failure is a CUDA
+ * error (CB_EXIT_RUNTIME). */
+void cb_wait_stream(cudaStream_t st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,7 +64,7 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
     exchange(in, (const char *)st->send_count, ones, idx, (char *)st->recv_count, ones, idx, 4, s);
     CB_CUDA(cudaMemcpyAsync(sc, st->send_count, (size_t)n * 4, cudaMemcpyDeviceToHost, s));
     CB_CUDA(cudaMemcpyAsync(rc, st->recv_count, (size_t)n * 4, cudaMemcpyDeviceToHost, s));
-    cb_world_wait_stream(in->world, s, NULL); /* the host needs the sizes: what graphs cannot hold */
+    cb_wait_stream(s); /* the host needs the sizes: what graphs cannot hold */
     break;
   }
   case 1:

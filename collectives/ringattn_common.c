@@ -91,7 +91,7 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
   }
   cb_ra_fill(x, p->seed, in->world->stream);
   CB_CUDA(cudaMemsetAsync(x->o, 0, x->q_elems * sizeof(float), in->world->stream));
-  CB_CUDA(cudaStreamSynchronize(in->world->stream));
+  cb_wait_stream(in->world->stream);
   return 0;
 }
 
@@ -243,7 +243,7 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
     }
   double h[6];
   CB_CUDA(cudaMemcpyAsync(h, acc, sizeof h, cudaMemcpyDeviceToHost, s));
-  CB_CUDA(cudaStreamSynchronize(s));
+  cb_wait_stream(s);
   /* bf16/fp16: max abs error <= 2 x the naive low-precision error (issue 12); the floor keeps a
    * degenerate problem (all-equal scores) from demanding exactness. */
   const float tol = (float)(2.0 * h[4] + 1e-6);
@@ -255,7 +255,7 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
       off += win[i].len * per_row;
     }
   CB_CUDA(cudaMemcpyAsync(h, acc, 3 * sizeof(double), cudaMemcpyDeviceToHost, s));
-  CB_CUDA(cudaStreamSynchronize(s));
+  cb_wait_stream(s);
   in->err_max = fmax(in->err_max, h[1]);
   in->err_mean = h[0] / (double)(ref_elems ? ref_elems : 1);
   long long wrong = (long long)h[2];
@@ -288,7 +288,7 @@ double cb_ra_time_us(cudaStream_t s, int reps, void (*fn)(cb_inst_t *in, cudaStr
   CB_CUDA(cudaEventRecord(a, s));
   for (int i = 0; i < reps; i++) fn(in, s);
   CB_CUDA(cudaEventRecord(b, s));
-  CB_CUDA(cudaEventSynchronize(b));
+  cb_wait_stream(s);
   float ms = 0.0f;
   CB_CUDA(cudaEventElapsedTime(&ms, a, b));
   CB_CUDA(cudaEventDestroy(a));
@@ -311,11 +311,11 @@ void cb_ra_measure_local(cb_inst_t *in, cudaStream_t s) { in->local_us = cb_ra_t
 void cb_ra_measure_parts(cb_inst_t *in, cudaStream_t s, void (*compute_fn)(cb_inst_t *, cudaStream_t),
                          void (*comm_fn)(cb_inst_t *, cudaStream_t)) {
   in->compute_us = cb_ra_time_us(s, 3, compute_fn, in);
-  CB_CUDA(cudaStreamSynchronize(s));
-  CB_MPI(MPI_Barrier(in->world->mpi.comm));
+  cb_wait_stream(s);
+  cb_mpi_barrier(in->world->mpi.comm);
   in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, comm_fn, in) : 0.0;
-  CB_CUDA(cudaStreamSynchronize(s));
-  CB_MPI(MPI_Barrier(in->world->mpi.comm));
+  cb_wait_stream(s);
+  cb_mpi_barrier(in->world->mpi.comm);
   cb_ra_measure_local(in, s);
 }
 

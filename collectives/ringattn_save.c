@@ -176,13 +176,16 @@ static float *gather(const cb_ra_t *x, const float *mine, size_t len, int *err) 
     if (!all) *err = 1;
   }
   int fail = *err, any = 0;
-  CB_MPI(MPI_Allreduce(&fail, &any, 1, MPI_INT, MPI_MAX, m->comm));
+  MPI_Request req;
+  CB_MPI(MPI_Iallreduce(&fail, &any, 1, MPI_INT, MPI_MAX, m->comm, &req));
+  cb_mpi_wait(&req);
   if (any) {
     free(all);
     *err = 1;
     return NULL;
   }
-  CB_MPI(MPI_Gather(mine, (int)len, MPI_FLOAT, all, (int)len, MPI_FLOAT, 0, m->comm));
+  CB_MPI(MPI_Igather(mine, (int)len, MPI_FLOAT, all, (int)len, MPI_FLOAT, 0, m->comm, &req));
+  cb_mpi_wait(&req);
   return all;
 }
 

@@ -56,11 +56,5 @@ typedef struct cb_world {
   struct cb_watchdog *wd;
 } cb_world_t;
 
-/* Waits for stream st by polling cudaStreamQuery, so this thread takes an abort request from
- * the watchdog (error.h) instead of sitting in cudaStreamSynchronize. A failure after a custom
- * kernel's device timeout (CB_CTL_TIMEOUT set) ends the job with CB_EXIT_TIMEOUT naming the
- * peer and `what` (the step; NULL: the watchdog's current step); any other failure is a CUDA
- * error (CB_EXIT_RUNTIME). */
-void cb_world_wait_stream(const cb_world_t *w, cudaStream_t st, const char *what);
 
 #endif

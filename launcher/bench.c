@@ -163,7 +163,7 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
    * of skew. */
   if (!skip) CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
   if (skip || fault_skips_round(b, s, CB_PHASE_KERNEL, b->wd->what)) {
-    cb_world_wait_stream(b->w, st, b->wd->what);
+    cb_wait_stream(st);
     cb_watchdog_disarm(b->wd);
     return;
   }
@@ -178,7 +178,7 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
     for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * np, per_iter, 0);
     if (!per_iter) CB_CUDA(cudaEventRecord(s->ev[s->nev - 1], st));
   }
-  cb_world_wait_stream(b->w, st, b->wd->what);
+  cb_wait_stream(st);
   cb_watchdog_disarm(b->wd);
   if (!per_iter) {
     /* one phase, round total spread evenly over its iterations */
@@ -247,8 +247,8 @@ static attn_metrics_t attn_metrics(cb_bench_t *b, const slot_t *s, double time_u
   const cb_inst_t *in = &s->in;
   double mx[4] = {in->err_max, in->compute_us, in->comm_us, in->local_us}, mx_all[4];
   double mean = in->err_mean, mean_all = 0.0;
-  CB_MPI(MPI_Allreduce(mx, mx_all, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm));
-  CB_MPI(MPI_Allreduce(&mean, &mean_all, 1, MPI_DOUBLE, MPI_SUM, b->w->mpi.comm));
+  allreduce_polled(mx, mx_all, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm);
+  allreduce_polled(&mean, &mean_all, 1, MPI_DOUBLE, MPI_SUM, b->w->mpi.comm);
   attn_metrics_t m;
   m.err_max = b->a->check_iters > 0 ? mx_all[0] : NAN;
   m.err_mean = b->a->check_iters > 0 ? mean_all / b->w->mpi.nranks : NAN;
@@ -358,7 +358,7 @@ static void run_group(cb_bench_t *b, group_t *g) {
     cb_watchdog_step(b->wd, CB_PHASE_WARMUP, subject(s, g, subj, sizeof subj));
     for (int i = 0; i < a->warmup; i++)
       for (int ph = 0; ph < s->algo->nphases; ph++) s->algo->run(&s->in, ph, st);
-    cb_world_wait_stream(b->w, st, b->wd->what);
+    cb_wait_stream(st);
     cb_watchdog_disarm(b->wd);
     make_events(s, chunk);
     if (g->mode == CB_MODE_GRAPH) capture(s, st, chunk, iter_events(b, s));
@@ -375,7 +375,7 @@ static void run_group(cb_bench_t *b, group_t *g) {
     cb_watchdog_step(b->wd, CB_PHASE_CHECK, subject(s, g, subj, sizeof subj));
     for (int c = 0; c < a->check_iters; c++)
       wrong += s->algo->check ? s->algo->check(&s->in, st, a->seed, c) : cb_check_generic(&s->in, st, a->seed, c);
-    cb_world_wait_stream(b->w, st, b->wd->what);
+    cb_wait_stream(st);
     allreduce_polled(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm);
     if (a->check_iters > 0 && g->p.family == CB_ALLREDUCE) {
       /* all-reduce promises the same bits on every rank */
@@ -389,9 +389,9 @@ static void run_group(cb_bench_t *b, group_t *g) {
     b->wrong_total += s->wrong;
     if (s->algo->measure) {
       cb_watchdog_arm(b->wd, "%s %s: measuring parts alone", s->algo->name, g->what);
-      CB_MPI(MPI_Barrier(b->w->mpi.comm));
+      cb_mpi_barrier(b->w->mpi.comm);
       s->algo->measure(&s->in, st);
-      CB_CUDA(cudaStreamSynchronize(st));
+      cb_wait_stream(st);
       cb_watchdog_disarm(b->wd);
     }
   }

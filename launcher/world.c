@@ -195,6 +195,7 @@ void cb_world_init(cb_world_t *w, const struct cb_args *args, const cb_knobs_t *
   bind_cpu(w, args->no_bind);
   open_gpu(w);
   open_ctl(w);
+  cb_set_device_timeout_word(&w->ctl_host[CB_CTL_TIMEOUT], w->spin_timeout_ns * 1e-9, w->wd ? w->wd->what : NULL);
   agree_grid(w);
   init_nccl(w);
   probe_peers(w);
@@ -205,6 +206,7 @@ void cb_world_free(cb_world_t *w) {
   if (w->rail) CB_NCCL(ncclCommDestroy(w->rail));
   w->rail = NULL;
   cb_set_kernel_abort_word(NULL);
+  cb_set_device_timeout_word(NULL, 0.0, NULL);
   if (w->ctl_host) CB_CUDA(cudaFreeHost((void *)w->ctl_host));
   w->ctl_host = NULL;
   w->ctl_dev = NULL;

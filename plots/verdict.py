@@ -35,6 +35,7 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cbcsv  # noqa: E402
+import attn  # noqa: E402
 import groups as G  # noqa: E402
 
 NPOINTS = 2  # largest / smallest common sizes compared
@@ -77,7 +78,10 @@ class Side:
         for r in rows:
             if r["family"] == "moe" and r["phase"] not in ("", "roundtrip"):
                 continue
-            key = (r["family"], r["algo"], r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"])
+            # ringattn: causal and the attention shape tell its variants apart (else one
+            # overwrites the other at the same S)
+            variant = tuple(r.get(c) for c in ("causal",) + G.ATTN_SHAPE) if r["family"] == "ringattn" else ()
+            key = (r["family"], r["algo"], r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"]) + variant
             self.points.setdefault(key, {})[G.xkey(r)] = r
 
     def label(self):
@@ -99,7 +103,9 @@ def judge(m, r, bw, bw_tol, lat_tol):
 
 
 def fmt_x(family, x):
-    return f"{x} tokens" if family == "moe" else G.human_bytes(x)
+    if family == "moe":
+        return f"{x} tokens"
+    return f"S = {attn.human_seq(x)}" if family == "ringattn" else G.human_bytes(x)
 
 
 def compare(ref, run, bw_tol, lat_tol):
@@ -125,9 +131,13 @@ def compare(ref, run, bw_tol, lat_tol):
             unit = "GB/s" if bw else "µs"
             where = fmt_x(key[0], pts[0]) + (f"–{fmt_x(key[0], pts[-1])}" if len(pts) > 1 else "")
             cells.append(f"{m:.1f} / {r:.1f} {unit} ({m / r:.2f}) @ {where} **{v}**")
-        family, algo, dtype, op, inplace, mode, model, routing = key
+        family, algo, dtype, op, inplace, mode, model, routing = key[:8]
+        attn_variant = ""
+        if family == "ringattn":
+            causal, batch, heads, kv_heads, head_dim = key[8:]
+            attn_variant = f"{'causal' if causal else 'non-causal'} B{batch} H{heads} KV{kv_heads} D{head_dim}"
         variant = " ".join(p for p in (model, routing, dtype, op if op not in ("", "none") else "",
-                                       "in-place" if inplace else "", mode) if p)
+                                       "in-place" if inplace else "", attn_variant, mode) if p)
         out.append([algo, variant, cells[0], cells[1], f"**{worst}**"])
     return out, seen
 

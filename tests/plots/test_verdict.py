@@ -93,6 +93,15 @@ def main():
     check(text.startswith("# summary\n\nbody\n\n## Verdict"), "summary.md keeps its body, verdict appended")
     check(text.count("## Verdict") == 1, "summary.md: one verdict section after two runs")
 
+    # ringattn: causal and non-causal rows at the same S are separate lines, x labelled as S
+    ra = os.path.join(HERE, "data", "synthetic-ringattn")
+    rc, out, err = run(sys.executable, VERDICT, ra, ra)
+    check(rc == 0 and "**OK**" in out, f"ringattn against itself: OK ({rc} {err.strip()})")
+    check("| ring | bfloat16 causal" in out and "| ring | bfloat16 non-causal" in out,
+          "ringattn: causal and non-causal verdict lines apart")
+    check("@ S = " in out and " B " not in out.split("| ring |")[1].split("\n")[0],
+          "ringattn: points named as sequence lengths")
+
     # bad input
     rc, _, err = run(sys.executable, VERDICT, os.path.join(work, "nope"), os.path.join(DATA, "normal"))
     check(rc == 2 and err.startswith("verdict: "), "missing reference: exit 2, one line")
