@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "attn_util.h"
+#include "cb_limits.h"
 #include "error_gpu.h"
 #include "peer.h"
 #include "ringattn_common.h"
@@ -35,10 +36,12 @@ typedef struct ring {
   uint32_t *counter; /* forwards so far (device memory of this rank) */
 } ring_t;
 
-enum { FLAG_ARRIVED = 0, FLAG_FREED = 2 };
+enum { FLAG_ARRIVED = 0, FLAG_FREED = 2, FLAGS = 4 };
+/* each flag on its own 256-byte line, and the slots start 256-byte aligned */
+#define FLAG_STRIDE 256
 
 static uint32_t *flag_of(const ring_t *g, int rank_local, int which, int slot) {
-  return (uint32_t *)((char *)g->pm.ptrs[rank_local] + g->flags_off + (size_t)(which + slot) * 256);
+  return (uint32_t *)((char *)g->pm.ptrs[rank_local] + g->flags_off + (size_t)(which + slot) * FLAG_STRIDE);
 }
 
 static void *slot_of(const ring_t *g, int rank_local, int slot) {
@@ -66,10 +69,10 @@ static int ring_setup(cb_inst_t *in, char *why, size_t n) {
     free(g);
     return -1;
   }
-  g->slot_bytes = (g->x.kv_bytes + 255) / 256 * 256;
+  g->slot_bytes = CB_ALIGN_UP(g->x.kv_bytes, FLAG_STRIDE);
   g->flags_off = 2 * g->slot_bytes;
   if (cb_ra_alloc(&g->x, (void **)&g->counter, sizeof(uint32_t), why, n) ||
-      cb_peer_alloc(in->world, g->flags_off + 4 * 256, &g->pm, why, n)) {
+      cb_peer_alloc(in->world, g->flags_off + FLAGS * FLAG_STRIDE, &g->pm, why, n)) {
     cb_ra_free(&g->x);
     free(g);
     return -1;

@@ -29,28 +29,24 @@
 #include <math.h>
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define CB_ATTN_HD __host__ __device__ __forceinline__
-#else
-#define CB_ATTN_HD static inline
-#endif
+#include "hostdev.h"
 
 #define CB_ATTN_LOG2E 1.4426950408889634f
 #define CB_ATTN_LN2 0.69314718055994531f
 
-CB_ATTN_HD float cb_attn_max_ref(float m) { return m == -INFINITY ? 0.0f : m; }
+CB_HD float cb_attn_max_ref(float m) { return m == -INFINITY ? 0.0f : m; }
 
-CB_ATTN_HD float cb_attn_rescale(float m_old, float m_new, float scale_log2) {
+CB_HD float cb_attn_rescale(float m_old, float m_new, float scale_log2) {
   if (m_old == -INFINITY) return m_new == -INFINITY ? 1.0f : 0.0f;
   return exp2f((m_old - m_new) * scale_log2);
 }
 
-CB_ATTN_HD float cb_attn_block_lse(float m, float l, float scale_log2) {
+CB_HD float cb_attn_block_lse(float m, float l, float scale_log2) {
   if (!(l > 0.0f)) return -INFINITY;
   return (m * scale_log2 + log2f(l)) * CB_ATTN_LN2;
 }
 
-CB_ATTN_HD float cb_attn_merge(float lse_a, float lse_b, float *w_a, float *w_b) {
+CB_HD float cb_attn_merge(float lse_a, float lse_b, float *w_a, float *w_b) {
   const float mx = lse_a > lse_b ? lse_a : lse_b;
   if (mx == -INFINITY) {
     *w_a = 1.0f;
@@ -67,13 +63,13 @@ CB_ATTN_HD float cb_attn_merge(float lse_a, float lse_b, float *w_a, float *w_b)
 
 /* Global sequence position of row i of a block whose rows are one or two runs (attn.h):
  * rows i < len0 are at start0 + i, the others at start1 + (i - len0). */
-CB_ATTN_HD int64_t cb_attn_pos_at(int64_t start0, int64_t len0, int64_t start1, int64_t i) {
+CB_HD int64_t cb_attn_pos_at(int64_t start0, int64_t len0, int64_t start1, int64_t i) {
   return i < len0 ? start0 + i : start1 + (i - len0);
 }
 
 /* How many of the n rows of a block (positions as above, increasing with the row) are at a
  * position <= p: the keys a causal query at position p sees form this prefix of the block. */
-CB_ATTN_HD int64_t cb_attn_keys_upto(int64_t start0, int64_t len0, int64_t start1, int64_t n,
+CB_HD int64_t cb_attn_keys_upto(int64_t start0, int64_t len0, int64_t start1, int64_t n,
                                        int64_t p) {
   const int64_t run0 = len0 < n ? len0 : n;
   if (p < start0) return 0;
@@ -86,7 +82,7 @@ CB_ATTN_HD int64_t cb_attn_keys_upto(int64_t start0, int64_t len0, int64_t start
 
 /* Positions of rows [a, b) of a block, as a block of their own (a K/V block split into parts):
  * the same one- or two-run form, written to *s0, *l0, *s1. */
-CB_ATTN_HD void cb_attn_pos_slice(int64_t start0, int64_t len0, int64_t start1, int64_t a, int64_t b,
+CB_HD void cb_attn_pos_slice(int64_t start0, int64_t len0, int64_t start1, int64_t a, int64_t b,
                                   int64_t *s0, int64_t *l0, int64_t *s1) {
   if (a < len0) {
     *s0 = start0 + a;

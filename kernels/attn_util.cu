@@ -6,7 +6,9 @@
 #include <math.h>
 
 #include "error_gpu.h"
+#include "attn_merge.h"
 #include "attn_util.h"
+#include "grid.h"
 #include "pattern.cuh"
 #include "signal.cuh"
 
@@ -17,10 +19,6 @@ constexpr int kErrorThreads = 256;
 constexpr int kErrorBlocks = 1024;
 
 __device__ __forceinline__ float uniform01(uint64_t h) { return (float)(h >> 40) * (1.0f / 16777216.0f); }
-
-__device__ __forceinline__ int64_t row_position(cb_attn_pos_t p, int64_t i) {
-  return i < p.len0 ? p.start0 + i : p.start1 + (i - p.len0);
-}
 
 template <typename T>
 __device__ __forceinline__ T from_float(float x);
@@ -36,7 +34,7 @@ __global__ void __launch_bounds__(kFillThreads) fill_kernel(T *x, int t, int bat
   const float amp = t == 2 ? 1.0f : 2.0f;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     size_t d = i % dim, h = (i / dim) % heads, r = (i / ((size_t)dim * heads)) % rows, b = i / ((size_t)dim * heads * rows);
-    int64_t p = row_position(pos, (int64_t)r);
+    int64_t p = cb_attn_pos_at(pos.start0, pos.len0, pos.start1, (int64_t)r);
     uint64_t key = cb_mix64(seed ^ cb_mix64(((uint64_t)t << 56) ^ ((uint64_t)b << 40) ^ (uint64_t)p));
     key = cb_mix64(key ^ ((uint64_t)h << 20) ^ (uint64_t)d);
     x[i] = from_float<T>(amp * (2.0f * uniform01(key) - 1.0f));
@@ -89,10 +87,6 @@ __global__ void flag_wait_kernel(const uint32_t *flag, const uint32_t *counter, 
   cb_wait_geq_acquire_sys(flag, (*counter - 1u) * per_iter + k, timeout_ns, ctl, rank, peer, step);
 }
 
-int grid_for(size_t n, int threads, int cap) {
-  size_t b = (n + threads - 1) / threads;
-  return (int)(b < 1 ? 1 : b > (size_t)cap ? cap : b);
-}
 
 } // namespace
 
@@ -100,7 +94,7 @@ extern "C" void cb_attn_fill(void *x, int bf16, int t, int batch, int64_t rows, 
                              uint64_t seed, cudaStream_t s) {
   size_t n = (size_t)batch * rows * heads * dim;
   if (!n) return;
-  int grid = grid_for(n, kFillThreads, 8192);
+  int grid = cb_grid_blocks(n, kFillThreads, 8192);
   if (bf16) fill_kernel<<<grid, kFillThreads, 0, s>>>((__nv_bfloat16 *)x, t, batch, rows, heads, dim, pos, seed);
   else fill_kernel<<<grid, kFillThreads, 0, s>>>((__half *)x, t, batch, rows, heads, dim, pos, seed);
   CB_CUDA_LAUNCH("attn fill_kernel");
@@ -109,7 +103,7 @@ extern "C" void cb_attn_fill(void *x, int bf16, int t, int batch, int64_t rows, 
 extern "C" void cb_attn_error(const void *out, int bf16, const float *ref, size_t n, float tol, double *acc,
                               cudaStream_t s) {
   if (!n) return;
-  int grid = grid_for(n, kErrorThreads, kErrorBlocks);
+  int grid = cb_grid_blocks(n, kErrorThreads, kErrorBlocks);
   if (bf16) error_kernel<<<grid, kErrorThreads, 0, s>>>((const __nv_bfloat16 *)out, ref, n, tol, acc);
   else error_kernel<<<grid, kErrorThreads, 0, s>>>((const __half *)out, ref, n, tol, acc);
   CB_CUDA_LAUNCH("attn error_kernel");

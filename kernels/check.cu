@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "check.h"
+#include "grid.h"
 #include "dtype.cuh"
 #include "error_gpu.h"
 #include "pattern.cuh"
@@ -14,11 +15,7 @@ namespace {
 
 constexpr int kThreads = 256;
 
-int grid_for(size_t n) {
-  size_t blocks = (n + kThreads - 1) / kThreads;
-  if (blocks > 4096) blocks = 4096;
-  return blocks ? (int)blocks : 1;
-}
+int grid_for(size_t n) { return cb_grid_blocks(n, kThreads, 4096); }
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads) fill_kernel(T *buf, size_t n, uint64_t seed, int rank,

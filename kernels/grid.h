@@ -7,6 +7,10 @@
 #ifndef CB_GRID_H
 #define CB_GRID_H
 
+#include <stddef.h>
+
+#include "hostdev.h"
+
 typedef struct cb_grid_limits {
   int max_blocks;     /* the algorithm's cap (or CB_MAX_BLOCKS) */
   int sms;            /* SMs to size for: the smallest of the node's GPUs, capped by CB_SM_COUNT */
@@ -19,6 +23,14 @@ static inline int cb_grid_cap(const cb_grid_limits_t *g, int threads) {
   int per_sm = threads > 0 ? g->threads_per_sm / threads : 1;
   long resident = (long)g->sms * (per_sm > 0 ? per_sm : 1);
   return resident < g->max_blocks ? (int)resident : g->max_blocks;
+}
+
+/* The grid of a grid-stride kernel over n elements (the small fill, check and compare kernels:
+ * check.cu, attn_util.cu, whose blocks never wait on each other): one thread per element in
+ * blocks of `threads`, at most `cap` blocks (each thread then strides). */
+CB_HD int cb_grid_blocks(size_t n, int threads, int cap) {
+  size_t b = (n + (size_t)threads - 1) / (size_t)threads;
+  return b < 1 ? 1 : b > (size_t)cap ? cap : (int)b;
 }
 
 #endif

@@ -18,26 +18,22 @@
 #ifndef CB_MMA_FRAG_H
 #define CB_MMA_FRAG_H
 
-#ifdef __CUDACC__
-#define CB_FRAG_HD __host__ __device__ __forceinline__
-#else
-#define CB_FRAG_HD static inline
-#endif
+#include "hostdev.h"
 
 /* A operand: element h of register reg of lane -> (row, col) of the 16 x 16 tile */
-CB_FRAG_HD void cb_mma_a_pos(int lane, int reg, int h, int *row, int *col) {
+CB_HD void cb_mma_a_pos(int lane, int reg, int h, int *row, int *col) {
   *row = lane / 4 + (reg & 1) * 8;
   *col = 2 * (lane % 4) + (reg >> 1) * 8 + h;
 }
 
 /* B operand: element h of register reg -> (k, n) of the 16 x 8 tile */
-CB_FRAG_HD void cb_mma_b_pos(int lane, int reg, int h, int *k, int *n) {
+CB_HD void cb_mma_b_pos(int lane, int reg, int h, int *k, int *n) {
   *k = 2 * (lane % 4) + reg * 8 + h;
   *n = lane / 4;
 }
 
 /* C/D accumulator: register reg (0..3) -> (row, col) of the 16 x 8 tile */
-CB_FRAG_HD void cb_mma_c_pos(int lane, int reg, int *row, int *col) {
+CB_HD void cb_mma_c_pos(int lane, int reg, int *row, int *col) {
   *row = lane / 4 + (reg >> 1) * 8;
   *col = 2 * (lane % 4) + (reg & 1);
 }
@@ -52,15 +48,15 @@ CB_FRAG_HD void cb_mma_c_pos(int lane, int reg, int *row, int *col) {
  *     B from a [n][k] block, no .trans (K for Q.K^T): registers 0, 1 are b0, b1 of the n tile of
  *     rows 0..7, registers 2, 3 those of rows 8..15. (The first rule would give b0, b1 in
  *     registers 0, 2: mma takes B as a register pair, so that costs moves.) */
-CB_FRAG_HD int cb_ldm_row(int lane) { return ((lane >> 3) & 1) * 8 + (lane & 7); }
-CB_FRAG_HD int cb_ldm_chunk(int lane) { return lane >> 4; }
-CB_FRAG_HD int cb_ldm_b_row(int lane) { return (lane >> 4) * 8 + (lane & 7); }
-CB_FRAG_HD int cb_ldm_b_chunk(int lane) { return (lane >> 3) & 1; }
+CB_HD int cb_ldm_row(int lane) { return ((lane >> 3) & 1) * 8 + (lane & 7); }
+CB_HD int cb_ldm_chunk(int lane) { return lane >> 4; }
+CB_HD int cb_ldm_b_row(int lane) { return (lane >> 4) * 8 + (lane & 7); }
+CB_HD int cb_ldm_b_chunk(int lane) { return (lane >> 3) & 1; }
 
 /* Swizzled position of 16-byte chunk c of row r in a shared tile whose rows are a multiple of
  * 128 bytes: the 8 rows one ldmatrix phase reads at one logical chunk fall on 8 different
  * 16-byte bank groups. */
-CB_FRAG_HD int cb_swz_chunk(int r, int c) { return c ^ (r & 7); }
+CB_HD int cb_swz_chunk(int r, int c) { return c ^ (r & 7); }
 
 /* Element offset of (row, 16-byte chunk c) in a swizzled tile of rows of row_elems 16-bit
  * elements (row_elems a multiple of 64, at most 128: 8 or 16 chunks per row).
@@ -68,12 +64,12 @@ CB_FRAG_HD int cb_swz_chunk(int r, int c) { return c ^ (r & 7); }
  *   offset(r, c0 + K) = offset(r, c0) ^ (8 K)       (K touches only chunk bits above c0's)
  *   offset(r + 8 m, c) = offset(r, c) + 8 m row_elems  (r % 8 is unchanged)
  * so a kernel keeps one offset per addressing rule and reaches every step with one XOR or add. */
-CB_FRAG_HD int cb_swz_offset(int r, int c, int row_elems) { return r * row_elems + (cb_swz_chunk(r, c) << 3); }
+CB_HD int cb_swz_offset(int r, int c, int row_elems) { return r * row_elems + (cb_swz_chunk(r, c) << 3); }
 
 /* The attention kernel's P reuse: the scores of a 16 x 64 key tile sit in 8 accumulators
  * s[nt][0..3] (keys 8 nt .. 8 nt + 7). The A operand of the P.V step kk (keys 16 kk .. 16 kk +
  * 15) takes element h of its register reg from s[nt][c] with these (nt, c); no shuffles. */
-CB_FRAG_HD void cb_attn_p_source(int kk, int reg, int h, int *nt, int *c) {
+CB_HD void cb_attn_p_source(int kk, int reg, int h, int *nt, int *c) {
   *nt = 2 * kk + (reg >> 1);
   *c = (reg & 1) * 2 + h;
 }
