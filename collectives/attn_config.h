@@ -26,6 +26,7 @@ typedef struct cb_attn_config {
   int batch, heads, kv_heads, head_dim;
   int causal_modes;   /* CB_ATTN_* bits: --causal 0 | 1 | both */
   char save_dir[1024]; /* --save DIR: empty = do not save */
+  const char *cmdline; /* the run's command line for --save's meta.json (set by the program) */
 } cb_attn_config_t;
 
 /* batch 1, 32 heads, 32 kv heads, head dim 128, non-causal and causal. */

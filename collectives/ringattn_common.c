@@ -61,6 +61,7 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
   x->cfg = c;
   x->P = full ? 1 : in->world->mpi.nranks;
   x->r = full ? 0 : in->world->mpi.rank;
+  x->dtype = p->dtype;
   x->bf16 = p->dtype == CB_BF16;
   x->causal = p->causal;
   x->S = p->seq;
@@ -262,7 +263,7 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   if (wrong)
     fprintf(stderr, "collbench: [rank %d] %s S=%llu causal=%d: %lld outputs beyond %.3g (max error %.3g, naive %s %.3g)\n",
             x->w->mpi.rank, in->algo->name, (unsigned long long)x->S, x->causal, wrong, tol, h[1],
-            x->bf16 ? "bfloat16" : "half", h[4]);
+            cb_dtype_name(x->dtype), h[4]);
   CB_CUDA(cudaFree(kf));
   CB_CUDA(cudaFree(vf));
   CB_CUDA(cudaFree(ref_o));

@@ -27,7 +27,8 @@
 typedef struct cb_ra {
   const cb_world_t *w;
   const cb_attn_config_t *cfg;
-  int P, r, bf16, causal;
+  cb_dtype_t dtype; /* bfloat16 or half */
+  int P, r, bf16, causal; /* bf16: dtype == CB_BF16, for the kernels' arguments */
   uint64_t S;
   int64_t rows;
   size_t elem;

@@ -19,6 +19,7 @@
 
 #include "error_gpu.h"
 #include "attn_merge.h"
+#include "strbuf.h"
 #include "ringattn_common.h"
 
 static float half_to_float(uint16_t h) {
@@ -115,48 +116,29 @@ static void to_sequence_lse(const cb_ra_t *x, const float *shards, float *seq) {
   }
 }
 
-static void command_line(char *buf, size_t n) {
-  buf[0] = 0;
-  FILE *f = fopen("/proc/self/cmdline", "rb");
-  if (!f) return;
-  size_t got = fread(buf, 1, n - 1, f);
-  fclose(f);
-  buf[got] = 0;
-  for (size_t i = 0; i + 1 < got; i++)
-    if (!buf[i]) buf[i] = ' ';
-}
-
-/* JSON string body: printable ASCII kept, everything else escaped or replaced. */
-static void json_text(FILE *f, const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c >= 0x20 && c < 0x7f) fputc(c, f);
-    else fprintf(f, "\\u%04x", c < 0x20 ? c : 0xfffd);
-  }
-}
-
 static int write_meta(const char *dir, const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
-  char path[1400], cmd[4096];
+  char path[1400];
   snprintf(path, sizeof path, "%s/meta.json", dir);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    snprintf(why, n, "cannot create '%s': %s", path, strerror(errno));
-    return -1;
-  }
   const cb_attn_config_t *c = x->cfg;
-  command_line(cmd, sizeof cmd);
-  fprintf(f,
-          "{\n  \"algo\": \"%s\",\n  \"dtype\": \"%s\",\n  \"ranks\": %d,\n  \"seq\": %llu,\n  \"batch\": %d,\n"
-          "  \"heads\": %d,\n  \"kv_heads\": %d,\n  \"head_dim\": %d,\n  \"causal\": %d,\n  \"scale\": %.9g,\n"
-          "  \"layout\": \"q, out: [batch][seq][heads][head_dim]; k, v: [batch][seq][kv_heads][head_dim]; "
-          "lse: [batch][heads][seq]; float32, sequence order\",\n  \"seed_note\": \"inputs of the first correctness "
-          "check\",\n  \"command\": \"",
-          in->algo->name, x->bf16 ? "bfloat16" : "half", in->world->mpi.nranks, (unsigned long long)x->S, c->batch,
-          c->heads, c->kv_heads, c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim));
-  json_text(f, cmd);
-  fprintf(f, "\"\n}\n");
-  if (fclose(f)) {
+  cb_strbuf_t b;
+  cb_sb_init(&b);
+  cb_sb_printf(&b, "{\n  \"algo\": ");
+  cb_sb_json_str(&b, in->algo->name);
+  cb_sb_printf(&b,
+               ",\n  \"dtype\": \"%s\",\n  \"ranks\": %d,\n  \"seq\": %llu,\n  \"batch\": %d,\n  \"heads\": %d,\n"
+               "  \"kv_heads\": %d,\n  \"head_dim\": %d,\n  \"causal\": %d,\n  \"scale\": %.9g,\n"
+               "  \"layout\": \"q, out: [batch][seq][heads][head_dim]; k, v: [batch][seq][kv_heads][head_dim]; "
+               "lse: [batch][heads][seq]; float32, sequence order\",\n"
+               "  \"seed_note\": \"inputs of the first correctness check\",\n  \"command\": ",
+               cb_dtype_name(x->dtype), in->world->mpi.nranks, (unsigned long long)x->S, c->batch, c->heads, c->kv_heads,
+               c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim));
+  cb_sb_json_str(&b, c->cmdline ? c->cmdline : "");
+  cb_sb_printf(&b, "\n}\n");
+  FILE *f = fopen(path, "w");
+  int ok = f && fputs(b.s, f) >= 0;
+  if (f && fclose(f)) ok = 0;
+  cb_sb_free(&b);
+  if (!ok) {
     snprintf(why, n, "writing '%s' failed: %s", path, strerror(errno));
     return -1;
   }
@@ -176,15 +158,13 @@ static float *gather(const cb_ra_t *x, const float *mine, size_t len, int *err) 
     all = malloc(len * (size_t)x->P * sizeof(float) + 1);
     if (!all) *err = 1;
   }
-  int fail = *err, any = 0;
-  MPI_Request req;
-  CB_MPI(MPI_Iallreduce(&fail, &any, 1, MPI_INT, MPI_MAX, m->comm, &req));
-  cb_mpi_wait(&req);
-  if (any) {
+  char why[64] = "out of host memory";
+  if (!cb_mpi_agree(m->comm, !*err, why, sizeof why)) {
     free(all);
     *err = 1;
     return NULL;
   }
+  MPI_Request req;
   CB_MPI(MPI_Igather(mine, (int)len, MPI_FLOAT, all, (int)len, MPI_FLOAT, 0, m->comm, &req));
   cb_mpi_wait(&req);
   return all;
@@ -195,7 +175,7 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
   const int collective = x->P > 1, root = in->world->mpi.rank == 0;
   if (!collective && !root) return 0;
   char dir[1300];
-  snprintf(dir, sizeof dir, "%s/%s-%s-S%llu-%s", c->save_dir, in->algo->name, x->bf16 ? "bfloat16" : "half",
+  snprintf(dir, sizeof dir, "%s/%s-%s-S%llu-%s", c->save_dir, in->algo->name, cb_dtype_name(x->dtype),
            (unsigned long long)x->S, x->causal ? "causal" : "noncausal");
   int err = 0;
   if (root && ((mkdir(c->save_dir, 0777) && errno != EEXIST) || (mkdir(dir, 0777) && errno != EEXIST))) {

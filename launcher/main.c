@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "collbench: %s\n", err);
     return CB_EXIT_USAGE;
   }
+  args->attn.cmdline = args->cmdline; /* --save records it; args lives until exit */
   cb_bench_t bench;
   memset(&bench, 0, sizeof bench);
   if (select_algos(args, &bench, err, sizeof err)) {
