@@ -151,27 +151,38 @@ static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const ch
   return 0;
 }
 
-/* --tokens: "128,512,4096" or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F). The parts
- * are parsed from a copy of the whole value (no fixed-size buffer: a cut value could hide
- * trailing garbage or lose its ':'). */
-static int parse_tokens(parser_t *p, cb_args_t *a, const char *s) {
-  if (!strchr(s, ':')) return parse_point_list(p, a, "--tokens", s, POINTS_TOKENS);
+/* One value of a sweep range of kind: 0, or -1 when tok is not one. */
+static int parse_point(enum point_kind kind, const char *tok, uint64_t *v) {
+  if (kind != POINTS_TOKENS) return cb_parse_size(tok, v);
+  long t;
+  if (parse_int(tok, 0, 1L << 24, &t)) return -1;
+  *v = (uint64_t)t;
+  return 0;
+}
+
+/* --tokens and --seq: a comma list, or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F).
+ * The parts are parsed from a copy of the whole value (no fixed-size buffer: a cut value could
+ * hide trailing garbage or lose its ':'). */
+static int parse_range(parser_t *p, cb_args_t *a, const char *opt, const char *s, enum point_kind kind) {
+  if (!strchr(s, ':')) return parse_point_list(p, a, opt, s, kind);
   char why[256];
   char *buf = strdup(s);
-  if (!buf) return fail(p, "--tokens: out of memory");
+  if (!buf) return fail(p, "%s: out of memory", opt);
   char *c1 = strchr(buf, ':');
   *c1 = 0;
   char *c2 = strchr(c1 + 1, ':');
   if (c2) *c2 = 0;
-  long lo, hi;
+  uint64_t lo, hi;
   double f = 2.0;
-  int bad = parse_int(buf, 0, 1L << 24, &lo) || parse_int(c1 + 1, 0, 1L << 24, &hi) ||
+  int bad = parse_point(kind, buf, &lo) || parse_point(kind, c1 + 1, &hi) ||
             (c2 && (parse_real(c2 + 1, &f) || f <= 1.0));
   free(buf);
-  if (bad) return fail(p, "--tokens: '%s' is not A:B or A:B:F (integers 0..16777216, factor > 1)", s);
-  if (lo == 0) return fail(p, "--tokens: a geometric range cannot start at 0 ('%s'); list 0 explicitly", s);
-  int n = cb_sweep((uint64_t)lo, (uint64_t)hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-  if (n < 0) return fail(p, "--tokens: %s", why);
+  if (bad)
+    return fail(p, "%s: '%s' is not A:B or A:B:F (%s, factor > 1)", opt, s,
+                kind == POINTS_TOKENS ? "integers 0..16777216" : "lengths with an optional K/M suffix");
+  if (lo == 0) return fail(p, "%s: a geometric range cannot start at 0 ('%s'); list 0 explicitly", opt, s);
+  int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
+  if (n < 0) return fail(p, "%s: %s", opt, why);
   a->npoints = n;
   return 0;
 }
@@ -354,7 +365,7 @@ static int moe_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg
   switch (id) {
   case O_TOKENS:
     s->tokens = 1;
-    return parse_tokens(p, a, val);
+    return parse_range(p, a, "--tokens", val, POINTS_TOKENS);
   case O_HIDDEN:
   case O_TOPK:
   case O_EXPERTS:
@@ -381,27 +392,6 @@ static int moe_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg
   }
 }
 
-/* --seq: "8K,16K" (sizes: K = 1024) or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F". */
-static int parse_seq(parser_t *p, cb_args_t *a, const char *s) {
-  if (!strchr(s, ':')) return parse_point_list(p, a, "--seq", s, POINTS_SEQ);
-  char why[256];
-  char *buf = strdup(s);
-  if (!buf) return fail(p, "--seq: out of memory");
-  char *c1 = strchr(buf, ':');
-  *c1 = 0;
-  char *c2 = strchr(c1 + 1, ':');
-  if (c2) *c2 = 0;
-  uint64_t lo, hi;
-  double f = 2.0;
-  int bad = cb_parse_size(buf, &lo) || cb_parse_size(c1 + 1, &hi) || lo == 0 || (c2 && (parse_real(c2 + 1, &f) || f <= 1.0));
-  free(buf);
-  if (bad) return fail(p, "--seq: '%s' is not A:B or A:B:F (lengths > 0 with an optional K/M suffix, factor > 1)", s);
-  int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-  if (n < 0) return fail(p, "--seq: %s", why);
-  a->npoints = n;
-  return 0;
-}
-
 /* --seq, --batch, --heads, --kv-heads, --head-dim, --causal, --save. */
 static int attn_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
   long v;
@@ -409,7 +399,7 @@ static int attn_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *ar
   switch (id) {
   case O_SEQ:
     s->seq = 1;
-    return parse_seq(p, a, val);
+    return parse_range(p, a, "--seq", val, POINTS_SEQ);
   case O_BATCH:
   case O_HEADS:
   case O_KVHEADS:
