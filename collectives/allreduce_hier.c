@@ -84,7 +84,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   if (cb_plan_buffers(&in->p, m->nranks, m->rank, &plan, why, n)) return -1;
   size_t esize = cb_dtype_size(in->p.dtype), C = 0;
   int chunks = 0;
-  if (cb_ar_hier_plan(in->p.count, esize, &C, &chunks, why, n) < 0) CB_DIE(CB_EXIT_USAGE, "%s", why);
+  cb_ar_hier_plan(in->p.count, esize, w->knobs.ar_hier_chunks, &C, &chunks);
   size_t scratch_chunk = CB_ALIGN_UP(cb_ar_twoshot_scratch(C, in->p.dtype, m->local_nranks), 256);
   size_t scratch_off = CB_ALIGN_UP(plan.total_bytes, 256);
   size_t pad_off = scratch_off + (m->local_nranks > 1 ? scratch_chunk * (size_t)chunks : 0);

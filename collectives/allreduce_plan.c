@@ -1,6 +1,8 @@
 /* Implementation of allreduce_plan.h. */
 #include "allreduce_plan.h"
 
+#include "cb_limits.h"
+
 #include <stdio.h>
 
 #include "env.h"
@@ -43,16 +45,22 @@ void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_b
   *chunks = shard ? (int)((shard + C - 1) / C) : 0;
 }
 
-int cb_ar_hier_plan(size_t count, size_t elem_bytes, size_t *chunk_elems, int *chunks, char *why, size_t n) {
+int cb_ar_hier_chunks_knob(int *chunks, char *why, size_t n) {
+  uint64_t v = 0;
+  if (cb_env_u64("CB_AR_HIER_CHUNKS", 1, CB_AR_HIER_MAX_CHUNKS, &v, why, n) < 0) return -1;
+  *chunks = (int)v;
+  return 0;
+}
+
+void cb_ar_hier_plan(size_t count, size_t elem_bytes, int knob, size_t *chunk_elems, int *chunks) {
   size_t N = 16 / elem_bytes, bytes = count * elem_bytes;
   uint64_t want = (bytes + CB_AR_HIER_CHUNK_BYTES - 1) / CB_AR_HIER_CHUNK_BYTES;
   if (want < 1) want = 1;
   if (want > CB_AR_HIER_MAX_CHUNKS) want = CB_AR_HIER_MAX_CHUNKS;
-  if (cb_env_u64("CB_AR_HIER_CHUNKS", 1, CB_AR_HIER_MAX_CHUNKS, &want, why, n) < 0) return -1;
+  if (knob > 0) want = (uint64_t)knob;
   size_t C = (count + want - 1) / want;
-  C = (C + N - 1) / N * N;
+  C = CB_ALIGN_UP(C, N);
   if (C == 0) C = N;
   *chunk_elems = C;
   *chunks = (int)((count + C - 1) / C);
-  return 0;
 }

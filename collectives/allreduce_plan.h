@@ -50,6 +50,11 @@ void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_b
  * with a reason for a malformed knob. */
 #define CB_AR_HIER_CHUNK_BYTES (2ull << 20)
 #define CB_AR_HIER_MAX_CHUNKS 16
-int cb_ar_hier_plan(size_t count, size_t elem_bytes, size_t *chunk_elems, int *chunks, char *why, size_t n);
+/* CB_AR_HIER_CHUNKS (1..CB_AR_HIER_MAX_CHUNKS; unset: 0 = by size), read once at start
+ * (knobs.c). Returns 0, or -1 with why naming the variable. */
+int cb_ar_hier_chunks_knob(int *chunks, char *why, size_t n);
+/* The pipeline plan: `knob` chunks (0: one per CB_AR_HIER_CHUNK_BYTES, at most
+ * CB_AR_HIER_MAX_CHUNKS), each a whole number of 16-byte vectors. */
+void cb_ar_hier_plan(size_t count, size_t elem_bytes, int knob, size_t *chunk_elems, int *chunks);
 
 #endif

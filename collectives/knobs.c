@@ -16,5 +16,6 @@ int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n) {
   k->sm_count = (int)v;
   if (cb_ar_thresholds(nranks, &k->ar, why, n) < 0) return -1;
   if (cb_ar_ce_chunk_bytes(&k->ar_ce_chunk, why, n) < 0) return -1;
+  if (cb_ar_hier_chunks_knob(&k->ar_hier_chunks, why, n) < 0) return -1;
   return 0;
 }

@@ -7,7 +7,8 @@
  *   CB_SM_COUNT        SMs the custom kernels size their grids for, at most the device's: runs
  *                      the kernels as if the GPU were smaller (tests of small grids)
  *   CB_AR_LL_MAX, CB_AR_ONESHOT_MAX, CB_AR_TWOSHOT_MAX   auto's thresholds (bytes per rank)
- *   CB_AR_CE_CHUNK     twoshot_ce's chunk (bytes, a multiple of 16) */
+ *   CB_AR_CE_CHUNK     twoshot_ce's chunk (bytes, a multiple of 16)
+ *   CB_AR_HIER_CHUNKS  hier's pipeline chunks (1..16; unset: by size) */
 #ifndef CB_KNOBS_H
 #define CB_KNOBS_H
 
@@ -21,6 +22,7 @@ typedef struct cb_knobs {
   int sm_count;              /* 0 = the device's */
   cb_ar_thresholds_t ar;     /* for this run's rank count */
   uint64_t ar_ce_chunk;      /* bytes */
+  int ar_hier_chunks;        /* 0 = by size */
 } cb_knobs_t;
 
 /* Reads every knob for a run of nranks ranks. Returns 0, or -1 with why naming the variable. */

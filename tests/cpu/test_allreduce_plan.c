@@ -40,11 +40,10 @@ static void check_plan(size_t count, size_t es, int nranks, uint64_t chunk_bytes
           (unsigned long long)chunk_bytes);
 }
 
-static void check_hier(size_t count, size_t es, int want_chunks) {
+static void check_hier(size_t count, size_t es, int knob, int want_chunks) {
   size_t C = 0;
   int m = -1;
-  char why[200] = "";
-  CHECK(cb_ar_hier_plan(count, es, &C, &m, why, sizeof why) == 0, "count %zu: %s", count, why);
+  cb_ar_hier_plan(count, es, knob, &C, &m);
   CHECK(C > 0 && C * es % 16 == 0, "count %zu x %zu B: chunk of %zu elements is not whole 16-byte vectors", count, es, C);
   CHECK((size_t)m * C >= count && (m == 0 || (size_t)(m - 1) * C < count), "count %zu: %d chunks of %zu", count, m, C);
   if (want_chunks >= 0) CHECK(m == want_chunks, "count %zu x %zu B: %d chunks, want %d", count, es, m, want_chunks);
@@ -131,23 +130,27 @@ int main(void) {
   CHECK(K == CB_AR_CE_MAX_CHUNKS && C == 2097152, "8 GiB / 2 ranks / 16 B chunks: %d chunks of %zu", K, C);
 
   /* hier: one chunk up to 2 MiB, then one per 2 MiB up to 16; odd counts keep whole vectors */
-  check_hier(0, 4, 0);
-  check_hier(1, 2, 1);
-  check_hier((2u << 20) / 4, 4, 1);
-  check_hier((2u << 20) / 4 + 1, 4, 2);
-  check_hier((16u << 20) / 2, 2, 8);
-  check_hier((1u << 30) + 3, 1, CB_AR_HIER_MAX_CHUNKS);
+  check_hier(0, 4, 0, 0);
+  check_hier(1, 2, 0, 1);
+  check_hier((2u << 20) / 4, 4, 0, 1);
+  check_hier((2u << 20) / 4 + 1, 4, 0, 2);
+  check_hier((16u << 20) / 2, 2, 0, 8);
+  check_hier((1u << 30) + 3, 1, 0, CB_AR_HIER_MAX_CHUNKS);
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
-    for (size_t s = 0; s < 3; s++) check_hier(counts[c], sizes[s], -1);
+    for (size_t s = 0; s < 3; s++) check_hier(counts[c], sizes[s], 0, -1);
+  check_hier(1000003, 4, 3, 3);
+  check_hier(5, 1, 3, 1); /* 5 bytes: one 16-byte vector, one chunk whatever the knob */
+  int knob = -1;
+  why[0] = 0;
   setenv("CB_AR_HIER_CHUNKS", "3", 1);
-  check_hier(1000003, 4, 3);
-  check_hier(5, 1, 1); /* 5 bytes: one 16-byte vector, one chunk whatever the knob */
+  CHECK(cb_ar_hier_chunks_knob(&knob, why, sizeof why) == 0 && knob == 3, "CB_AR_HIER_CHUNKS=3 read as %d", knob);
+  unsetenv("CB_AR_HIER_CHUNKS");
+  CHECK(cb_ar_hier_chunks_knob(&knob, why, sizeof why) == 0 && knob == 0, "unset CB_AR_HIER_CHUNKS read as %d", knob);
   const char *bad_hier[] = {"0", "17", "x", "-1"};
   for (int i = 0; i < 4; i++) {
     setenv("CB_AR_HIER_CHUNKS", bad_hier[i], 1);
-    char why[200] = "";
-    int m = 0;
-    CHECK(cb_ar_hier_plan(1000, 4, &C, &m, why, sizeof why) < 0 && strstr(why, "CB_AR_HIER_CHUNKS"),
+    why[0] = 0;
+    CHECK(cb_ar_hier_chunks_knob(&knob, why, sizeof why) < 0 && strstr(why, "CB_AR_HIER_CHUNKS"),
           "CB_AR_HIER_CHUNKS=%s accepted (%s)", bad_hier[i], why);
   }
   unsetenv("CB_AR_HIER_CHUNKS");

@@ -101,7 +101,8 @@ def main():
         # A malformed CB_* knob is a usage error at start, under mpirun, before any GPU work (so
         # on this machine it wins over "no GPU"), and the message names the variable and value.
         for var, val in (("CB_SM_COUNT", "0"), ("CB_MAX_BLOCKS", "100000"), ("CB_AR_CE_CHUNK", "17"),
-                         ("CB_AR_LL_MAX", "12k"), ("CB_AR_TWOSHOT_MAX", "-1")):
+                         ("CB_AR_LL_MAX", "12k"), ("CB_AR_TWOSHOT_MAX", "-1"),
+                         ("CB_AR_HIER_CHUNKS", "17")):
             env = dict(os.environ, **{var: val})
             cmd = ["timeout", "120", mpirun, *flags, "-x", var, "-np", "2", cb, "allreduce", "-b", "8", "-e", "8",
                    "-n", "1", "-w", "0"]
