@@ -29,10 +29,17 @@ ncclRedOp_t cb_nccl_op(cb_redop_t op) {
   }
 }
 
+void cb_nccl_version_text(int code, char *buf, size_t n) {
+  if (code < 10000) snprintf(buf, n, "%d.%d.%d", code / 1000, (code / 100) % 10, code % 100);
+  else snprintf(buf, n, "%d.%d.%d", code / 10000, (code / 100) % 100, code % 100);
+}
+
 int cb_nccl_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (cb_dtype_is_fp8(p->dtype) && !w->nccl_fp8) {
-    snprintf(why, n, "skipped: NCCL %d or this GPU (sm_%d%d) has no %s (needs NCCL >= 2.24 and sm_90)",
-             w->nccl_version, w->cc_major, w->cc_minor, cb_dtype_name(p->dtype));
+    char v[32];
+    cb_nccl_version_text(w->nccl_version, v, sizeof v);
+    snprintf(why, n, "skipped: NCCL %s or this GPU (sm_%d%d) has no %s (needs NCCL >= 2.24 and sm_90)", v,
+             w->cc_major, w->cc_minor, cb_dtype_name(p->dtype));
     return 0;
   }
   return 1;

@@ -7,6 +7,9 @@
 
 #include "collective.h"
 
+/* "2.28.3" from an NCCL version code (both encodings: 2.8 and older 1000-based, newer
+ * 10000-based). */
+void cb_nccl_version_text(int code, char *buf, size_t n);
 ncclDataType_t cb_nccl_dtype(cb_dtype_t t);
 ncclRedOp_t cb_nccl_op(cb_redop_t op);
 /* fp8 rows need NCCL >= 2.24 built with fp8 and an sm_90+ GPU. */

@@ -91,17 +91,12 @@ static int min_version(reg_kind_t k) {
 }
 
 /* "2.28.3" from a version code; codes before 2.9 are X*1000 + Y*100 + Z (nccl.h). */
-static void version_text(int code, char *buf, size_t n) {
-  if (code < 10000) snprintf(buf, n, "%d.%d.%d", code / 1000, (code / 100) % 10, code % 100);
-  else snprintf(buf, n, "%d.%d.%d", code / 10000, (code / 100) % 100, code % 100);
-}
-
 /* The fp8 rule of the plain baselines, plus: the nccl.h this is built against has the call, and
  * so does the NCCL loaded at run time. */
 static int registered_supported(reg_kind_t kind, const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_nccl_supported(w, p, why, n)) return 0;
   char need[32], have[32];
-  version_text(min_version(kind), need, sizeof need);
+  cb_nccl_version_text(min_version(kind), need, sizeof need);
   int built = kind == REG_WINDOW ? HAVE_WINDOW : HAVE_REGISTER;
   if (!built) {
     snprintf(why, n, "not supported: built against nccl.h %d.%d.%d, which has no %s (needs NCCL >= %s)", NCCL_MAJOR,
@@ -109,7 +104,7 @@ static int registered_supported(reg_kind_t kind, const cb_world_t *w, const cb_p
     return 0;
   }
   if (w->nccl_version < min_version(kind)) {
-    version_text(w->nccl_version, have, sizeof have);
+    cb_nccl_version_text(w->nccl_version, have, sizeof have);
     snprintf(why, n, "not supported: NCCL %s (loaded at run time) has no %s (needs >= %s)", have, call_name(kind),
              need);
     return 0;
@@ -219,7 +214,7 @@ static int registered_setup(reg_kind_t kind, cb_inst_t *in, char *why, size_t n)
   in->mem_bytes = pool->bytes;
   cb_inst_set_buffers(in, pool->base, &plan);
   char v[32];
-  version_text(w->nccl_version, v, sizeof v);
+  cb_nccl_version_text(w->nccl_version, v, sizeof v);
   snprintf(in->note, sizeof in->note, "%s (NCCL %s); NCCL_DEBUG=INFO shows the kernel",
            kind == REG_WINDOW ? "window-registered symmetric buffers" : "ncclCommRegister'ed buffers", v);
   return 0;

@@ -12,6 +12,7 @@
 
 #include "cb_gitrev.h"
 #include "error.h"
+#include "nccl_common.h"
 
 extern char **environ;
 
@@ -161,10 +162,12 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *c
   cb_sb_printf(out, ",\"virtual_cluster\":%s,\"rank_info\":[", m->virtual_nodes ? "true" : "false");
   for (int r = 0; r < m->nranks; r++) cb_sb_printf(out, "%s%s", r ? "," : "", jall + (size_t)r * RANK_INFO_LEN);
   const int nv = w->nccl_version;
+  char nvt[32];
+  cb_nccl_version_text(nv, nvt, sizeof nvt);
   cb_sb_printf(out, "],\"driver\":");
   cb_sb_json_str(out, drv);
-  cb_sb_printf(out, ",\"cuda_driver_api\":%d,\"cuda_runtime\":%d,\"nccl_version\":\"%d.%d.%d\",\"nccl_version_code\":%d,\"mpi\":",
-               w->driver_version, w->runtime_version, nv / 10000, (nv / 100) % 100, nv % 100, nv);
+  cb_sb_printf(out, ",\"cuda_driver_api\":%d,\"cuda_runtime\":%d,\"nccl_version\":\"%s\",\"nccl_version_code\":%d,\"mpi\":",
+               w->driver_version, w->runtime_version, nvt, nv);
   cb_sb_json_str(out, mpiv);
   cb_sb_printf(out, ",\"peer_memory\":%s,\"peer_memory_note\":", w->peer_ok ? "true" : "false");
   cb_sb_json_str(out, w->peer_why);
@@ -175,8 +178,7 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *c
                a->iters, a->warmup, a->check_iters, (unsigned long long)a->seed, a->timeout_s,
                a->modes == (CB_MODE_EAGER | CB_MODE_GRAPH) ? "both" : a->modes == CB_MODE_GRAPH ? "graph" : "eager",
                a->no_bind, algo_json.s);
-  cb_sb_printf(header, "#  NCCL %d.%d.%d  CUDA runtime %d  driver %s  peer memory: %s%s\n", nv / 10000,
-               (nv / 100) % 100, nv % 100, w->runtime_version, drv, w->peer_ok ? "yes" : "no",
+  cb_sb_printf(header, "#  NCCL %s  CUDA runtime %d  driver %s  peer memory: %s%s\n", nvt, w->runtime_version, drv, w->peer_ok ? "yes" : "no",
                w->peer_ok ? "" : w->peer_why);
   cb_sb_free(&algo_json);
   free(jall);

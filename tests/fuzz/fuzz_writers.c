@@ -1,4 +1,4 @@
-/* libFuzzer target: the JSON and CSV writers (launcher/strbuf.c, launcher/report.c) on any
+/* libFuzzer target: the JSON and CSV writers (base/strbuf.c, launcher/report.c) on any
  * bytes in the text fields a run records (note, GPU name, algorithm, model, routing, host
  * names, the command line). Input: the fields separated by NUL bytes, in the order of `slots`
  * below; missing ones are empty. Every row must give one valid JSON object (strict UTF-8), a

@@ -1,6 +1,6 @@
 /* Independent checkers the tests and fuzz targets use to judge text collbench wrote: a strict JSON
  * validator (RFC 8259 grammar, strict UTF-8, no trailing bytes), a UTF-8 validator, and an
- * RFC 4180 CSV record splitter. Written apart from launcher/strbuf.c on purpose: a writer's
+ * RFC 4180 CSV record splitter. Written apart from base/strbuf.c on purpose: a writer's
  * output is checked by code that does not share its assumptions. */
 #ifndef CB_TEXT_CHECK_H
 #define CB_TEXT_CHECK_H
