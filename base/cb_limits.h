@@ -12,4 +12,8 @@
  * region starts on a 256-byte boundary (cudaMalloc's own alignment). */
 #define CB_ALIGN_UP(x, a) (((x) + (a)-1) / (a) * (a))
 
+/* Largest SM cap the command line and CB_SMS accept before the device is known (the device's
+ * own SM count is the real limit, checked once the GPU is open). */
+#define CB_SMS_MAX 65536
+
 #endif

@@ -145,6 +145,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   }
   in->mem_bytes = total + 2 * CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);
   double net = 2.0 * (st->N - 1) / st->N * (double)in->p.count * (double)esize / st->K;
+  in->sms = cb_grid_sms(blocks, w->sm_count);
   snprintf(in->note, sizeof in->note, "%d x %d ranks, %d chunk%s, %d blocks, network %.3g MB per rank", st->N, st->K,
            chunks, chunks == 1 ? "" : "s", blocks, net / 1e6);
   return 0;

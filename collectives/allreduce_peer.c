@@ -54,6 +54,7 @@ int cb_ar_setup(cb_inst_t *in, const cb_ar_kind_t *kind, char *why, size_t n) {
   st->kind = kind;
   in->priv = st;
   snprintf(in->note, sizeof in->note, "%d blocks", L->blocks);
+  in->sms = cb_grid_sms(L->blocks, w->sm_count);
   return 0;
 }
 

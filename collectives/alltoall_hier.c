@@ -93,6 +93,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   cb_grid_limits_t g = cb_peer_grid_limits(w, 256);
   cb_a2a_grid(B, m->nranks, 0, &g, &L->blocks, &L->threads);
   in->mem_bytes = total + CB_SIGNAL_MAX_BLOCKS * sizeof(uint32_t);
+  in->sms = cb_grid_sms(L->blocks, w->sm_count);
   snprintf(in->note, sizeof in->note, "%d x %d ranks, %d blocks, network %.3g MB per rank", st->N, K, L->blocks,
            (double)(st->N - 1) * K * (double)B / 1e6);
   return 0;

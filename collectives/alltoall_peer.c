@@ -45,6 +45,7 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   cb_a2a_grid(B, w->mpi.nranks, ll, &g, &L->blocks, &L->threads);
   in->priv = st;
   snprintf(in->note, sizeof in->note, "%s, %d blocks", ll ? "LL" : "push", L->blocks);
+  in->sms = cb_grid_sms(L->blocks, w->sm_count);
   return 0;
 }
 

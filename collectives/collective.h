@@ -31,6 +31,7 @@
 #include "world.h"
 
 #define CB_MAX_PHASES 4
+#define CB_SMS_COPY_ENGINE (-1) /* cb_inst_t.sms of a copy-engine-only algorithm: reported as 0 */
 
 typedef struct cb_params {
   cb_family_t family;
@@ -67,6 +68,11 @@ typedef struct cb_inst {
   void *send, *recv;
   size_t send_elems, recv_elems;
   size_t mem_bytes; /* device memory setup allocated, reported in the mem_bytes column */
+  /* SMs the algorithm's kernels occupy (the sms column): the largest of its kernels' grids,
+   * capped at the device's SMs (kernels/grid.h cb_grid_sms); set by setup. 0: not reported
+   * (NCCL: 2.28 has no public API for its channel count); CB_SMS_COPY_ENGINE: no kernel moves
+   * the data (the copy engine does). */
+  int sms;
   double imbalance; /* moe: max/mean received tokens (0 = not applicable) */
   char note[256];   /* informational note for the row (e.g. auto's choice) */
   unsigned long long digest; /* hash of the last checked output (cross-rank equality) */

@@ -1,8 +1,10 @@
 /* Implementation of knobs.h: one reader per knob, all called at start. */
 #include "knobs.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "cb_limits.h"
 #include "env.h"
 #include "signal.h"
 
@@ -11,11 +13,29 @@ int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n) {
   uint64_t v = 0;
   if (cb_env_u64("CB_MAX_BLOCKS", 1, CB_SIGNAL_MAX_BLOCKS, &v, why, n) < 0) return -1;
   k->max_blocks = (int)v;
-  v = 0;
-  if (cb_env_u64("CB_SM_COUNT", 1, 1u << 16, &v, why, n) < 0) return -1;
-  k->sm_count = (int)v;
+  /* CB_SMS, and CB_SM_COUNT (its older name): both set must agree */
+  uint64_t sms = 0, old = 0;
+  int has_sms = cb_env_u64("CB_SMS", 1, CB_SMS_MAX, &sms, why, n);
+  if (has_sms < 0) return -1;
+  int has_old = cb_env_u64("CB_SM_COUNT", 1, CB_SMS_MAX, &old, why, n);
+  if (has_old < 0) return -1;
+  if (has_sms && has_old && sms != old) {
+    snprintf(why, n, "CB_SMS=%llu and CB_SM_COUNT=%llu disagree (CB_SM_COUNT is CB_SMS's older name: set one)",
+             (unsigned long long)sms, (unsigned long long)old);
+    return -1;
+  }
+  k->sm_count = (int)(has_sms ? sms : old);
   if (cb_ar_thresholds(nranks, &k->ar, why, n) < 0) return -1;
   if (cb_ar_ce_chunk_bytes(&k->ar_ce_chunk, why, n) < 0) return -1;
   if (cb_ar_hier_chunks_knob(&k->ar_hier_chunks, why, n) < 0) return -1;
+  v = 50;
+  if (cb_env_u64("CB_MOE_PUSH_PCT", 1, 99, &v, why, n) < 0) return -1;
+  k->moe_push_pct = (int)v;
   return 0;
+}
+
+int cb_knobs_check_sms(const cb_knobs_t *k, const char *source, int device_sms, const char *gpu, char *why, size_t n) {
+  if (k->sm_count <= device_sms) return 0;
+  snprintf(why, n, "%s %d: more SMs than the GPU has (%s: %d SMs)", source, k->sm_count, gpu, device_sms);
+  return -1;
 }

@@ -4,11 +4,15 @@
  * environment later. The metadata records every CB_* variable as set.
  *
  *   CB_MAX_BLOCKS      caps the grid of every custom peer-memory kernel (1..CB_SIGNAL_MAX_BLOCKS)
- *   CB_SM_COUNT        SMs the custom kernels size their grids for, at most the device's: runs
- *                      the kernels as if the GPU were smaller (tests of small grids)
+ *   CB_SMS             the SM cap of the custom kernels (1..the device's SMs; --sms N overrides
+ *                      it): every custom kernel's grid has at most that many blocks, so it
+ *                      occupies at most that many SMs (the sms column reports what it used)
+ *   CB_SM_COUNT        CB_SMS's older name (both set must agree)
  *   CB_AR_LL_MAX, CB_AR_ONESHOT_MAX, CB_AR_TWOSHOT_MAX   auto's thresholds (bytes per rank)
  *   CB_AR_CE_CHUNK     twoshot_ce's chunk (bytes, a multiple of 16)
- *   CB_AR_HIER_CHUNKS  hier's pipeline chunks (1..16; unset: by size) */
+ *   CB_AR_HIER_CHUNKS  hier's pipeline chunks (1..16; unset: by size)
+ *   CB_MOE_PUSH_PCT    moe peer's combine: percent of its blocks that push (1..99, default 50;
+ *                      the others reduce) */
 #ifndef CB_KNOBS_H
 #define CB_KNOBS_H
 
@@ -19,13 +23,18 @@
 
 typedef struct cb_knobs {
   int max_blocks;            /* 0 = each algorithm's own cap */
-  int sm_count;              /* 0 = the device's */
+  int sm_count;              /* SM cap (CB_SMS, --sms); 0 = the device's */
   cb_ar_thresholds_t ar;     /* for this run's rank count */
   uint64_t ar_ce_chunk;      /* bytes */
   int ar_hier_chunks;        /* 0 = by size */
+  int moe_push_pct;          /* percent of moe peer's combine blocks that push */
 } cb_knobs_t;
 
 /* Reads every knob for a run of nranks ranks. Returns 0, or -1 with why naming the variable. */
 int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n);
+
+/* The SM cap against the device (once the GPU is known): 0, or -1 with why when the cap
+ * (`source` names where it came from: "--sms" or "CB_SMS") exceeds the device's sm_count. */
+int cb_knobs_check_sms(const cb_knobs_t *k, const char *source, int device_sms, const char *gpu, char *why, size_t n);
 
 #endif

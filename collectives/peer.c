@@ -96,6 +96,9 @@ cb_grid_limits_t cb_peer_grid_limits(const cb_world_t *w, int default_max_blocks
   cb_grid_limits_t g;
   g.max_blocks = w->knobs.max_blocks ? w->knobs.max_blocks : default_max_blocks ? default_max_blocks : w->grid_sms;
   if (g.max_blocks > CB_SIGNAL_MAX_BLOCKS) g.max_blocks = CB_SIGNAL_MAX_BLOCKS;
+  /* an SM cap (--sms, CB_SMS) is a cap on blocks: the scheduler spreads a grid's blocks over
+   * every SM of the GPU, so only a grid of at most N blocks stays on N SMs */
+  if (w->knobs.sm_count && g.max_blocks > w->grid_sms) g.max_blocks = w->grid_sms;
   g.sms = w->grid_sms;
   g.threads_per_sm = w->threads_per_sm;
   return g;

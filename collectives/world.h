@@ -24,7 +24,7 @@ typedef struct cb_world {
   int sm_count, cc_major, cc_minor;
   int threads_per_sm; /* threads one SM holds at once */
   /* SMs the custom kernels size their grids for: the smallest sm_count of all ranks, capped by
-   * CB_SM_COUNT; the same on every rank, since blocks pair up across ranks */
+   * --sms / CB_SMS (knobs.sm_count); the same on every rank, since blocks pair up across ranks */
   int grid_sms;
   size_t gpu_mem;
   int driver_version, runtime_version;

@@ -13,7 +13,7 @@
 
 typedef struct cb_grid_limits {
   int max_blocks;     /* the algorithm's cap (or CB_MAX_BLOCKS) */
-  int sms;            /* SMs to size for: the smallest of the node's GPUs, capped by CB_SM_COUNT */
+  int sms;            /* SMs to size for: the smallest of the node's GPUs, capped by --sms / CB_SMS */
   int threads_per_sm; /* threads one SM holds at once (cudaDevAttrMaxThreadsPerMultiProcessor) */
 } cb_grid_limits_t;
 
@@ -24,6 +24,10 @@ static inline int cb_grid_cap(const cb_grid_limits_t *g, int threads) {
   long resident = (long)g->sms * (per_sm > 0 ? per_sm : 1);
   return resident < g->max_blocks ? (int)resident : g->max_blocks;
 }
+
+/* The SMs a grid of `blocks` blocks occupies on a GPU of `device_sms` SMs (the sms column):
+ * the scheduler puts each block on its own SM while there are free ones. */
+static inline int cb_grid_sms(int blocks, int device_sms) { return blocks < device_sms ? blocks : device_sms; }
 
 /* The grid of a grid-stride kernel over n elements (the small fill, check and compare kernels:
  * check.cu, attn_util.cu, whose blocks never wait on each other): one thread per element in

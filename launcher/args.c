@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cb_limits.h"
 #include "strbuf.h"
 
 typedef struct parser {
@@ -258,7 +259,7 @@ enum opt_id {
   O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
   O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
   O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING,
-  O_SEQ, O_BATCH, O_HEADS, O_KVHEADS, O_HEADDIM, O_CAUSAL, O_SAVE
+  O_SEQ, O_BATCH, O_HEADS, O_KVHEADS, O_HEADDIM, O_CAUSAL, O_SAVE, O_SMS
 };
 
 static const struct opt {
@@ -279,7 +280,7 @@ static const struct opt {
     {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},      {0, "sizes", 1, O_SIZES},
     {0, "timing", 1, O_TIMING},       {0, "seq", 1, O_SEQ},            {0, "batch", 1, O_BATCH},
     {0, "heads", 1, O_HEADS},         {0, "kv-heads", 1, O_KVHEADS},   {0, "head-dim", 1, O_HEADDIM},
-    {0, "causal", 1, O_CAUSAL},       {0, "save", 1, O_SAVE},
+    {0, "causal", 1, O_CAUSAL},       {0, "save", 1, O_SAVE},          {0, "sms", 1, O_SMS},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -478,6 +479,12 @@ static int run_option(parser_t *p, cb_args_t *a, const cb_family_info_t *fi, enu
     a->seed = u;
     return CB_ARGS_OK;
   case O_NOBIND: a->no_bind = 1; return CB_ARGS_OK;
+  case O_SMS:
+    /* the device's own limit is checked once the GPU is open (launcher/main.c) */
+    if (parse_int(val, 1, CB_SMS_MAX, &v))
+      return fail(p, "%s: '%s' is not an SM count 1..%d (the SMs the custom kernels may use)", arg, val, CB_SMS_MAX);
+    a->sms = (int)v;
+    return CB_ARGS_OK;
   case O_TIMING:
     if (strcmp(val, "iter") == 0) a->iter_timing = 1;
     else if (strcmp(val, "round") == 0) a->iter_timing = 0;
@@ -661,6 +668,8 @@ void cb_args_usage(FILE *f) {
     "      --json FILE         results and run metadata as JSON (rows stream to FILE.partial.jsonl)\n"
     "placement:\n"
     "      --no-bind           keep the CPU binding the process started with\n"
+    "      --sms N             the custom kernels use at most N SMs (1..the GPU's; also CB_SMS); the sms column\n"
+    "                          reports what each custom row used\n"
     "moe (family moe only):\n"
     "      --model NAME        deepseek-v3 (default), mixtral-8x7b, qwen3-30b-a3b\n"
     "      --tokens LIST|A:B[:F]  tokens per rank (default 128:4096, factor 2)\n"

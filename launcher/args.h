@@ -47,6 +47,7 @@ typedef struct cb_args {
   char json[CB_PATH_MAX]; /* empty = no JSON */
   uint64_t seed;
   int no_bind; /* --no-bind: keep whatever CPU binding the process has */
+  int sms;     /* --sms: SM cap of the custom kernels (0 = not given: CB_SMS or the device's) */
   cb_moe_config_t moe;
   cb_attn_config_t attn;
   char cmdline[8192]; /* argv joined, for the results metadata */

@@ -296,6 +296,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     r.remote_gbs = by.remote_bytes / st.mean_us / 1e3;
     r.imbalance = s->in.imbalance;
     r.mem_bytes = mem_max;
+    r.sms = s->in.sms; /* grids are agreed across ranks (world.grid_sms): rank 0's stands for all */
     if (g->p.family == CB_RINGATTN) {
       r.err_max = am.err_max;
       r.err_mean = am.err_mean;

@@ -76,6 +76,7 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return CB_EXIT_USAGE;
   }
+  if (args->sms) knobs.sm_count = args->sms; /* --sms wins over CB_SMS */
   /* The watchdog covers the world setup too (NCCL init and the peer probe wait for every rank). */
   cb_watchdog_t wd;
   cb_watchdog_start(&wd, args->timeout_s, MPI_COMM_WORLD, &fault);
@@ -90,6 +91,7 @@ int main(int argc, char **argv) {
   char why[1400] = "";
   if (fault.action != CB_FAULT_NONE && fault.rank >= world.mpi.nranks)
     snprintf(why, sizeof why, "CB_FAULT: rank %d does not exist (%d ranks)", fault.rank, world.mpi.nranks);
+  if (!why[0]) cb_knobs_check_sms(&knobs, args->sms ? "--sms" : "CB_SMS", world.sm_count, world.gpu_name, why, sizeof why);
   for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
     cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why);
   if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && world.mpi.rank == 0)

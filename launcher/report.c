@@ -52,6 +52,8 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
   } else {
     cb_sb_printf(b, ",,,,,,,,,,,,,"); /* the 13 ringattn columns */
   }
+  cb_sb_printf(b, ",");
+  if (w->sms) cb_sb_printf(b, "%d", w->sms > 0 ? w->sms : 0);
 }
 
 static void jnum(cb_strbuf_t *b, const char *key, int present, double v) {
@@ -95,6 +97,8 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
     const double m[] = {w->tflops, w->comm_us, w->compute_us, w->overlap_eff, w->ring_over_single, w->err_max, w->err_mean};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) jnum(b, k[i], w->timed, m[i]);
   }
+  if (w->sms) cb_sb_printf(b, ",\"sms\":%d", w->sms > 0 ? w->sms : 0);
+  else cb_sb_printf(b, ",\"sms\":null");
   cb_sb_printf(b, "}");
 }
 
@@ -102,24 +106,25 @@ static void table_header(cb_report_t *r, int kind) {
   if (!r->table) return;
   if (kind == 3)
     fprintf(r->table,
-            "#\n# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %7s  %s\n"
-            "# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %7s\n",
+            "#\n# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n"
+            "# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s\n",
             "seq", "type", "cau", "algo", "mode", "time", "TFLOP/s", "compute", "comm", "overlap", "r/single",
-            "max err", "#wrong", "note", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "", "");
+            "max err", "sms", "#wrong", "note", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "",
+            "", "");
   else if (kind == 2)
     fprintf(r->table,
-            "#\n# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s  %s\n"
-            "# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s\n",
+            "#\n# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n"
+            "# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s\n",
             "tokens", "type", "phase", "algo", "mode", "time", "p50", "p99", "algbw", "remote",
-            "imbal", "#wrong", "note", "(/rank)", "", "", "", "", "(us)", "(us)", "(us)",
-            "(GB/s)", "(GB/s)", "", "");
+            "imbal", "sms", "#wrong", "note", "(/rank)", "", "", "", "", "(us)", "(us)", "(us)",
+            "(GB/s)", "(GB/s)", "", "", "");
   else
     fprintf(r->table,
-            "#\n# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %7s  %s\n"
-            "# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %7s\n",
+            "#\n# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n"
+            "# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s\n",
             "size", "count", "type", "redop", "ip", "mode", "algo", "time", "algbw", "busbw",
-            "p50", "p99", "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)",
-            "(GB/s)", "(GB/s)", "(us)", "(us)", "");
+            "p50", "p99", "sms", "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)",
+            "(GB/s)", "(GB/s)", "(us)", "(us)", "", "");
   r->table_kind = kind;
 }
 
@@ -132,36 +137,37 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
     if ((unsigned char)*c < 0x20) *c = ' ';
   int kind = w->is_attn ? 3 : w->is_moe ? 2 : 1;
   if (r->table_kind != kind) table_header(r, kind);
-  char wrong[32] = "-";
+  char wrong[32] = "-", sms[16] = "-";
   if (w->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", w->wrong);
+  if (w->sms) snprintf(sms, sizeof sms, "%d", w->sms > 0 ? w->sms : 0);
   if (w->is_attn) {
     if (w->timed)
-      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11.1f %8.1f %10.1f %10.1f %7.3f %7.3f %9.2e %7s  %s\n",
+      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11.1f %8.1f %10.1f %10.1f %7.3f %7.3f %9.2e %4s %7s  %s\n",
               (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, w->time_us_mean, w->tflops,
-              w->compute_us, w->comm_us, w->overlap_eff, w->ring_over_single, w->err_max, wrong, w->note);
+              w->compute_us, w->comm_us, w->overlap_eff, w->ring_over_single, w->err_max, sms, wrong, w->note);
     else
-      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %7s  %s\n",
+      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n",
               (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, "-", "-", "-", "-", "-", "-", "-",
-              wrong, w->note);
+              sms, wrong, w->note);
   } else if (w->is_moe) {
     if (w->timed)
-      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11.2f %11.2f %11.2f %9.2f %9.2f %7.3f %9s  %s\n",
+      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11.2f %11.2f %11.2f %9.2f %9.2f %7.3f %4s %9s  %s\n",
               (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, w->time_us_mean,
-              w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->remote_gbs, w->imbalance, wrong, w->note);
+              w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->remote_gbs, w->imbalance, sms, wrong, w->note);
     else
-      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %9s  %s\n",
+      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n",
               (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, "-", "-", "-",
-              "-", "-", "-", wrong, w->note);
+              "-", "-", "-", sms, wrong, w->note);
   } else {
     if (w->timed)
-      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10.2f %8.2f %8.2f %10.2f %10.2f %7s  %s\n",
+      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10.2f %8.2f %8.2f %10.2f %10.2f %4s %7s  %s\n",
               (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op,
               w->inplace, w->mode, w->algo, w->time_us_mean, w->algbw_gbs, w->busbw_gbs,
-              w->time_us_p50, w->time_us_p99, wrong, w->note);
+              w->time_us_p50, w->time_us_p99, sms, wrong, w->note);
     else
-      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10s %8s %8s %10s %10s %7s  %s\n",
+      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n",
               (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op,
-              w->inplace, w->mode, w->algo, "-", "-", "-", "-", "-", wrong, w->note);
+              w->inplace, w->mode, w->algo, "-", "-", "-", "-", "-", sms, wrong, w->note);
   }
   fflush(r->table);
 }

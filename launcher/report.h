@@ -19,7 +19,7 @@
   "family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"        \
   "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens," \
   "hidden,topk,experts,routing,phase,remote_gbs,imbalance,seq,batch,heads,kv_heads,head_dim,"  \
-  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean"
+  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms"
 
 typedef struct cb_row {
   const char *family, *algo, *dtype, *op;
@@ -34,6 +34,8 @@ typedef struct cb_row {
   const char *mode; /* eager | graph */
   int iters;
   uint64_t mem_bytes;
+  int sms; /* SMs the custom kernels occupied: > 0 that many, < 0 none (copy engine: written 0),
+              0 not reported (NCCL, skipped rows: empty) */
   /* moe only (is_moe = 0 leaves these columns empty) */
   int is_moe;
   const char *model, *routing, *phase;

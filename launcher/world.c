@@ -175,7 +175,7 @@ static void probe_peers(cb_world_t *w) {
 }
 
 /* The grid limits every rank must share (blocks pair up across ranks): the smallest GPU's SM
- * count and threads per SM, the SM count capped by CB_SM_COUNT. */
+ * count and threads per SM, the SM count capped by --sms / CB_SMS. */
 static void agree_grid(cb_world_t *w) {
   int mine[2] = {w->sm_count, w->threads_per_sm}, all[2];
   if (w->knobs.sm_count && w->knobs.sm_count < mine[0]) mine[0] = w->knobs.sm_count;

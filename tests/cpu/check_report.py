@@ -24,7 +24,7 @@ import sys
 HEADER = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"
           "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens,"
           "hidden,topk,experts,routing,phase,remote_gbs,imbalance,seq,batch,heads,kv_heads,head_dim,"
-          "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean").split(",")
+          "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms").split(",")
 
 NOTE1 = "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, café → ok"
 
@@ -40,7 +40,7 @@ def classic(family, algo, nbytes, inplace):
 def expected_rows():
     r = [classic("allreduce", "nccl", 1048576, 0)]
     x = classic("allreduce", "oneshot", 1024, 1)
-    x.update(note=NOTE1, mode="graph", wrong=3)
+    x.update(note=NOTE1, mode="graph", wrong=3, sms=32)
     r.append(x)
     x = classic("alltoall", "nccl_p2p", 4, 0)
     x.update(op="none", count=0, wrong=None, note="not supported: 1 elements do not divide among 2 ranks")
@@ -65,12 +65,12 @@ def expected_rows():
         y[k] = None
     r.append(y)
     x = classic("reducescatter", "a,b", 64, 0)
-    x.update(gpu="GPU \"X\", rev 2", op="avg", dtype="half")
+    x.update(gpu="GPU \"X\", rev 2", op="avg", dtype="half", sms=0)
     r.append(x)
     x = classic("ringattn", "ring", 268435456, 0)
     x.update(op="none", dtype="bfloat16", seq=16384, batch=1, heads=32, kv_heads=8, head_dim=128, causal=1,
              tflops=301.25, comm_us=812.5, compute_us=3650.75, overlap_eff=0.96875, ring_over_single=None,
-             err_max=0.0078125, err_mean=0.000244140625)
+             err_max=0.0078125, err_mean=0.000244140625, sms=132)
     r.append(x)
     return r
 
@@ -80,7 +80,7 @@ MOE_KEYS = ("model", "tokens", "hidden", "topk", "experts", "routing", "phase", 
             "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "tflops", "comm_us", "compute_us",
             "overlap_eff", "ring_over_single", "err_max", "err_mean")
 INT_KEYS = ("bytes", "count", "inplace", "ranks", "nodes", "wrong", "iters", "mem_bytes", "tokens", "hidden",
-            "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal")
+            "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "sms")
 FLOAT_KEYS = ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",
               "remote_gbs", "imbalance", "tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single",
               "err_max", "err_mean")

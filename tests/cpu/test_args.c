@@ -98,6 +98,7 @@ static void test_defaults(void) {
   CHECK_EQ_INT(A.iters, 20);
   CHECK_EQ_INT(A.warmup, 5);
   CHECK_EQ_INT(A.check_iters, 1);
+  CHECK_EQ_INT(A.sms, 0); /* no cap unless asked */
   CHECK_EQ_INT(A.ndtypes, 1);
   CHECK_EQ_INT(A.dtypes[0], CB_FLOAT);
   CHECK_EQ_INT(A.nops, 1);
@@ -150,6 +151,13 @@ static void test_defaults(void) {
 }
 
 static void test_options(void) {
+  /* the SM cap */
+  EXPECT_OK("moe --sms 32");
+  CHECK_EQ_INT(A.sms, 32);
+  EXPECT_OK("allreduce --sms=1");
+  CHECK_EQ_INT(A.sms, 1);
+  EXPECT_OK("alltoall --sms 65536");
+  CHECK_EQ_INT(A.sms, 65536);
   /* sizes, short / long / attached / --opt=value forms */
   EXPECT_POINTS("allreduce -b 1K -e 1M -f 4", 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB);
   EXPECT_POINTS("allreduce --minbytes=1K --maxbytes 1M --stepfactor=4", 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB,
@@ -343,6 +351,13 @@ static void test_bad_input(void) {
   EXPECT_ERR("allreduce --no-bind=1", "'--no-bind=1'", "takes no value");
   EXPECT_ERR("allreduce -Gx", "'-Gx'", "takes no value");
   EXPECT_ERR("allreduce --graph=yes", "takes no value");
+  /* the SM cap (the device's own count is checked once the GPU is known) */
+  EXPECT_ERR("moe --sms 0", "--sms", "'0'", "1..65536");
+  EXPECT_ERR("moe --sms -1", "--sms", "'-1'");
+  EXPECT_ERR("moe --sms 100000", "--sms", "'100000'");
+  EXPECT_ERR("moe --sms 32x", "'32x'");
+  EXPECT_ERR("moe --sms ''", "--sms");
+  EXPECT_ERR("moe --sms", "'--sms'", "needs a value");
   EXPECT_ERR("allreduce 8", "'8'");
 
   /* dtype / op lists */

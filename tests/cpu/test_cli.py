@@ -81,6 +81,13 @@ def main():
             (["allreduce", "--sizes", "9223372036854775808"], ["'9223372036854775808'", "1 TiB"]),
             (["allreduce", "--sizes", "18446744073709551488", "--inplace", "1"], ["1 TiB"]),
             (["moe", "--routing", "zipf:400"], ["zipf:400", "--topk 8"]),
+            # the SM cap: 0, negative, not a number, past any GPU (the device's own count is
+            # checked once the GPU is open: tests/gpu gpu_sms_too_many)
+            (["moe", "--sms", "0"], ["--sms", "'0'", "SM count"]),
+            (["moe", "--sms", "-4"], ["--sms", "'-4'"]),
+            (["allreduce", "--sms", "many"], ["--sms", "'many'"]),
+            (["alltoall", "--sms", "100000"], ["--sms", "'100000'", "65536"]),
+            (["moe", "--sms=8x"], ["'8x'"]),
         ]
         for args, subs in cases:
             r = expect([cb, *args], 2, stderr_has=["collbench: ", *subs], stdout_empty=True)
@@ -102,7 +109,8 @@ def main():
         # on this machine it wins over "no GPU"), and the message names the variable and value.
         for var, val in (("CB_SM_COUNT", "0"), ("CB_MAX_BLOCKS", "100000"), ("CB_AR_CE_CHUNK", "17"),
                          ("CB_AR_LL_MAX", "12k"), ("CB_AR_TWOSHOT_MAX", "-1"),
-                         ("CB_AR_HIER_CHUNKS", "17")):
+                         ("CB_AR_HIER_CHUNKS", "17"), ("CB_SMS", "0"), ("CB_SMS", "100000"), ("CB_SMS", "abc"),
+                         ("CB_MOE_PUSH_PCT", "100")):
             env = dict(os.environ, **{var: val})
             cmd = ["timeout", "120", mpirun, *flags, "-x", var, "-np", "2", cb, "allreduce", "-b", "8", "-e", "8",
                    "-n", "1", "-w", "0"]

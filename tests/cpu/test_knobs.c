@@ -11,8 +11,8 @@
 #include "grid.h"
 #include "knobs.h"
 
-static const char *const kKnobs[] = {"CB_MAX_BLOCKS", "CB_SM_COUNT", "CB_AR_LL_MAX", "CB_AR_ONESHOT_MAX",
-                                     "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK"};
+static const char *const kKnobs[] = {"CB_MAX_BLOCKS", "CB_SM_COUNT", "CB_SMS", "CB_AR_LL_MAX", "CB_AR_ONESHOT_MAX",
+                                     "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_MOE_PUSH_PCT"};
 
 static void clear_knobs(void) {
   for (size_t i = 0; i < sizeof kKnobs / sizeof kKnobs[0]; i++) unsetenv(kKnobs[i]);
@@ -28,6 +28,7 @@ static void check_defaults(void) {
   CHECK_EQ_INT(k.ar_ce_chunk, CB_AR_CE_CHUNK_BYTES);
   CHECK_EQ_INT(k.ar.ll_max, CB_AUTO_LL_MAX_2RANKS);
   CHECK_EQ_INT(k.ar.twoshot_max, CB_AUTO_TWOSHOT_MAX_2RANKS);
+  CHECK_EQ_INT(k.moe_push_pct, 50);
   /* the latency thresholds scale with 2 / nranks */
   CHECK(cb_knobs_read(&k, 8, why, sizeof why) == 0, "8 ranks: %s", why);
   CHECK_EQ_INT(k.ar.oneshot_max, CB_AUTO_ONESHOT_MAX_2RANKS / 4);
@@ -51,7 +52,9 @@ static void check_values(void) {
 static void check_rejected(void) {
   const struct {
     const char *name, *value;
-  } bad[] = {{"CB_MAX_BLOCKS", "0"},   {"CB_MAX_BLOCKS", "513"}, {"CB_SM_COUNT", "0"},
+  } bad[] = {{"CB_SMS", "0"},          {"CB_SMS", "-2"},         {"CB_SMS", "65537"},
+             {"CB_SMS", "16 "},        {"CB_MOE_PUSH_PCT", "0"}, {"CB_MOE_PUSH_PCT", "100"},
+             {"CB_MAX_BLOCKS", "0"},   {"CB_MAX_BLOCKS", "513"}, {"CB_SM_COUNT", "0"},
              {"CB_SM_COUNT", "8x"},    {"CB_SM_COUNT", "-3"},    {"CB_AR_LL_MAX", "12k"},
              {"CB_AR_CE_CHUNK", "17"}, {"CB_AR_ONESHOT_MAX", " 1"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -63,6 +66,35 @@ static void check_rejected(void) {
     CHECK(strstr(why, bad[i].name) && strstr(why, bad[i].value), "%s='%s': reason '%s' names neither",
           bad[i].name, bad[i].value, why);
   }
+  clear_knobs();
+}
+
+/* CB_SMS and its older name CB_SM_COUNT: either alone, both agreeing, both disagreeing; and
+ * the cap against the device's SM count (cb_knobs_check_sms, run once the GPU is open). */
+static void check_sms(void) {
+  cb_knobs_t k;
+  char why[300] = "";
+  clear_knobs();
+  setenv("CB_SMS", "24", 1);
+  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "CB_SMS=24 rejected: %s", why);
+  CHECK_EQ_INT(k.sm_count, 24);
+  setenv("CB_SM_COUNT", "24", 1);
+  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "CB_SMS=24 CB_SM_COUNT=24 rejected: %s", why);
+  CHECK_EQ_INT(k.sm_count, 24);
+  setenv("CB_SM_COUNT", "16", 1);
+  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == -1, "CB_SMS=24 with CB_SM_COUNT=16 accepted");
+  CHECK(strstr(why, "CB_SMS=24") && strstr(why, "CB_SM_COUNT=16"), "disagreement not named: '%s'", why);
+  unsetenv("CB_SMS");
+  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "CB_SM_COUNT=16 alone rejected: %s", why);
+  CHECK_EQ_INT(k.sm_count, 16);
+  /* against an H200 (132 SMs) */
+  k.sm_count = 132;
+  CHECK(cb_knobs_check_sms(&k, "--sms", 132, "NVIDIA H200", why, sizeof why) == 0, "132 of 132 rejected: %s", why);
+  k.sm_count = 133;
+  CHECK(cb_knobs_check_sms(&k, "--sms", 132, "NVIDIA H200", why, sizeof why) == -1, "133 of 132 accepted");
+  CHECK(strstr(why, "--sms 133") && strstr(why, "132 SMs") && strstr(why, "NVIDIA H200"), "reason '%s'", why);
+  k.sm_count = 0; /* no cap */
+  CHECK(cb_knobs_check_sms(&k, "CB_SMS", 8, "small GPU", why, sizeof why) == 0, "no cap rejected: %s", why);
   clear_knobs();
 }
 
@@ -87,6 +119,10 @@ int main(void) {
   check_defaults();
   check_values();
   check_rejected();
+  check_sms();
   check_grid_cap();
+  /* the sms column: a grid on its own SMs, at most the device's */
+  CHECK_EQ_INT(cb_grid_sms(32, 132), 32);
+  CHECK_EQ_INT(cb_grid_sms(264, 132), 132);
   return cb_test_finish("test_knobs");
 }

@@ -59,6 +59,7 @@ static void make_rows(void) {
            "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, caf\xc3\xa9 \xe2\x86\x92 ok");
   rows[1].mode = "graph";
   rows[1].wrong = 3;
+  rows[1].sms = 32; /* a custom kernel on 32 SMs */
   /* 2: skipped (not supported): no times, not checked */
   rows[2] = classic("alltoall", "nccl_p2p", 4, 0);
   rows[2].op = "none";
@@ -104,6 +105,7 @@ static void make_rows(void) {
   rows[7].gpu = "GPU \"X\", rev 2";
   rows[7].op = "avg";
   rows[7].dtype = "half";
+  rows[7].sms = -1; /* copy engine only: written as 0 */
   /* 8: a ringattn row (ring_over_single not applicable: NaN -> empty / null) */
   rows[8] = classic("ringattn", "ring", 268435456, 0);
   rows[8].op = "none";
@@ -122,6 +124,7 @@ static void make_rows(void) {
   rows[8].ring_over_single = NAN;
   rows[8].err_max = 0.0078125;
   rows[8].err_mean = 0.000244140625;
+  rows[8].sms = 132;
 }
 
 static const char *meta_json = "{\"hosts\":[\"node-a\",\"node-b\"],\"command\":\"collbench allreduce -b 8\","
@@ -156,7 +159,7 @@ int main(int argc, char **argv) {
 
   /* column count of every row equals the header's */
   int header_cols = count_fields(CB_CSV_HEADER);
-  CHECK(header_cols == 43, "header has %d columns", header_cols);
+  CHECK(header_cols == 44, "header has %d columns", header_cols);
   for (int i = 0; i < NROWS; i++) {
     cb_strbuf_t b;
     cb_sb_init(&b);
