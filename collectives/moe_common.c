@@ -199,7 +199,7 @@ long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   cb_wait_stream(s);
   /* no peer may push into this rank's buffers before its poison has landed */
   cb_mpi_barrier(w->mpi.comm);
-  for (int ph = 0; ph < 3; ph++) in->algo->run(in, ph, s);
+  for (int ph = 0; ph < in->algo->nphases; ph++) in->algo->run(in, ph, s);
   CB_CUDA(cudaMemsetAsync(st->d_wrong, 0, sizeof *st->d_wrong, s));
   cb_moe_check_received(&st->dev, st->all_ids, st->all_w, st->all_ntokens, seed, iter, st->d_wrong, s);
   cb_moe_check_output(&st->dev, seed, iter, st->d_wrong, s);

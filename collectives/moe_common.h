@@ -50,4 +50,9 @@ void cb_moe_teardown(cb_inst_t *in);
 long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
 void cb_moe_bytes(const cb_inst_t *in, int phase, cb_bytes_t *out);
 
+/* The peer-memory paths' supported() and setup (moe_peer.c), shared by peer and peer_ll: the
+ * peer allocation, its layout and the grids (the kernels' arguments in st->dev). */
+int cb_moe_peer_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
+int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n);
+
 #endif

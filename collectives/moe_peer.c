@@ -1,21 +1,31 @@
 /* MoE "peer": dispatch and combine over peer memory (kernels/moe.cu, custom = 1). Counts
  * travel LL-style inside the layout kernel, rows are pushed straight into each destination's
- * per-source region, completion is one release-add per block; no host round trip, so the whole
- * round trip can be captured in a CUDA graph. Peer allocation per rank:
+ * per-source region, dispatch completion is one release-add per block; the combine is one
+ * kernel whose push blocks raise a flag per chunk of rows and whose reduce blocks sum tokens as
+ * their chunks land (kernels/moe_combine.cu). No host round trip, so the whole round trip can
+ * be captured in a CUDA graph. Peer allocation per rank:
  *   [ recv rows: n x cap x row_bytes ][ recv meta: n x cap x meta_bytes ]
- *   [ combine rows: n x cap x hidden x 2 ][ count slots: n x 8 ][ signal pad ] */
+ *   [ combine rows: n x cap x hidden x 2 ][ count slots: n x 8 ]
+ *   [ combine chunk flags: n x nchunks x 4 ][ signal pad ] */
 #include <stdio.h>
+#include <string.h>
 
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "moe_common.h"
 #include "signal.h"
 
-static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return cb_moe_supported(w, p, why, n) && cb_peer_supported(w, why, n);
+int cb_moe_peer_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  if (!cb_moe_supported(w, p, why, n) || !cb_peer_supported(w, why, n)) return 0;
+  if (w->grid_sms < 2) {
+    snprintf(why, n, "skipped: moe peer needs at least 2 SMs (its combine pushes and reduces in separate blocks); "
+                     "the SM cap is %d", w->grid_sms);
+    return 0;
+  }
+  return 1;
 }
 
-static int setup(cb_inst_t *in, char *why, size_t n) {
+int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
   cb_moe_state_t *st = cb_moe_state_new(in, 1);
   int rc = cb_moe_alloc_common(in, st, why, n);
   /* every rank reaches the peer allocation (a collective), even after a local failure */
@@ -23,7 +33,9 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   size_t meta_off = CB_ALIGN_UP(rows * st->row_bytes, 256);
   size_t comb_off = meta_off + CB_ALIGN_UP(rows * st->meta_bytes, 256);
   size_t cnt_off = comb_off + CB_ALIGN_UP(rows * st->comb_row_bytes, 256);
-  size_t pad_off = cnt_off + CB_ALIGN_UP((size_t)st->n * 8, 256);
+  int nchunks = (st->cap + CB_MOE_CHUNK_ROWS - 1) / CB_MOE_CHUNK_ROWS;
+  size_t chunk_off = cnt_off + CB_ALIGN_UP((size_t)st->n * 8, 256);
+  size_t pad_off = chunk_off + CB_ALIGN_UP((size_t)st->n * nchunks * 4, 256);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   char why2[256] = "";
   int prc = cb_peer_alloc(in->world, total, &st->pm, why2, sizeof why2);
@@ -47,7 +59,15 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   d->recv_meta = mine + meta_off;
   d->comb_src = mine + comb_off;
   d->cnt_off = cnt_off;
+  d->chunk_off = chunk_off;
+  d->nchunks = nchunks;
   d->pad_off = pad_off;
+  /* combine: push and reduce blocks (CB_MOE_PUSH_PCT), at least one of each */
+  int pb = (d->push_blocks * in->world->knobs.moe_push_pct + 50) / 100;
+  d->comb_push_blocks = pb < 1 ? 1 : pb > d->push_blocks - 1 ? d->push_blocks - 1 : pb;
+  in->sms = cb_grid_sms(d->push_blocks, in->world->sm_count);
+  snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; %d blocks (combine: %d push, %d reduce)",
+           d->push_blocks, d->comb_push_blocks, d->push_blocks - d->comb_push_blocks);
   in->mem_bytes = st->dev_bytes + total;
   return 0;
 }
@@ -60,9 +80,7 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
     cb_moe_dispatch_push(&st->dev, s);
     cb_moe_expert_layout(&st->dev, s);
     break;
-  default:
-    cb_moe_combine_push(&st->dev, s);
-    cb_moe_combine_reduce(&st->dev, s);
+  default: cb_moe_combine_fused(&st->dev, s);
   }
 }
 
@@ -74,8 +92,8 @@ const cb_algo_t cb_algo_moe_peer = {
     .nphases = 3,
     .phase_names = cb_moe_phase_names,
     .graph_ok = 1,
-    .supported = supported,
-    .setup = setup,
+    .supported = cb_moe_peer_supported,
+    .setup = cb_moe_peer_setup,
     .run = run,
     .check = cb_moe_check,
     .bytes = cb_moe_bytes,

@@ -68,14 +68,14 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
 }
 
 
-__global__ void __launch_bounds__(kPushThreads) dispatch_push_kernel(cb_moe_dev_t a) {
+__global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_dev_t a) {
   __shared__ int cnt[CB_MAX_RANKS], maxc;
   const int tid = threadIdx.x, lane = tid & 31, n = a.nranks;
   if (tid < n) cnt[tid] = a.send_count[tid];
   if (tid == 0) maxc = max_count(a.send_count, n);
   __syncthreads();
   const int P = row_parts(a.hidden);
-  for (int k = blockIdx.x * kWarps + (tid >> 5); k < maxc * n * P; k += gridDim.x * kWarps) {
+  for (int k = blockIdx.x * kDispatchWarps + (tid >> 5); k < maxc * n * P; k += gridDim.x * kDispatchWarps) {
     const int part = k % P, d = (k / P) % n, j = k / P / n;
     if (j >= cnt[d]) continue;
     const int t = a.send_idx[(size_t)d * a.cap + j];
@@ -89,10 +89,20 @@ __global__ void __launch_bounds__(kPushThreads) dispatch_push_kernel(cb_moe_dev_
 /* Per local expert, the received rows that selected it (order within an expert is
  * arbitrary; grouped GEMMs gather by these lists). */
 __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_t a) {
-  __shared__ int pre[CB_MAX_RANKS + 1];
+  __shared__ int pre[CB_MAX_RANKS + 1], cnt[CB_MAX_RANKS];
   const int tid = threadIdx.x, n = a.nranks, K = a.topk;
   if (a.custom) wait_peers(a, 0, a.epoch_dispatch[0]);
-  if (tid == 0) prefix_counts(a.recv_count, n, pre);
+  if (tid < n) {
+    /* peer_ll: the counts came as LL words with the rows (published by the dispatch signal);
+     * block 0 keeps them for the combine */
+    cnt[tid] = a.ll_counts && tid != a.rank
+                   ? (int)cb_ll_recv((char *)a.base[a.rank] + a.cnt_off + (size_t)tid * 8, a.epoch_layout[0],
+                                     a.timeout_ns, a.ctl, a.rank, tid)
+                   : a.recv_count[tid];
+    if (a.ll_counts && blockIdx.x == 0) a.recv_count[tid] = cnt[tid];
+  }
+  __syncthreads();
+  if (tid == 0) prefix_counts(cnt, n, pre);
   __syncthreads();
   for (int i = blockIdx.x * blockDim.x + tid; i < pre[n]; i += gridDim.x * blockDim.x) {
     int q = 0;
@@ -198,7 +208,7 @@ extern "C" void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s) {
   CB_CUDA_LAUNCH("moe layout_kernel");
 }
 extern "C" void cb_moe_dispatch_push(const cb_moe_dev_t *d, cudaStream_t s) {
-  dispatch_push_kernel<<<d->push_blocks, kPushThreads, 0, s>>>(*d);
+  dispatch_push_kernel<<<d->push_blocks, kDispatchThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe dispatch_push_kernel");
 }
 extern "C" void cb_moe_expert_layout(const cb_moe_dev_t *d, cudaStream_t s) {

@@ -27,6 +27,9 @@ extern "C" {
 /* Most blocks of the push kernels (per-block epoch words of each kind); the grid itself is
  * push_blocks below. */
 #define CB_MOE_MAX_PUSH_BLOCKS 256
+/* Rows per completion flag of the custom combine (moe_combine.cu): 16 rows of 7168 channels
+ * are 224 KB, a few microseconds of NVLink, so reducers start soon after the first rows land. */
+#define CB_MOE_CHUNK_ROWS 16
 
 typedef struct cb_moe_dev {
   int rank, nranks, ntokens, cap, hidden, topk, experts_per_rank, fp8, custom;
@@ -34,6 +37,12 @@ typedef struct cb_moe_dev {
    * CB_MOE_MAX_PUSH_BLOCKS), the same on every rank, since receivers count one completion
    * signal per block */
   int push_blocks;
+  /* the custom path's one-kernel combine (moe_combine.cu): its first comb_push_blocks blocks
+   * push, the other push_blocks - comb_push_blocks reduce */
+  int comb_push_blocks;
+  /* peer_ll: receive counts arrive as LL words with the rows (cb_moe_dispatch_ll) and the
+   * expert-layout kernel reads them; 0: the layout kernel exchanged them */
+  int ll_counts;
   size_t row_bytes, meta_bytes, comb_row_bytes;
   const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
   const float *weights; /* [ntokens][topk] */
@@ -52,6 +61,8 @@ typedef struct cb_moe_dev {
   /* peer memory (custom) */
   void *base[CB_MAX_RANKS];
   size_t pad_off, cnt_off; /* signal pad; LL count slots [src] x 8 bytes */
+  size_t chunk_off;        /* combine chunk flags: uint32 [src n][nchunks] (moe_combine.cu) */
+  int nchunks;             /* chunks of CB_MOE_CHUNK_ROWS rows per source region: ceil(cap / ..) */
   uint32_t *epoch_layout, *epoch_dispatch, *epoch_combine; /* per block */
   uint64_t timeout_ns;
   unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */
@@ -60,8 +71,15 @@ typedef struct cb_moe_dev {
 void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_dispatch_push(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_expert_layout(const cb_moe_dev_t *d, cudaStream_t s);
+/* peer_ll's dispatch (moe_dispatch_ll.cu): layout and row pushes in one kernel, counts sent as
+ * LL words beside the rows; the expert-layout kernel follows (with ll_counts = 1). */
+void cb_moe_dispatch_ll(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_combine_push(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s);
+/* The custom path's combine in one kernel (moe_combine.cu): push blocks weight and push the
+ * rows of remote sources, reduce blocks sum each token's rows as their chunks land, taking
+ * this rank's own rows straight from its receive buffer (no copy). */
+void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s);
 
 /* Token data (cb_moe_token_value's formula) into x. */
 void cb_moe_fill_tokens(const cb_moe_dev_t *d, uint64_t seed, int iter, cudaStream_t s);

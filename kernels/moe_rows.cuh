@@ -15,6 +15,10 @@ namespace cb_moe {
 constexpr int kLayoutThreads = 1024;
 constexpr int kPushThreads = 512;
 constexpr int kWarps = kPushThreads / 32;
+/* The dispatch push kernel: a whole SM per block (32 warps), so a grid capped at a few SMs
+ * (--sms) still keeps 64 KB of row data in flight per SM. */
+constexpr int kDispatchThreads = 1024;
+constexpr int kDispatchWarps = kDispatchThreads / 32;
 constexpr float kE4m3Max = 448.0f;
 /* A token row is moved in parts of 1024 channels, one warp each, so a few tokens still keep
  * many warps busy (one warp per 7168-channel row was latency-bound: 28 dependent steps). */
@@ -46,6 +50,31 @@ __device__ __forceinline__ bool goes_to(const int32_t *ids, int t, int K, int El
 
 /* ---- rows ---- */
 
+/* bf16 pairs straight from their 32-bit words (no float arrays: the 1024-thread dispatch
+ * kernel has 64 registers per thread). */
+__device__ __forceinline__ float bf16_lo(uint32_t w) { return __uint_as_float(w << 16); }
+__device__ __forceinline__ float bf16_hi(uint32_t w) { return __uint_as_float(w & 0xffff0000u); }
+__device__ __forceinline__ float bf16x8_amax(const uint4 &v) {
+  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  float m = 0.0f;
+#pragma unroll
+  for (int i = 0; i < 4; i++) m = fmaxf(m, fmaxf(fabsf(bf16_lo(w[i])), fabsf(bf16_hi(w[i]))));
+  return m;
+}
+/* Words w0, w1 (four bf16 values) / scale as four e4m3 bytes (hardware cvt on sm_89+, same bits
+ * as cb_float_to_e4m3). */
+__device__ __forceinline__ uint32_t e4m3x4(uint32_t w0, uint32_t w1, float scale) {
+  const float f[4] = {bf16_lo(w0) / scale, bf16_hi(w0) / scale, bf16_lo(w1) / scale, bf16_hi(w1) / scale};
+  uint32_t q = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  const __nv_fp8x4_e4m3 v(make_float4(f[0], f[1], f[2], f[3]));
+  memcpy(&q, &v, 4);
+#else
+  for (int i = 0; i < 4; i++) q |= (uint32_t)cb_float_to_e4m3(f[i]) << (8 * i);
+#endif
+  return q;
+}
+
 /* One warp writes channels [part*1024, part*1024 + 1024) of token t's row: bf16 copy, or fp8
  * with one scale per 128 channels (hardware cvt on sm_89+, same bits as cb_float_to_e4m3). */
 __device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, int part, char *dst, int lane) {
@@ -65,32 +94,40 @@ __device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, int part
     }
     return;
   }
-  const int half = lane >> 4, l = lane & 15;
-  for (int g0 = c0 / 128; g0 < c1 / 128; g0 += 2) {
-    const int g = g0 + half;
-    const bool valid = g < c1 / 128;
-    float f[8], amax = 0.0f;
-    if (valid) {
-      cb_vec_to_float<__nv_bfloat16>(src[g * 16 + l], f);
-      for (int i = 0; i < 8; i++) amax = fmaxf(amax, fabsf(f[i]));
-    }
-    for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o, 16));
-    if (valid) {
-      const float scale = amax > 0.0f ? amax / kE4m3Max : 1.0f;
-      uint32_t lo = 0, hi = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
-      const __nv_fp8x4_e4m3 q0(make_float4(f[0] / scale, f[1] / scale, f[2] / scale, f[3] / scale));
-      const __nv_fp8x4_e4m3 q1(make_float4(f[4] / scale, f[5] / scale, f[6] / scale, f[7] / scale));
-      memcpy(&lo, &q0, 4);
-      memcpy(&hi, &q1, 4);
-#else
-      for (int i = 0; i < 4; i++) lo |= (uint32_t)cb_float_to_e4m3(f[i] / scale) << (8 * i);
-      for (int i = 0; i < 4; i++) hi |= (uint32_t)cb_float_to_e4m3(f[4 + i] / scale) << (8 * i);
-#endif
-      *(uint2 *)(dst + (size_t)g * 128 + l * 8) = make_uint2(lo, hi);
-      if (l == 0) ((float *)(dst + a.hidden))[g] = scale;
+  /* fp8: lane l makes output vectors o = l and l + 32 of the part (16 channels = 16 bytes
+   * each), so every store instruction writes 512 contiguous bytes; a 128-channel scale group is
+   * 8 lanes (amax over them by shuffles); both input pairs are loaded before any store. */
+  const int nout = (c1 - c0) / 16; /* output vectors of this part (<= 64) */
+  uint4 in[2][2];
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const int o = lane + 32 * u;
+    if (o < nout) {
+      in[u][0] = src[c0 / 8 + 2 * o];
+      in[u][1] = src[c0 / 8 + 2 * o + 1];
     }
   }
+  float sc[2];
+  uint4 q[2];
+#pragma unroll
+  for (int u = 0; u < 2; u++) {
+    const bool valid = lane + 32 * u < nout;
+    float amax = valid ? fmaxf(bf16x8_amax(in[u][0]), bf16x8_amax(in[u][1])) : 0.0f;
+    for (int o = 1; o < 8; o <<= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    sc[u] = amax > 0.0f ? amax / kE4m3Max : 1.0f;
+    const uint4 a0 = in[u][0], a1 = in[u][1];
+    q[u] = valid ? make_uint4(e4m3x4(a0.x, a0.y, sc[u]), e4m3x4(a0.z, a0.w, sc[u]), e4m3x4(a1.x, a1.y, sc[u]),
+                              e4m3x4(a1.z, a1.w, sc[u]))
+                 : make_uint4(0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int u = 0; u < 2; u++)
+    if (lane + 32 * u < nout) ((uint4 *)(dst + c0))[lane + 32 * u] = q[u];
+  /* the part's scales (group g of the part is lanes 8(g%4).. of vector half g/4): lanes 0..7
+   * write them as 32 contiguous bytes */
+  const int from = 8 * (lane & 3);
+  const float s0 = __shfl_sync(0xffffffffu, sc[0], from), s1 = __shfl_sync(0xffffffffu, sc[1], from);
+  if (lane < 8 && lane < nout / 8) ((float *)(dst + a.hidden))[c0 / 128 + lane] = lane < 4 ? s0 : s1;
 }
 
 /* Channels [8v, 8v+8) of a received row as fp32 (dequantized for fp8). */

@@ -21,6 +21,7 @@ typedef struct slot {
   double *t[CB_MAX_PHASES + 1]; /* per-iteration times (us) per phase; [nphases] = round trip */
   long long wrong;
   int digest_mismatch;
+  double remote_gbs[CB_MAX_PHASES + 1]; /* per phase, as reported (moe: the copy_ce ratio line) */
 } slot_t;
 
 typedef struct group {
@@ -294,6 +295,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     r.algbw_gbs = by.algbw_bytes / st.mean_us / 1e3;
     r.busbw_gbs = r.algbw_gbs * by.busbw_factor;
     r.remote_gbs = by.remote_bytes / st.mean_us / 1e3;
+    s->remote_gbs[ph] = r.remote_gbs;
     r.imbalance = s->in.imbalance;
     r.mem_bytes = mem_max;
     r.sms = s->in.sms; /* grids are agreed across ranks (world.grid_sms): rank 0's stands for all */
@@ -317,6 +319,25 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     cb_report_row(b->rep, &r);
   }
   b->rows++;
+}
+
+/* moe: each custom algorithm's remote GB/s per phase against copy_ce's (the copy engine's peer
+ * copy of the same bytes, measured in the same run), one comment line per algorithm. */
+static void moe_copy_ratio(cb_bench_t *b, const group_t *g, const slot_t *slots, int n) {
+  if (g->p.family != CB_MOE || b->w->mpi.rank != 0) return;
+  const slot_t *ref = NULL;
+  for (int k = 0; k < n; k++)
+    if (slots[k].active && strcmp(slots[k].algo->name, "copy_ce") == 0) ref = &slots[k];
+  if (!ref) return;
+  for (int k = 0; k < n; k++) {
+    const slot_t *s = &slots[k];
+    if (!s->active || s == ref || s->algo->nphases != 3) continue;
+    /* copy_ce's phases: 0 dispatch, 1 combine; the MoE algorithms': 1 dispatch, 2 combine */
+    printf("# copy_ce reference %s %s: dispatch %.1f of %.1f GB/s (%.0f %%), combine %.1f of %.1f GB/s (%.0f %%)\n",
+           s->algo->name, g->what, s->remote_gbs[1], ref->remote_gbs[0], 100.0 * s->remote_gbs[1] / ref->remote_gbs[0],
+           s->remote_gbs[2], ref->remote_gbs[1], 100.0 * s->remote_gbs[2] / ref->remote_gbs[1]);
+  }
+  fflush(stdout);
 }
 
 static void validate_verdicts(cb_bench_t *b, const group_t *g, slot_t *slots, int n) {
@@ -400,6 +421,7 @@ static void run_group(cb_bench_t *b, group_t *g) {
   cb_watchdog_step(b->wd, CB_PHASE_REDUCE, g->what);
   for (int k = 0; k < b->nalgos; k++) report_slot(b, g, &slots[k]);
   validate_verdicts(b, g, slots, b->nalgos);
+  moe_copy_ratio(b, g, slots, b->nalgos);
   cb_watchdog_disarm(b->wd);
 
   /* Teardown only once every rank is done: peers may still read this rank's memory. */

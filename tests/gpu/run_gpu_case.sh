@@ -5,12 +5,14 @@
 #   run_gpu_case.sh NAME COLLBENCH "CHECK_ARGS" [--wrap "compute-sanitizer ..."] [--vnodes N:K] -- collbench args...
 # --vnodes N:K runs a virtual cluster instead: N nodes of K ranks on GPUs 0..K-1
 # (launcher/collbench-vnode); skipped (77) with fewer than K GPUs.
+# --usage REGEX expects a usage error instead (a check that needs the GPU, e.g. an SM cap above
+# the device's): exit 2, output matching REGEX, no result row written.
 set -u
 name=$1 collbench=$2 check_args=$3
 shift 3
-wrap="" vnodes=""
-while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ]; do
-  case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; esac
+wrap="" vnodes="" usage=""
+while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ] || [ "${1:-}" = "--usage" ]; do
+  case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; --usage) usage=$2 ;; esac
   shift 2
 done
 [ "${1:-}" = "--" ] && shift
@@ -37,10 +39,19 @@ mkdir -p "$(dirname "$out")"
 flags=(-np "$np" --bind-to none)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 echo "+ mpirun ${flags[*]} ${launch[*]} $wrap $collbench $* --csv $out.csv"
+rm -f "$out.csv"
 # shellcheck disable=SC2086
 mpirun "${flags[@]}" "${launch[@]}" $wrap "$collbench" "$@" --csv "$out.csv" > "$out.log" 2>&1
 rc=$?
 tail -n 40 "$out.log"
+if [ -n "$usage" ]; then
+  if [ $rc -ne 2 ] || ! grep -Eq -e "$usage" "$out.log" || [ "$(cat "$out.csv" 2>/dev/null | wc -l)" -gt 1 ]; then
+    echo "FAIL $name: expected exit 2 with '$usage' and no rows; got exit $rc (log: $out.log)"
+    exit 1
+  fi
+  echo "PASS $name: usage error as expected"
+  exit 0
+fi
 if [ $rc -ne 0 ]; then
   echo "FAIL $name: collbench exited $rc (log: $out.log)"
   exit 1

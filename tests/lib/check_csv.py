@@ -3,13 +3,15 @@
 
 usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
                          [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
-                         [--nodes N] [--skipped a,b] [--max-blocks algo=N,...]
+                         [--nodes N] [--skipped a,b] [--max-blocks algo=N,...] [--max-sms algo=N,...]
 Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
 skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
 timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears; a row's
 nodes column differs from --nodes; an algorithm in --skipped has no row or a timed one; a timed
 row of an algorithm in --max-blocks reports a grid ("N blocks" in its note) larger than its N, or
-no grid at all.
+no grid at all; a timed row of an algorithm in --max-sms reports an sms column outside 1..N
+(N = 0: the column must be 0, a copy-engine row); a timed row of algorithm nccl with a
+non-empty sms column.
 """
 import argparse
 import csv
@@ -35,11 +37,15 @@ def main():
     ap.add_argument("--nodes", type=int, default=0)
     ap.add_argument("--skipped", default="")
     ap.add_argument("--max-blocks", default="")
+    ap.add_argument("--max-sms", default="")
     a = ap.parse_args()
-    max_blocks = {}
+    max_blocks, max_sms = {}, {}
     for item in filter(None, a.max_blocks.split(",")):
         algo, _, n = item.partition("=")
         max_blocks[algo] = int(n)
+    for item in filter(None, a.max_sms.split(",")):
+        algo, _, n = item.partition("=")
+        max_sms[algo] = int(n)
     problems = []
     with open(a.csv, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -77,6 +83,14 @@ def main():
                 problems.append(f"{where}: note names no grid: {r['note']}")
             elif int(m.group(1)) > max_blocks[r["algo"]]:
                 problems.append(f"{where}: {m.group(1)} blocks, more than {max_blocks[r['algo']]}: {r['note']}")
+        if r["algo"] in max_sms:
+            got, want = r.get("sms", ""), max_sms[r["algo"]]
+            if not got.isdigit():
+                problems.append(f"{where}: sms column {got!r}, expected a number")
+            elif (want == 0 and int(got) != 0) or (want > 0 and not 1 <= int(got) <= want):
+                problems.append(f"{where}: sms {got}, expected {'0' if want == 0 else f'1..{want}'}")
+        if r["algo"] == "nccl" and r.get("sms", ""):
+            problems.append(f"{where}: an NCCL row reports sms {r['sms']} (no public API for it: must be empty)")
     for algo in filter(None, a.algos.split(",")):
         if algo not in timed_algos:
             problems.append(f"algorithm {algo} has no timed row")
