@@ -33,7 +33,7 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
   size_t meta_off = CB_ALIGN_UP(rows * st->row_bytes, 256);
   size_t comb_off = meta_off + CB_ALIGN_UP(rows * st->meta_bytes, 256);
   size_t cnt_off = comb_off + CB_ALIGN_UP(rows * st->comb_row_bytes, 256);
-  int nchunks = (st->cap + CB_MOE_CHUNK_ROWS - 1) / CB_MOE_CHUNK_ROWS;
+  int nchunks = (st->cap + CB_MOE_CHUNK_ROWS_MIN - 1) / CB_MOE_CHUNK_ROWS_MIN;
   size_t chunk_off = cnt_off + CB_ALIGN_UP((size_t)st->n * 8, 256);
   size_t pad_off = chunk_off + CB_ALIGN_UP((size_t)st->n * nchunks * 4, 256);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
@@ -65,9 +65,11 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
   /* combine: push and reduce blocks (CB_MOE_PUSH_PCT), at least one of each */
   int pb = (d->push_blocks * in->world->knobs.moe_push_pct + 50) / 100;
   d->comb_push_blocks = pb < 1 ? 1 : pb > d->push_blocks - 1 ? d->push_blocks - 1 : pb;
+  int ch = st->cap / d->comb_push_blocks;
+  d->chunk_rows = ch < CB_MOE_CHUNK_ROWS_MIN ? CB_MOE_CHUNK_ROWS_MIN : ch > CB_MOE_CHUNK_ROWS_MAX ? CB_MOE_CHUNK_ROWS_MAX : ch;
   in->sms = cb_grid_sms(d->push_blocks, in->world->sm_count);
-  snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; %d blocks (combine: %d push, %d reduce)",
-           d->push_blocks, d->comb_push_blocks, d->push_blocks - d->comb_push_blocks);
+  snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; %d blocks (combine: %d push, %d reduce, %d-row chunks)",
+           d->push_blocks, d->comb_push_blocks, d->push_blocks - d->comb_push_blocks, d->chunk_rows);
   in->mem_bytes = st->dev_bytes + total;
   return 0;
 }

@@ -27,9 +27,12 @@ extern "C" {
 /* Most blocks of the push kernels (per-block epoch words of each kind); the grid itself is
  * push_blocks below. */
 #define CB_MOE_MAX_PUSH_BLOCKS 256
-/* Rows per completion flag of the custom combine (moe_combine.cu): 16 rows of 7168 channels
- * are 224 KB, a few microseconds of NVLink, so reducers start soon after the first rows land. */
-#define CB_MOE_CHUNK_ROWS 16
+/* Rows per completion flag of the custom combine (moe_combine.cu), chunk_rows below: cap /
+ * push blocks, so every push block gets work even at decode sizes, within [MIN, MAX]. 32 rows
+ * of 7168 channels are 7 row parts per warp of a 1024-thread block (no idle warps before the
+ * chunk's barrier) and 458 KB, about a microsecond of NVLink. */
+#define CB_MOE_CHUNK_ROWS_MIN 4
+#define CB_MOE_CHUNK_ROWS_MAX 32
 
 typedef struct cb_moe_dev {
   int rank, nranks, ntokens, cap, hidden, topk, experts_per_rank, fp8, custom;
@@ -62,7 +65,8 @@ typedef struct cb_moe_dev {
   void *base[CB_MAX_RANKS];
   size_t pad_off, cnt_off; /* signal pad; LL count slots [src] x 8 bytes */
   size_t chunk_off;        /* combine chunk flags: uint32 [src n][nchunks] (moe_combine.cu) */
-  int nchunks;             /* chunks of CB_MOE_CHUNK_ROWS rows per source region: ceil(cap / ..) */
+  int chunk_rows;          /* rows per chunk flag (the same on every rank: from cap and the grid) */
+  int nchunks;             /* flags per source region: ceil(cap / CB_MOE_CHUNK_ROWS_MIN) */
   uint32_t *epoch_layout, *epoch_dispatch, *epoch_combine; /* per block */
   uint64_t timeout_ns;
   unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */

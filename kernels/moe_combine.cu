@@ -4,7 +4,7 @@
  * Blocks [0, comb_push_blocks) push: for every remote source q, the rows this rank received
  * from q are weighted (identity experts: y = (sum of the row's local expert weights) * x, fp32,
  * rounded once to bf16) and stored into q's combine region for this rank, chunk by chunk
- * (CB_MOE_CHUNK_ROWS rows); after a chunk, one release store raises its flag in q's memory:
+ * (chunk_rows rows); after a chunk, one release store raises its flag in q's memory:
  *   flags (peer memory of each rank, at chunk_off): uint32 [source d][nchunks], value = the
  *   combine call's epoch (per-block epoch words, equal on every block and every rank).
  * Blocks [comb_push_blocks, push_blocks) reduce this rank's tokens in ranges of kReduceTokens:
@@ -66,11 +66,11 @@ __device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
   int maxc = 0;
   for (int q = 0; q < n; q++)
     if (q != r) maxc = max(maxc, (int)a.recv_count[q]);
-  const int nch = (maxc + CB_MOE_CHUNK_ROWS - 1) / CB_MOE_CHUNK_ROWS;
+  const int CH = a.chunk_rows, nch = (maxc + CH - 1) / CH;
   /* chunks alternate between sources so every source's first rows go out first */
   for (int c = blockIdx.x; c < nch * nsrc; c += a.comb_push_blocks) {
     const int ci = c / nsrc, qi = c % nsrc, q = qi < r ? qi : qi + 1;
-    const int j0 = ci * CB_MOE_CHUNK_ROWS, j1 = min((int)a.recv_count[q], j0 + CB_MOE_CHUNK_ROWS);
+    const int j0 = ci * CH, j1 = min((int)a.recv_count[q], j0 + CH);
     if (j0 >= j1) continue; /* the same for the whole block */
     for (int it = warp; it < (j1 - j0) * P; it += kCombWarps) {
       const int j = j0 + it / P, part = it % P;
@@ -120,7 +120,7 @@ __device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
     if (tid < (t1 - t0) * n) {
       const int t = t0 + tid / n, d = tid % n, pos = a.send_pos[(size_t)t * n + d];
       if (d != r && pos >= 0)
-        cb_wait_geq_acquire_sys(chunk_flag(a, r, d, pos / CB_MOE_CHUNK_ROWS), epoch, a.timeout_ns, a.ctl, r, d, 1);
+        cb_wait_geq_acquire_sys(chunk_flag(a, r, d, pos / a.chunk_rows), epoch, a.timeout_ns, a.ctl, r, d, 1);
     }
     __syncthreads();
     for (int it = warp; it < (t1 - t0) * P; it += kCombWarps) {

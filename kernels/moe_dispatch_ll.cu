@@ -37,6 +37,9 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
   const uint32_t e = a.epoch_layout[0] + 1; /* block 0 advances it at the end */
   if (tid < n) before[tid] = total[tid] = 0;
+  /* the expert-layout kernel that follows counts from zero (the layout kernel's job in peer) */
+  if (blockIdx.x == 0)
+    for (int le = tid; le < a.experts_per_rank; le += kDispatchThreads) a.expert_count[le] = 0;
   __syncthreads();
   /* 1. counts per destination: before this block's range, and in all */
   for (int base = 0; base < T; base += kDispatchThreads) {

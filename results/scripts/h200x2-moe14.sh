@@ -18,16 +18,16 @@ moe() { # moe NAME LIMIT ARGS...: one collbench moe run, CSV and JSON under $R
   fi
   step "$name" "$limit" "${MPIRUN[@]}" "$CB" moe --model deepseek-v3 -T 30 "$@" --csv "$R/$name.csv" --json "$R/$name.json"
 }
-ALL=(-a nccl,peer,peer_ll,copy_ce -d bfloat16,fp8e4m3 --mode both -n 20 -w 5)
+ALL=(--algo nccl,peer,peer_ll,copy_ce -d bfloat16,fp8e4m3 --mode both -n 20 -w 5)
 moe sms32 90 --sms 32 --tokens 128,4096 "${ALL[@]}"
 gpu_suite ctest_gpu 170 "gpu_moe|gpu_sms|gpu_sm8|alltoall_custom|allreduce_custom_odd|ringattn_d64"
 moe sms132 90 --tokens 128,4096 "${ALL[@]}"
-moe sms16 60 --sms 16 --tokens 4096 -a peer,copy_ce -d bfloat16,fp8e4m3 --mode eager -n 20 -w 5
-moe sms24 60 --sms 24 --tokens 4096 -a peer,copy_ce -d bfloat16,fp8e4m3 --mode eager -n 20 -w 5
+moe sms16 60 --sms 16 --tokens 4096 --algo peer,copy_ce -d bfloat16,fp8e4m3 --mode eager -n 20 -w 5
+moe sms24 60 --sms 24 --tokens 4096 --algo peer,copy_ce -d bfloat16,fp8e4m3 --mode eager -n 20 -w 5
 for pct in 35 65; do
-  CB_MOE_PUSH_PCT=$pct moe sms32-push$pct 60 --sms 32 --tokens 4096 -a peer,copy_ce -d bfloat16,fp8e4m3 --mode eager -n 20 -w 5
+  CB_MOE_PUSH_PCT=$pct moe sms32-push$pct 60 --sms 32 --tokens 4096 --algo peer,copy_ce -d bfloat16,fp8e4m3 --mode eager -n 20 -w 5
 done
 for s in 4 8 16; do
-  moe decode-sms$s 60 --sms $s --tokens 128 -a peer,peer_ll -d fp8e4m3,bfloat16 --mode graph -n 50 -w 10
+  moe decode-sms$s 60 --sms $s --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 --mode graph -n 50 -w 10
 done
 pack
