@@ -47,5 +47,6 @@ echo quit | nvidia-cuda-mps-control
 unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 bstep moe_2x1 40 "${run[@]}" --vnodes 2 --gpus 1 -- "${MOE[@]}"
 tests tests_2x1 70 'gpu_vnodes_2x1_moe'
-grep -h "moe " "$OUT"/logs/moe_2x*.log | grep -E "roundtrip|hier|nccl" | head -60
+grep -hE "roundtrip|dispatch |combine " "$OUT"/logs/moe_2x*.log | head -80
+grep -hE "tests passed|\*\*\*|Passed" "$OUT"/logs/tests_2x*.log
 pack
