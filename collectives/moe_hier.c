@@ -233,11 +233,20 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
 }
 
 /* The shared check, plus every rank's node counts against the host reference. Staging
- * buffers are poisoned first so a row that is not sent cannot pass as an old one. */
+ * buffers are poisoned first so a row that is not sent cannot pass as an old one.
+ *
+ * Unlike the push paths, hier's node peers read this rank's combine region (node and final
+ * sums pull it), so its poison must wait until every rank has finished its previous call: else
+ * a peer still summing the previous check reads NaN (seen on the GPU as wrong outputs from the
+ * second check iteration on, 2 x 2 only). Timed calls need no such wait: their first write to
+ * the region comes after the layout's allgather, which every rank enters only after its last
+ * read. */
 static long long check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   cb_moe_state_t *st = in->priv;
   moe_hier_t *x = st->ext;
   cb_moe_hier_dev_t *h = &x->h;
+  cb_wait_stream(s);
+  cb_mpi_barrier(in->world->mpi.comm);
   CB_CUDA(cudaMemsetAsync(h->net_send, 0xFF, x->stage_bytes, s));
   CB_CUDA(cudaMemsetAsync(h->net_recv, 0xFF, x->stage_bytes, s));
   CB_CUDA(cudaMemsetAsync(h->comb_send, 0xFF, x->comb_stage_bytes, s));
