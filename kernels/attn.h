@@ -66,7 +66,9 @@ int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s
  * softmax of one woven into the Q K^T of the other; 2 the halves pipelined across tiles with
  * split K / V stages and one barrier per tile; 3 form 2 with an unconditional output rescale;
  * 4 form 2 without the weaving (the compiler's own order); 5 form 0 done on one 32-key half
- * after the other. Forms 1 to 5 exist for 32 rows per warp only. cb_attn_fwd_shape uses the form named by CB_ATTN_FORM_D64 / _D128 in attn_fwd.cu
+ * after the other; 6 form 5 with incremental K/V copy addressing; 7 form 5 with tree
+ * reductions of the row max and sum; 8 form 5 with both. Forms 1 to 8 exist for 32 rows per
+ * warp only. cb_attn_fwd_shape uses the form named by CB_ATTN_FORM_D64 / _D128 in attn_fwd.cu
  * with 32 rows per warp, form 0 with 16. */
 enum {
   CB_ATTN_FORM_TILE = 0,
@@ -75,7 +77,10 @@ enum {
   CB_ATTN_FORM_SPLIT_ALWAYS = 3,
   CB_ATTN_FORM_SPLIT_PLAIN = 4,
   CB_ATTN_FORM_HALVES_SEQ = 5,
-  CB_ATTN_FORMS = 6
+  CB_ATTN_FORM_HALVES_SEQ_LOADS = 6,
+  CB_ATTN_FORM_HALVES_SEQ_TREE = 7,
+  CB_ATTN_FORM_HALVES_SEQ_BOTH = 8,
+  CB_ATTN_FORMS = 9
 };
 int cb_attn_fwd_form(const cb_attn_args_t *a, int rows_per_warp, int form, cudaStream_t s, char *why, size_t n);
 

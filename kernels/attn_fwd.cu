@@ -49,19 +49,23 @@ static constexpr int CB_ATTN_STAGES = 2;    /* K/V tiles in flight: the one comp
 static constexpr int CB_ATTN_ROWS_PER_WARP_D128 = 32;
 static constexpr int CB_ATTN_ROWS_PER_WARP_D64 = 32;
 /* The main-loop form cb_attn_fwd uses with 32 rows per warp (CB_ATTN_FORM_*, see the kernel). */
-static constexpr int CB_ATTN_FORM_D128 = CB_ATTN_FORM_TILE;
-static constexpr int CB_ATTN_FORM_D64 = CB_ATTN_FORM_TILE;
+static constexpr int CB_ATTN_FORM_D128 = CB_ATTN_FORM_HALVES_SEQ;
+static constexpr int CB_ATTN_FORM_D64 = CB_ATTN_FORM_SPLIT;
 static_assert(CB_ATTN_BLOCK_N % 16 == 0, "pairs of n8 score tiles, whole k16 steps of P.V");
 
 /* V tiles in flight in the split-stage forms (CB_ATTN_FORM_SPLIT*): V of tile j is still read
  * after the barrier that lets tile j + 2 load, so V needs a third stage (K keeps two). */
 static constexpr int CB_ATTN_V_STAGES_SPLIT = 3;
 
+static constexpr bool cb_attn_form_split(int form) {
+  return form == CB_ATTN_FORM_SPLIT || form == CB_ATTN_FORM_SPLIT_ALWAYS || form == CB_ATTN_FORM_SPLIT_PLAIN;
+}
+
 /* dynamic shared memory of one CTA for head dim D (16-bit elements) in a main-loop form:
  * D = 128: 96 KB, 112 KB in the split-stage forms (two CTAs: 224 KB of 228) */
 static constexpr size_t cb_attn_smem_bytes(int D, int form) {
   return (size_t)(CB_ATTN_BLOCK_M +
-                  (CB_ATTN_STAGES + (form >= CB_ATTN_FORM_SPLIT ? CB_ATTN_V_STAGES_SPLIT : CB_ATTN_STAGES)) *
+                  (CB_ATTN_STAGES + (cb_attn_form_split(form) ? CB_ATTN_V_STAGES_SPLIT : CB_ATTN_STAGES)) *
                       CB_ATTN_BLOCK_N) *
          D * 2;
 }
@@ -141,6 +145,10 @@ __device__ __forceinline__ int cb_attn_pos(int start0, int len0, int start1, int
  *     softmax, P V of half A, then of half B): one half of S live (32 registers fewer than
  *     form 0 at kMT = 2), for the loads the compiler can then hoist; Q's fragments are read
  *     twice per tile (D = 128).
+ *   6 (CB_ATTN_FORM_HALVES_SEQ_LOADS): form 5 with the K/V copies of full tiles addressed
+ *     incrementally (one pointer per tensor advanced by constant steps, no per-row checks).
+ *   7 (CB_ATTN_FORM_HALVES_SEQ_TREE): form 5 with the row max and sum reduced as trees.
+ *   8 (CB_ATTN_FORM_HALVES_SEQ_BOTH): form 5 with both.
  * All keep the same per-row state (m, l, O) and the same epilogue: results differ only in the
  * rounding of the rescale factors (forms > 0 use ex2.approx for them, as for the scores). */
 template <typename T, int D, int kMT, int kForm>
@@ -152,6 +160,11 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
   constexpr int kDTiles = D / 8;               /* n8 tiles of the output */
   constexpr int kSTiles = CB_ATTN_BLOCK_N / 8; /* n8 tiles of the scores */
   constexpr bool kQRegs = kMT * kKSteps * 4 <= 32; /* Q fragments kept in registers */
+  /* forms 5 to 8: halves in sequence; 6 and 8 with incremental load addressing, 7 and 8 with
+   * tree reductions of the row max and sum */
+  constexpr bool kSeqHalves = kForm >= CB_ATTN_FORM_HALVES_SEQ;
+  constexpr bool kFastLoads = kForm == CB_ATTN_FORM_HALVES_SEQ_LOADS || kForm == CB_ATTN_FORM_HALVES_SEQ_BOTH;
+  constexpr bool kTree = kForm == CB_ATTN_FORM_HALVES_SEQ_TREE || kForm == CB_ATTN_FORM_HALVES_SEQ_BOTH;
   extern __shared__ __align__(128) unsigned char cb_attn_smem[];
   T *sQ = reinterpret_cast<T *>(cb_attn_smem);      /* [BLOCK_M][D] */
   T *sK = sQ + CB_ATTN_BLOCK_M * D;                  /* [STAGES][BLOCK_N][D] */
@@ -198,16 +211,37 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
     cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + CB_ATTN_BLOCK_N * D, vg + off, kv_stride, valid);
   }
   cb_cp_async_commit();
+  /* Incremental K/V copy addressing (kFastLoads): thread copies 16-byte chunk lc of rows
+   * lr + i * kLoadRows of a tile; kLoadRows is a multiple of 8, so the swizzled position of
+   * row lr + i * kLoadRows is that of row lr plus i * kLoadRows rows (mma_frag.h): one shared
+   * offset and one global pointer per tensor, advanced by constant steps. Full tiles only; a
+   * partial last tile takes cb_attn_load_tile (row checks, zero fill). */
+  constexpr int kLoadRows = kThreads / (D / 8);
+  static_assert(kLoadRows % 8 == 0 && CB_ATTN_BLOCK_N % kLoadRows == 0, "whole swizzle periods per copy round");
+  const int lr = threadIdx.x / (D / 8), lc = threadIdx.x % (D / 8);
+  const uint32_t lsh = 2 * cb_swz_offset(lr, lc, D);
+  const T *lk = kg + (size_t)lr * kv_stride + lc * 8, *lv = vg + (size_t)lr * kv_stride + lc * 8;
   /* refill the stage of tile j (every warp is done with it) with tile j + STAGES */
   auto refill = [&](int j) {
     if (j + CB_ATTN_STAGES < ntiles) {
       const int kb = (j + CB_ATTN_STAGES) * CB_ATTN_BLOCK_N, stage = j % CB_ATTN_STAGES;
       const size_t off = (size_t)kb * kv_stride;
       const int valid = min(CB_ATTN_BLOCK_N, p.kv_len - kb);
-      cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + stage * CB_ATTN_BLOCK_N * D, kg + off, kv_stride,
-                                                          valid);
-      cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + stage * CB_ATTN_BLOCK_N * D, vg + off, kv_stride,
-                                                          valid);
+      if (kFastLoads && valid == CB_ATTN_BLOCK_N) {
+        const uint32_t dk = cb_smem_addr(sK + stage * CB_ATTN_BLOCK_N * D) + lsh;
+        const uint32_t dv = cb_smem_addr(sV + stage * CB_ATTN_BLOCK_N * D) + lsh;
+        const T *gk = lk + off, *gv = lv + off;
+#pragma unroll
+        for (int i = 0; i < CB_ATTN_BLOCK_N / kLoadRows; i++) {
+          cb_cp_async16_s(dk + i * kLoadRows * D * 2, gk + (size_t)i * kLoadRows * kv_stride);
+          cb_cp_async16_s(dv + i * kLoadRows * D * 2, gv + (size_t)i * kLoadRows * kv_stride);
+        }
+      } else {
+        cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + stage * CB_ATTN_BLOCK_N * D, kg + off, kv_stride,
+                                                            valid);
+        cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + stage * CB_ATTN_BLOCK_N * D, vg + off, kv_stride,
+                                                            valid);
+      }
     }
     cb_cp_async_commit();
   };
@@ -327,8 +361,19 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 #pragma unroll
       for (int hh = 0; hh < 2; hh++) {
         float mx = m[mi][hh];
+        if constexpr (kTree) { /* depth log2(2 kNT) instead of a chain of 2 kNT */
+          float v[kNT];
 #pragma unroll
-        for (int nt = 0; nt < kNT; nt++) mx = fmaxf(mx, fmaxf(s[mi][nt][2 * hh], s[mi][nt][2 * hh + 1]));
+          for (int nt = 0; nt < kNT; nt++) v[nt] = fmaxf(s[mi][nt][2 * hh], s[mi][nt][2 * hh + 1]);
+#pragma unroll
+          for (int w = kNT / 2; w >= 1; w /= 2)
+#pragma unroll
+            for (int i = 0; i < w; i++) v[i] = fmaxf(v[i], v[i + w]);
+          mx = fmaxf(mx, v[0]);
+        } else {
+#pragma unroll
+          for (int nt = 0; nt < kNT; nt++) mx = fmaxf(mx, fmaxf(s[mi][nt][2 * hh], s[mi][nt][2 * hh + 1]));
+        }
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
         /* forms > 0: cb_attn_rescale without its branch (which splits the block the
@@ -360,10 +405,32 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
     constexpr int kNT = std::extent<std::remove_reference_t<decltype(s)>, 1>::value;
     float mref[kMT][2], sum[kMT][2] = {};
     const bool rescale = sm_max(s, alpha, mref);
+    if constexpr (kTree) { /* the exponentials, then each row's sum as a tree */
 #pragma unroll
-    for (int mi = 0; mi < kMT; mi++)
+      for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
-      for (int nt = 0; nt < kNT; nt++) sm_exp(s, mi, nt, mref, sum);
+        for (int nt = 0; nt < kNT; nt++)
+#pragma unroll
+          for (int c = 0; c < 4; c++) s[mi][nt][c] = cb_ex2(fmaf(s[mi][nt][c], sl2, -mref[mi][c >> 1]));
+#pragma unroll
+      for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+          float v[kNT];
+#pragma unroll
+          for (int nt = 0; nt < kNT; nt++) v[nt] = s[mi][nt][2 * hh] + s[mi][nt][2 * hh + 1];
+#pragma unroll
+          for (int w = kNT / 2; w >= 1; w /= 2)
+#pragma unroll
+            for (int i = 0; i < w; i++) v[i] += v[i + w];
+          sum[mi][hh] = v[0];
+        }
+    } else {
+#pragma unroll
+      for (int mi = 0; mi < kMT; mi++)
+#pragma unroll
+        for (int nt = 0; nt < kNT; nt++) sm_exp(s, mi, nt, mref, sum);
+    }
     sm_done(alpha, sum);
     return rescale;
   };
@@ -422,7 +489,7 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
       __syncthreads(); /* every warp is done with this stage: refill it with tile j + 2 */
       refill(j);
     }
-  } else if constexpr (kForm == CB_ATTN_FORM_HALVES_SEQ) {
+  } else if constexpr (kSeqHalves) {
     /* one 32-key half after the other: a single half of S live */
     static_assert(kSTiles % 4 == 0, "halves of whole k16 steps");
     constexpr int kHN = CB_ATTN_BLOCK_N / 2;
@@ -634,6 +701,12 @@ static int cb_attn_launch_form(const cb_attn_params &p, int batch, int rows_per_
     return cb_attn_launch<T, D, 2, CB_ATTN_FORM_SPLIT_PLAIN>(p, batch, s, why, n);
   case CB_ATTN_FORM_HALVES_SEQ:
     return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ>(p, batch, s, why, n);
+  case CB_ATTN_FORM_HALVES_SEQ_LOADS:
+    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ_LOADS>(p, batch, s, why, n);
+  case CB_ATTN_FORM_HALVES_SEQ_TREE:
+    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ_TREE>(p, batch, s, why, n);
+  case CB_ATTN_FORM_HALVES_SEQ_BOTH:
+    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ_BOTH>(p, batch, s, why, n);
   default:
     return cb_attn_launch<T, D, 2, CB_ATTN_FORM_TILE>(p, batch, s, why, n);
   }
@@ -710,6 +783,12 @@ static cudaError_t cb_attn_occupancy_dim(int rows_per_warp, int form, int *ctas)
     return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_SPLIT_PLAIN>(ctas);
   case CB_ATTN_FORM_HALVES_SEQ:
     return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ>(ctas);
+  case CB_ATTN_FORM_HALVES_SEQ_LOADS:
+    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ_LOADS>(ctas);
+  case CB_ATTN_FORM_HALVES_SEQ_TREE:
+    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ_TREE>(ctas);
+  case CB_ATTN_FORM_HALVES_SEQ_BOTH:
+    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ_BOTH>(ctas);
   default:
     return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_TILE>(ctas);
   }
