@@ -11,16 +11,22 @@
  * cb_attn_fwd uses 32 rows per warp (4 warps, FlashAttention-2's shape) at both head dims:
  * every K/V fragment read from shared memory feeds two m16 slices, which keeps shared-memory
  * traffic below the tensor pipe's time; 16 rows per warp (8 warps, Q in registers) stays
- * selectable through cb_attn_fwd_shape for the benchmark. H200: 132 SMs, 228 KB shared memory
- * and 64 K registers per SM.
- *   - registers (ptxas -v, sm_90, CUDA 13): 32 rows/warp: 255 at D = 128 (O 128 + S 64 fp32;
- *     60 bytes of loop-invariant addresses spilled, about 13 L1-resident loads per tile against
- *     256 mma), 246 at D = 64 (Q in registers), two 128-thread CTAs per SM; 16 rows/warp: 214
- *     (D = 128), 144 (D = 64), one 256-thread CTA per SM at D = 128.
+ * selectable through cb_attn_fwd_shape for the benchmark. The main loop comes in forms (kForm,
+ * described above the kernel); cb_attn_fwd uses form 6 at D = 128 (each 64-key tile as two
+ * 32-key halves in sequence, K/V copies addressed incrementally) and form 2 at D = 64 (halves
+ * pipelined across tiles), the fastest on an H200 in results/20261130-h200-attn-kernel (bf16,
+ * 32 heads: 354 TFLOP/s at S = 16K non-causal against 336 for form 0, the one-tile loop).
+ * H200: 132 SMs, 228 KB shared memory and 64 K registers per SM.
+ *   - registers (ptxas -v, sm_90, CUDA 13), 32 rows/warp: 255 at D = 128 in every form (O is
+ *     128 fp32 registers; 44 bytes spilled in form 6, 24 in form 0), 243-251 at D = 64 (Q in
+ *     registers), two 128-thread CTAs per SM; 16 rows/warp: 217 (D = 128), 148 (D = 64), one
+ *     256-thread CTA per SM at D = 128.
  *   - shared memory: Q 128 x D + 2 stages x (K + V) 64 x D, 16-bit: 96 KB at D = 128 (two CTAs:
- *     192 KB of 228), 48 KB at D = 64 (dynamic, opt-in above 48 KB).
- *   - 64-key tiles: S is 16 x 64 per m16 slice (32 fp32 registers), small enough to stay beside
- *     O; each tile costs two __syncthreads.
+ *     192 KB of 228), 48 KB at D = 64 (dynamic, opt-in above 48 KB); the split-stage forms
+ *     (2 to 4) keep a third V stage: 112 KB / 56 KB.
+ *   - 64-key tiles, two __syncthreads each (one in the split-stage forms); S of a whole tile is
+ *     16 x 64 per m16 slice (32 fp32 registers); the halves forms hold 16 x 32 at a time, which
+ *     frees the registers the compiler needs to issue a k16 step's ldmatrix ahead of its mma.
  * Causal: key positions increase with the key row, so the keys a query tile sees form a prefix
  * of the block; tiles past it are never loaded, tiles entirely below the tile's smallest query
  * position run without mask math, and query tiles are launched heaviest (latest positions)
@@ -49,7 +55,7 @@ static constexpr int CB_ATTN_STAGES = 2;    /* K/V tiles in flight: the one comp
 static constexpr int CB_ATTN_ROWS_PER_WARP_D128 = 32;
 static constexpr int CB_ATTN_ROWS_PER_WARP_D64 = 32;
 /* The main-loop form cb_attn_fwd uses with 32 rows per warp (CB_ATTN_FORM_*, see the kernel). */
-static constexpr int CB_ATTN_FORM_D128 = CB_ATTN_FORM_HALVES_SEQ;
+static constexpr int CB_ATTN_FORM_D128 = CB_ATTN_FORM_HALVES_SEQ_LOADS;
 static constexpr int CB_ATTN_FORM_D64 = CB_ATTN_FORM_SPLIT;
 static_assert(CB_ATTN_BLOCK_N % 16 == 0, "pairs of n8 score tiles, whole k16 steps of P.V");
 
@@ -686,30 +692,42 @@ static int cb_attn_form_ok(int rows_per_warp, int form, char *why, size_t n) {
   return 1;
 }
 
+/* f(std::integral_constant<int, kMT>, std::integral_constant<int, kForm>) for a (rows per warp,
+ * form) pair cb_attn_form_ok accepted: the one place that maps the run-time pair to the
+ * instantiated kernels. */
+template <typename F>
+static auto cb_attn_with_form(int rows_per_warp, int form, F &&f) {
+  using std::integral_constant;
+  using two = integral_constant<int, 2>;
+  if (rows_per_warp == 16) return f(integral_constant<int, 1>(), integral_constant<int, CB_ATTN_FORM_TILE>());
+  switch (form) {
+  case CB_ATTN_FORM_HALVES:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_HALVES>());
+  case CB_ATTN_FORM_SPLIT:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_SPLIT>());
+  case CB_ATTN_FORM_SPLIT_ALWAYS:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_SPLIT_ALWAYS>());
+  case CB_ATTN_FORM_SPLIT_PLAIN:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_SPLIT_PLAIN>());
+  case CB_ATTN_FORM_HALVES_SEQ:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_HALVES_SEQ>());
+  case CB_ATTN_FORM_HALVES_SEQ_LOADS:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_HALVES_SEQ_LOADS>());
+  case CB_ATTN_FORM_HALVES_SEQ_TREE:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_HALVES_SEQ_TREE>());
+  case CB_ATTN_FORM_HALVES_SEQ_BOTH:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_HALVES_SEQ_BOTH>());
+  default:
+    return f(two(), integral_constant<int, CB_ATTN_FORM_TILE>());
+  }
+}
+
 template <typename T, int D>
 static int cb_attn_launch_form(const cb_attn_params &p, int batch, int rows_per_warp, int form, cudaStream_t s,
                                char *why, size_t n) {
-  if (rows_per_warp == 16) return cb_attn_launch<T, D, 1, CB_ATTN_FORM_TILE>(p, batch, s, why, n);
-  switch (form) {
-  case CB_ATTN_FORM_HALVES:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES>(p, batch, s, why, n);
-  case CB_ATTN_FORM_SPLIT:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_SPLIT>(p, batch, s, why, n);
-  case CB_ATTN_FORM_SPLIT_ALWAYS:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_SPLIT_ALWAYS>(p, batch, s, why, n);
-  case CB_ATTN_FORM_SPLIT_PLAIN:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_SPLIT_PLAIN>(p, batch, s, why, n);
-  case CB_ATTN_FORM_HALVES_SEQ:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ>(p, batch, s, why, n);
-  case CB_ATTN_FORM_HALVES_SEQ_LOADS:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ_LOADS>(p, batch, s, why, n);
-  case CB_ATTN_FORM_HALVES_SEQ_TREE:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ_TREE>(p, batch, s, why, n);
-  case CB_ATTN_FORM_HALVES_SEQ_BOTH:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_HALVES_SEQ_BOTH>(p, batch, s, why, n);
-  default:
-    return cb_attn_launch<T, D, 2, CB_ATTN_FORM_TILE>(p, batch, s, why, n);
-  }
+  return cb_attn_with_form(rows_per_warp, form, [&](auto mt, auto fm) {
+    return cb_attn_launch<T, D, decltype(mt)::value, decltype(fm)::value>(p, batch, s, why, n);
+  });
 }
 
 extern "C" int cb_attn_fwd_form(const cb_attn_args_t *a, int rows_per_warp, int form, cudaStream_t s, char *why,
@@ -771,27 +789,9 @@ static cudaError_t cb_attn_occupancy_of(int *ctas) {
 
 template <int D>
 static cudaError_t cb_attn_occupancy_dim(int rows_per_warp, int form, int *ctas) {
-  if (rows_per_warp == 16) return cb_attn_occupancy_of<D, 1, CB_ATTN_FORM_TILE>(ctas);
-  switch (form) {
-  case CB_ATTN_FORM_HALVES:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES>(ctas);
-  case CB_ATTN_FORM_SPLIT:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_SPLIT>(ctas);
-  case CB_ATTN_FORM_SPLIT_ALWAYS:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_SPLIT_ALWAYS>(ctas);
-  case CB_ATTN_FORM_SPLIT_PLAIN:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_SPLIT_PLAIN>(ctas);
-  case CB_ATTN_FORM_HALVES_SEQ:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ>(ctas);
-  case CB_ATTN_FORM_HALVES_SEQ_LOADS:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ_LOADS>(ctas);
-  case CB_ATTN_FORM_HALVES_SEQ_TREE:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ_TREE>(ctas);
-  case CB_ATTN_FORM_HALVES_SEQ_BOTH:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_HALVES_SEQ_BOTH>(ctas);
-  default:
-    return cb_attn_occupancy_of<D, 2, CB_ATTN_FORM_TILE>(ctas);
-  }
+  return cb_attn_with_form(rows_per_warp, form, [&](auto mt, auto fm) {
+    return cb_attn_occupancy_of<D, decltype(mt)::value, decltype(fm)::value>(ctas);
+  });
 }
 
 extern "C" int cb_attn_fwd_form_occupancy(int head_dim, int rows_per_warp, int form, int *ctas_per_sm, char *why,
