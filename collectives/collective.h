@@ -54,6 +54,10 @@ typedef struct cb_bytes {
   double algbw_bytes;  /* bytes over time = algbw */
   double busbw_factor; /* busbw = algbw * factor */
   double remote_bytes; /* bytes that crossed to another GPU (moe; 0 = not reported) */
+  /* moe hier: bytes per rank over the network and over NVLink (the net_bytes and nvlink_bytes
+   * columns; link_bytes = 0: not reported) */
+  int link_bytes;
+  double net_bytes, nvlink_bytes;
 } cb_bytes_t;
 
 struct cb_algo;

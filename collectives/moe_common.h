@@ -31,6 +31,7 @@ typedef struct cb_moe_state {
   cb_peer_mem_t pm;
   cb_moe_dev_t dev;
   size_t dev_bytes;
+  void *ext; /* a path's own state beyond these (moe_hier.c), freed by that path's teardown */
 } cb_moe_state_t;
 
 extern const char *const cb_moe_phase_names[3];

@@ -22,6 +22,10 @@ __device__ __forceinline__ void cb_cp_async16(void *dst, const void *src, int sr
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(cb_smem_addr(dst)), "l"(src),
                "r"(src_bytes));
 }
+/* the same for a whole 16 bytes, to a shared-memory byte address (cb_smem_addr) */
+__device__ __forceinline__ void cb_cp_async16_s(uint32_t dst, const void *src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src));
+}
 __device__ __forceinline__ void cb_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
 __device__ __forceinline__ void cb_cp_async_wait(void) {

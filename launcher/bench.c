@@ -310,6 +310,8 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     }
     if (g->p.family == CB_MOE) {
       r.phase = ph == np ? "roundtrip" : s->algo->phase_names[ph];
+      r.net_bytes = by.link_bytes ? by.net_bytes : NAN;
+      r.nvlink_bytes = by.link_bytes ? by.nvlink_bytes : NAN;
       r.bytes = (uint64_t)by.algbw_bytes;
     }
     r.wrong = b->a->check_iters > 0 ? s->wrong : -1;

@@ -38,8 +38,12 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
     num(b, w->timed, w->remote_gbs, "%.3f");
     cb_sb_printf(b, ",");
     num(b, 1, w->imbalance, "%.4f");
+    cb_sb_printf(b, ",");
+    num(b, w->timed, w->net_bytes, "%.0f");
+    cb_sb_printf(b, ",");
+    num(b, w->timed, w->nvlink_bytes, "%.0f");
   } else {
-    cb_sb_printf(b, ",,,,,,,,");
+    cb_sb_printf(b, ",,,,,,,,,,");
   }
   if (w->is_attn) {
     cb_sb_printf(b, ",%llu,%d,%d,%d,%d,%d,", (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads,
@@ -89,6 +93,8 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
     cb_sb_printf(b, ",\"phase\":\"%s\"", w->phase);
     jnum(b, "remote_gbs", w->timed, w->remote_gbs);
     jnum(b, "imbalance", 1, w->imbalance);
+    jnum(b, "net_bytes", w->timed, w->net_bytes);
+    jnum(b, "nvlink_bytes", w->timed, w->nvlink_bytes);
   }
   if (w->is_attn) {
     cb_sb_printf(b, ",\"seq\":%llu,\"batch\":%d,\"heads\":%d,\"kv_heads\":%d,\"head_dim\":%d,\"causal\":%d",

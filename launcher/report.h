@@ -18,7 +18,8 @@
 #define CB_CSV_HEADER                                                                          \
   "family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"        \
   "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens," \
-  "hidden,topk,experts,routing,phase,remote_gbs,imbalance,seq,batch,heads,kv_heads,head_dim,"  \
+  "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"  \
+  "kv_heads,head_dim,"                                                                        \
   "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms"
 
 typedef struct cb_row {
@@ -42,6 +43,7 @@ typedef struct cb_row {
   uint64_t tokens;
   int hidden, topk, experts;
   double remote_gbs, imbalance;
+  double net_bytes, nvlink_bytes; /* bytes per rank over the network / NVLink (NaN: not reported) */
   /* ringattn only (is_attn = 0 leaves these columns empty; results/README.md defines them) */
   int is_attn;
   uint64_t seq;

@@ -23,7 +23,8 @@ import sys
 
 HEADER = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"
           "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens,"
-          "hidden,topk,experts,routing,phase,remote_gbs,imbalance,seq,batch,heads,kv_heads,head_dim,"
+          "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"
+          "kv_heads,head_dim,"
           "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms").split(",")
 
 NOTE1 = "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, café → ok"
@@ -55,13 +56,14 @@ def expected_rows():
     r.append(x)
     moe = classic("moe", "nccl", 58720256, 0)
     moe.update(op="none", dtype="bfloat16", model="deepseek-v3", routing="hot:4:2.5", phase="dispatch",
-               tokens=4096, hidden=7168, topk=8, experts=256, remote_gbs=321.5, imbalance=1.25)
+               tokens=4096, hidden=7168, topk=8, experts=256, remote_gbs=321.5, imbalance=1.25,
+               net_bytes=1530000, nvlink_bytes=None)
     r.append(moe)
     y = dict(moe)
     y.update(algo="peer", phase="roundtrip", wrong=None, model="custom, \"mine\"", imbalance=None,
              note="not supported: spans 2 nodes")
     for k in ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",
-              "remote_gbs"):
+              "remote_gbs", "net_bytes"):
         y[k] = None
     r.append(y)
     x = classic("reducescatter", "a,b", 64, 0)
@@ -76,13 +78,14 @@ def expected_rows():
 
 
 MOE_KEYS = ("model", "tokens", "hidden", "topk", "experts", "routing", "phase", "remote_gbs", "imbalance",
+            "net_bytes", "nvlink_bytes",
             # ringattn's columns: empty / absent on other rows, like moe's
             "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "tflops", "comm_us", "compute_us",
             "overlap_eff", "ring_over_single", "err_max", "err_mean")
 INT_KEYS = ("bytes", "count", "inplace", "ranks", "nodes", "wrong", "iters", "mem_bytes", "tokens", "hidden",
             "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "sms")
 FLOAT_KEYS = ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",
-              "remote_gbs", "imbalance", "tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single",
+              "remote_gbs", "imbalance", "net_bytes", "nvlink_bytes", "tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single",
               "err_max", "err_mean")
 
 problems = []

@@ -92,6 +92,8 @@ static void make_rows(void) {
   rows[5].experts = 256;
   rows[5].remote_gbs = 321.5;
   rows[5].imbalance = 1.25;
+  rows[5].net_bytes = 1530000;
+  rows[5].nvlink_bytes = NAN; /* not reported: empty / null */
   rows[6] = rows[5];
   rows[6].algo = "peer";
   rows[6].phase = "roundtrip";
@@ -159,7 +161,7 @@ int main(int argc, char **argv) {
 
   /* column count of every row equals the header's */
   int header_cols = count_fields(CB_CSV_HEADER);
-  CHECK(header_cols == 44, "header has %d columns", header_cols);
+  CHECK(header_cols == 46, "header has %d columns", header_cols);
   for (int i = 0; i < NROWS; i++) {
     cb_strbuf_t b;
     cb_sb_init(&b);

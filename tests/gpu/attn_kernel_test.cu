@@ -2,12 +2,16 @@
  *
  *   attn_kernel_test           correctness: cb_attn_fwd against the fp32 reference on many
  *                              shapes; exit 1 on any failure, 77 when there is no GPU
- *   attn_kernel_test --bench   also time the kernel in both warp shapes (B = 1, H = 32, bf16,
- *                              non-causal and causal) and print TFLOP/s = 4 B H S^2 D / t
- *                              (half of that for causal)
+ *   attn_kernel_test --bench   also time the variants (warp shape x main-loop form, attn.h;
+ *                              B = 1, H = 32, bf16, non-causal and causal) and print TFLOP/s =
+ *                              4 B H S^2 D / t (half of that for causal); the target shape
+ *                              (D = 128, S = 16384, non-causal) first, in rounds of all
+ *                              variants side by side
+ *   attn_kernel_test --one F   one launch of form F (32 rows per warp) at the target shape after
+ *                              three warm-ups, nothing else: for a profiler
  *
- * Correctness, per case (bf16 and fp16, head dim 64 and 128, both warp shapes of
- * cb_attn_fwd_shape): the K/V block is split into
+ * Correctness, per case (bf16 and fp16, head dim 64 and 128, every variant of
+ * cb_attn_fwd_form): the K/V block is split into
  * `nsplit` parts that go through cb_attn_fwd one after the other (first on the first, final on
  * the last, o / lse / out poisoned with NaN first), exactly as ring steps do; the output is
  * compared with cb_attn_reference(lowp = 0) on the whole block (fp32 truth). The tolerance is
@@ -76,6 +80,27 @@ static void *dmalloc(size_t bytes) {
   return p;
 }
 
+/* ---- the kernel variants compared: warp shape x main-loop form (attn.h) ---- */
+typedef struct variant {
+  int rpw, form;
+} variant_t;
+static const variant_t variants[] = {
+    {16, CB_ATTN_FORM_TILE},        {32, CB_ATTN_FORM_TILE},
+    {32, CB_ATTN_FORM_HALVES},      {32, CB_ATTN_FORM_SPLIT},
+    {32, CB_ATTN_FORM_SPLIT_ALWAYS}, {32, CB_ATTN_FORM_SPLIT_PLAIN},
+    {32, CB_ATTN_FORM_HALVES_SEQ},  {32, CB_ATTN_FORM_HALVES_SEQ_LOADS},
+    {32, CB_ATTN_FORM_HALVES_SEQ_TREE}, {32, CB_ATTN_FORM_HALVES_SEQ_BOTH},
+};
+#define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
+/* the ones the benchmark times (forms 1, 3 and 4 lost clearly in results/20261130-h200-attn-kernel:
+ * checked above, not timed) */
+static const variant_t bench_variants[] = {
+    {16, CB_ATTN_FORM_TILE},          {32, CB_ATTN_FORM_TILE},          {32, CB_ATTN_FORM_SPLIT},
+    {32, CB_ATTN_FORM_HALVES_SEQ},    {32, CB_ATTN_FORM_HALVES_SEQ_LOADS}, {32, CB_ATTN_FORM_HALVES_SEQ_TREE},
+    {32, CB_ATTN_FORM_HALVES_SEQ_BOTH},
+};
+#define NBENCH ((int)(sizeof bench_variants / sizeof bench_variants[0]))
+
 /* ---- bad arguments: every one must be refused with a reason, nothing launched ---- */
 static void expect_refused(const cb_attn_args_t *a, const char *needle) {
   char why[256] = "";
@@ -120,6 +145,14 @@ static void bad_args(void) {
   char why[256] = "";
   if (cb_attn_fwd_shape(&ok, 24, 0, why, sizeof why) != -1 || !strstr(why, "rows per warp")) {
     fprintf(stderr, "FAIL bad args: 24 rows per warp not refused ('%s')\n", why);
+    failures++;
+  }
+  if (cb_attn_fwd_form(&ok, 16, CB_ATTN_FORM_SPLIT, 0, why, sizeof why) != -1 || !strstr(why, "form")) {
+    fprintf(stderr, "FAIL bad args: form %d with 16 rows per warp not refused ('%s')\n", CB_ATTN_FORM_SPLIT, why);
+    failures++;
+  }
+  if (cb_attn_fwd_form(&ok, 32, CB_ATTN_FORMS, 0, why, sizeof why) != -1 || !strstr(why, "form")) {
+    fprintf(stderr, "FAIL bad args: form %d not refused ('%s')\n", CB_ATTN_FORMS, why);
     failures++;
   }
   if (cb_attn_check_args(&ok, why, sizeof why) != 0) {
@@ -228,11 +261,12 @@ static void run_case(const tcase_t *c, int D, int bf16) {
   const errs_t lp = compare(hout_lp, ho, NULL, NULL, nq, nl, D, H, Q, bf16);
   const double tol = 2.0 * lp.max_err + 1e-5;
 
-  /* the fast kernel in both warp shapes, split into nsplit K/V parts (each copied to its own
+  /* the fast kernel in every variant, split into nsplit K/V parts (each copied to its own
    * buffer, as a ring step receives it) */
   const size_t row_bytes = (size_t)KH * D * 2;
   void *sk = dmalloc(nkv * 2), *sv = dmalloc(nkv * 2);
-  for (int rpw = 16; rpw <= 32; rpw += 16) {
+  for (int vi = 0; vi < NVARIANTS; vi++) {
+    const int rpw = variants[vi].rpw, form = variants[vi].form;
     CB_CUDA(cudaMemset(o[2], 0xff, nq * 4));
     CB_CUDA(cudaMemset(lse[2], 0xff, nl * 4));
     CB_CUDA(cudaMemset(out[2], 0xff, nq * 2));
@@ -251,8 +285,8 @@ static void run_case(const tcase_t *c, int D, int bf16) {
                         &f.kvpos.len0, &f.kvpos.start1);
       f.o = o[2], f.lse = lse[2], f.out = out[2];
       f.first = s == 0, f.final = s == c->nsplit - 1;
-      if (cb_attn_fwd_shape(&f, rpw, 0, why, sizeof why) != 0) {
-        fprintf(stderr, "FAIL %s: cb_attn_fwd_shape refused: %s\n", c->name, why);
+      if (cb_attn_fwd_form(&f, rpw, form, 0, why, sizeof why) != 0) {
+        fprintf(stderr, "FAIL %s: cb_attn_fwd_form refused: %s\n", c->name, why);
         refused = 1;
       }
       CB_CUDA(cudaGetLastError());
@@ -262,9 +296,9 @@ static void run_case(const tcase_t *c, int D, int bf16) {
     CB_CUDA(cudaMemcpy(hout_f, out[2], nq * 2, cudaMemcpyDeviceToHost));
     const errs_t f = compare(hout_f, ho, hlf, hl, nq, nl, D, H, Q, bf16);
     const int ok = !refused && f.max_err <= tol && f.lse_err <= 1e-3 && f.empty_bad == 0;
-    printf("%-4s %-4s D=%-3d %2d rows/warp %-28s fast max %.3e mean %.3e | naive max %.3e mean %.3e | "
+    printf("%-4s %-4s D=%-3d %2d rows/warp form %d %-28s fast max %.3e mean %.3e | naive max %.3e mean %.3e | "
            "lse %.1e | rows seeing no key %lld%s\n",
-           ok ? "ok" : "FAIL", bf16 ? "bf16" : "fp16", D, rpw, c->name, f.max_err, f.mean_err, lp.max_err,
+           ok ? "ok" : "FAIL", bf16 ? "bf16" : "fp16", D, rpw, form, c->name, f.max_err, f.mean_err, lp.max_err,
            lp.mean_err, f.lse_err, f.empty_rows, f.empty_bad ? " (WRONG)" : "");
     failures += !ok;
   }
@@ -320,8 +354,8 @@ __global__ void fill_random(uint16_t *p, size_t n, uint32_t seed, int bf16) {
   }
 }
 
-static void bench_one(int S, int D, int causal, int rpw) {
-  const int B = 1, H = 32, iters = 20;
+static void bench_one(int S, int D, int causal, int rpw, int form, int iters) {
+  const int B = 1, H = 32;
   const size_t n = (size_t)B * S * H * D, nl = (size_t)B * H * S;
   uint16_t *q = (uint16_t *)dmalloc(n * 2), *k = (uint16_t *)dmalloc(n * 2), *v = (uint16_t *)dmalloc(n * 2);
   float *o = (float *)dmalloc(n * 4), *lse = (float *)dmalloc(nl * 4);
@@ -342,7 +376,7 @@ static void bench_one(int S, int D, int causal, int rpw) {
   CB_CUDA(cudaEventCreate(&e1));
   for (int i = 0; i < 3 + iters; i++) {
     if (i == 3) CB_CUDA(cudaEventRecord(e0));
-    if (cb_attn_fwd_shape(&a, rpw, 0, why, sizeof why) != 0) {
+    if (cb_attn_fwd_form(&a, rpw, form, 0, why, sizeof why) != 0) {
       fprintf(stderr, "FAIL bench: %s\n", why);
       failures++;
       return;
@@ -356,12 +390,12 @@ static void bench_one(int S, int D, int causal, int rpw) {
   const double t = ms / 1e3 / iters;
   const double flops = 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0);
   int ctas = 0;
-  if (cb_attn_fwd_occupancy(D, rpw, &ctas, why, sizeof why) != 0) {
+  if (cb_attn_fwd_form_occupancy(D, rpw, form, &ctas, why, sizeof why) != 0) {
     fprintf(stderr, "FAIL bench: %s\n", why);
     failures++;
   }
-  printf("bench bf16 B=%d H=%d D=%-3d S=%-6d %-10s %2d rows/warp (%d CTAs/SM) %8.3f ms  %6.1f TFLOP/s\n", B, H,
-         D, S, causal ? "causal" : "non-causal", rpw, ctas, t * 1e3, flops / t / 1e12);
+  printf("bench bf16 B=%d H=%d D=%-3d S=%-6d %-10s %2d rows/warp form %d (%d CTAs/SM) %8.3f ms  %6.1f TFLOP/s\n",
+         B, H, D, S, causal ? "causal" : "non-causal", rpw, form, ctas, t * 1e3, flops / t / 1e12);
   CB_CUDA(cudaEventDestroy(e0));
   CB_CUDA(cudaEventDestroy(e1));
   CB_CUDA(cudaFree(q));
@@ -373,12 +407,14 @@ static void bench_one(int S, int D, int causal, int rpw) {
 }
 
 int main(int argc, char **argv) {
-  int bench = 0;
+  int bench = 0, one_form = -1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--bench") == 0) {
       bench = 1;
+    } else if (strcmp(argv[i], "--one") == 0 && i + 1 < argc) {
+      one_form = atoi(argv[++i]);
     } else {
-      fprintf(stderr, "usage: %s [--bench]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--bench | --one FORM]\n", argv[0]);
       return 2;
     }
   }
@@ -390,13 +426,32 @@ int main(int argc, char **argv) {
            failures ? "FAILED" : "passed");
     return failures ? 1 : 77;
   }
+  if (one_form >= 0) { /* one timed launch (after three warm-ups) of a form at the target shape, for a
+                          profiler: 32 rows per warp, D = 128, S = 16384, non-causal */
+    bench_one(16384, 128, 0, 32, one_form, 1);
+    return failures ? 1 : 0;
+  }
   correctness();
   if (bench) {
+    /* the target shape first, every timed variant side by side, three rounds (the spread
+     * between rounds is the noise, and the card's clock drifts as it warms: side by side in one
+     * round is the fair comparison), then causal 16K and non-causal 32K the same way in two
+     * rounds, then the whole table */
+    for (int round = 0; round < 3; round++)
+      for (int vi = 0; vi < NBENCH; vi++)
+        bench_one(16384, 128, 0, bench_variants[vi].rpw, bench_variants[vi].form, 20);
+    for (int round = 0; round < 2; round++)
+      for (int vi = 0; vi < NBENCH; vi++) {
+        bench_one(16384, 128, 1, bench_variants[vi].rpw, bench_variants[vi].form, 20);
+        bench_one(32768, 128, 0, bench_variants[vi].rpw, bench_variants[vi].form, 10);
+      }
     const int seqs[] = {4096, 16384, 32768};
-    for (int rpw = 16; rpw <= 32; rpw += 16) {
+    for (int vi = 0; vi < NBENCH; vi++) {
       for (int causal = 0; causal < 2; causal++)
-        for (int i = 0; i < 3; i++) bench_one(seqs[i], 128, causal, rpw);
-      for (int causal = 0; causal < 2; causal++) bench_one(16384, 64, causal, rpw);
+        for (int i = 0; i < 3; i++)
+          bench_one(seqs[i], 128, causal, bench_variants[vi].rpw, bench_variants[vi].form, 20);
+      for (int causal = 0; causal < 2; causal++)
+        bench_one(16384, 64, causal, bench_variants[vi].rpw, bench_variants[vi].form, 20);
     }
   }
   if (failures) {
