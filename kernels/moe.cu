@@ -68,20 +68,14 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
 }
 
 
+/* Token-major: a warp loads (and for fp8 quantizes) one part of a token's row once and stores
+ * it to each of the token's destinations (was: one item per destination, each loading and
+ * quantizing again). */
 __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_dev_t a) {
-  __shared__ int cnt[CB_MAX_RANKS], maxc;
-  const int tid = threadIdx.x, lane = tid & 31, n = a.nranks;
-  if (tid < n) cnt[tid] = a.send_count[tid];
-  if (tid == 0) maxc = max_count(a.send_count, n);
-  __syncthreads();
+  const int tid = threadIdx.x, lane = tid & 31;
   const int P = row_parts(a.hidden);
-  for (int k = blockIdx.x * kDispatchWarps + (tid >> 5); k < maxc * n * P; k += gridDim.x * kDispatchWarps) {
-    const int part = k % P, d = (k / P) % n, j = k / P / n;
-    if (j >= cnt[d]) continue;
-    const int t = a.send_idx[(size_t)d * a.cap + j];
-    write_row(a, t, part, a.dst_rows[d] + (size_t)j * a.row_bytes, lane);
-    if (part == 0) write_meta(a, t, d, a.dst_meta[d] + (size_t)j * a.meta_bytes, lane);
-  }
+  for (int k = blockIdx.x * kDispatchWarps + (tid >> 5); k < a.ntokens * P; k += gridDim.x * kDispatchWarps)
+    push_token_part(a, k / P, k % P, lane);
   if (a.custom) signal_peers(a, 0);
   if (tid == 0) a.epoch_dispatch[blockIdx.x] += 1;
 }

@@ -28,7 +28,7 @@ __device__ __forceinline__ float dispatched(const cb_moe_dev_t &a, float x, floa
 }
 
 /* Source values of channels [8v, 8v+8) of token t and their fp8 group scale. The loop over
- * groups must be entered by all 32 lanes (the scale is a half-warp reduction, as in write_row):
+ * groups must be entered by all 32 lanes (the scale is a half-warp shuffle reduction):
  * lanes 0-15 take group g0, lanes 16-31 group g0+1, lane l the group's l-th vector. */
 __device__ __forceinline__ bool group_values(const cb_moe_dev_t &a, uint64_t seed, int iter, int src, int t, int g0,
                                              int lane, int *v_out, float (&x)[8], float *scale) {

@@ -7,7 +7,8 @@
  * (chunk_rows rows); after a chunk, one release store raises its flag in q's memory:
  *   flags (peer memory of each rank, at chunk_off): uint32 [source d][nchunks], value = the
  *   combine call's epoch (per-block epoch words, equal on every block and every rank).
- * Blocks [comb_push_blocks, push_blocks) reduce this rank's tokens in ranges of kReduceTokens:
+ * Blocks [comb_push_blocks, push_blocks) reduce this rank's tokens in ranges of up to
+ * kReduceTokens (T / reduce blocks, so every reduce block has work at decode sizes):
  * they wait for the flags of the chunks holding the range's rows, then sum per token, in rank
  * order, the combine rows that came back and its own rows weighted straight from the local
  * receive buffer (the self destination needs no copy), and write out[t] in bf16.
@@ -25,7 +26,7 @@ using namespace cb_moe;
 
 constexpr int kCombThreads = 1024;
 constexpr int kCombWarps = kCombThreads / 32;
-constexpr int kReduceTokens = 32; /* tokens per reduce step of one block */
+constexpr int kReduceTokens = 32; /* most tokens per reduce step of one block */
 
 __device__ __forceinline__ uint32_t *chunk_flag(const cb_moe_dev_t &a, int owner, int src, int chunk) {
   return (uint32_t *)((char *)a.base[owner] + a.chunk_off) + (size_t)src * a.nchunks + chunk;
@@ -53,8 +54,8 @@ __device__ __forceinline__ void dispatched_to_float(bool fp8, const uint4 &raw, 
     return;
   }
   const float scale = __uint_as_float(raw.z);
-  for (int i = 0; i < 4; i++) f[i] = cb_e4m3_to_float((uint8_t)(raw.x >> (8 * i))) * scale;
-  for (int i = 0; i < 4; i++) f[4 + i] = cb_e4m3_to_float((uint8_t)(raw.y >> (8 * i))) * scale;
+  e4m3x4_to_float(raw.x, scale, f);
+  e4m3x4_to_float(raw.y, scale, f + 4);
 }
 
 /* ---- push blocks ---- */
@@ -110,12 +111,14 @@ struct source {
 
 __device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
   __shared__ source src[kCombWarps][CB_MAX_RANKS];
-  __shared__ int nsrc[kCombWarps];
   const int n = a.nranks, r = a.rank, T = a.ntokens, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int P = row_parts(a.hidden);
   const int nred = gridDim.x - a.comb_push_blocks, b = blockIdx.x - a.comb_push_blocks;
-  for (int t0 = b * kReduceTokens; t0 < T; t0 += nred * kReduceTokens) {
-    const int t1 = min(T, t0 + kReduceTokens);
+  /* tokens per step: T spread over every reduce block (at 128 tokens 32 per step left all but
+   * 4 reduce blocks idle: 40 us combines at any SM count), at most kReduceTokens */
+  const int RT = max(1, min(kReduceTokens, (T + nred - 1) / nred));
+  for (int t0 = b * RT; t0 < T; t0 += nred * RT) {
+    const int t1 = min(T, t0 + RT);
     /* wait for the chunks that hold this range's rows (one thread per (token, destination)) */
     if (tid < (t1 - t0) * n) {
       const int t = t0 + tid / n, d = tid % n, pos = a.send_pos[(size_t)t * n + d];
@@ -125,28 +128,29 @@ __device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
     __syncthreads();
     for (int it = warp; it < (t1 - t0) * P; it += kCombWarps) {
       const int t = t0 + it / P, part = it % P;
-      /* the token's sources, in rank order (lane d looks up destination d) */
-      __syncwarp();
-      if (lane == 0) nsrc[warp] = 0;
-      __syncwarp();
-      for (int d = 0; d < n; d++) {
-        const int pos = a.send_pos[(size_t)t * n + d];
-        if (pos < 0) continue;
+      /* the token's sources in rank order: lane d looks up destination d, all at once */
+      const int pos = lane < n ? a.send_pos[(size_t)t * n + lane] : -1;
+      const unsigned has = __ballot_sync(0xffffffffu, pos >= 0);
+      const int pself = __shfl_sync(0xffffffffu, pos, r);
+      const size_t self_row = (size_t)r * a.cap + (pself >= 0 ? pself : 0);
+      /* the self row's weight (whole warp: a shuffle reduction), when the token came here */
+      const float wself = pself >= 0 ? local_weight_sum(a, a.recv_meta + self_row * a.meta_bytes, lane) : 0.0f;
+      __syncwarp(); /* the previous item's readers of src[warp] are done */
+      if (lane < n && pos >= 0) {
         source s;
-        if (d == r) {
-          const size_t row = (size_t)r * a.cap + pos;
-          s.row = a.recv_rows + row * a.row_bytes;
-          s.w = local_weight_sum(a, a.recv_meta + row * a.meta_bytes, lane);
+        if (lane == r) {
+          s.row = a.recv_rows + self_row * a.row_bytes;
+          s.w = wself;
           s.dispatched = 1;
         } else {
-          s.row = a.comb_src + ((size_t)d * a.cap + pos) * a.comb_row_bytes;
+          s.row = a.comb_src + ((size_t)lane * a.cap + pos) * a.comb_row_bytes;
           s.w = 1.0f;
           s.dispatched = 0;
         }
-        if (lane == 0) src[warp][nsrc[warp]++] = s;
-        __syncwarp();
+        src[warp][__popc(has & ((1u << lane) - 1u))] = s;
       }
-      const int ns = nsrc[warp];
+      __syncwarp();
+      const int ns = __popc(has);
       const int v0 = part * kPartChannels / 8, v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
       for (int v = v0 + lane; v < v1; v += 64) {
         const bool second = v + 32 < v1;

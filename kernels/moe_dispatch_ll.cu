@@ -96,15 +96,9 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
     }
     __syncthreads(); /* warp_cnt is reused; send_pos is read below */
   }
-  /* 4. this range's rows, destinations alternating so NVLink and local copies overlap */
+  /* 4. this range's rows: each part loaded (quantized) once, stored to every destination */
   const int P = row_parts(a.hidden);
-  for (int k = warp; k < (t1 - t0) * n * P; k += kDispatchWarps) {
-    const int part = k % P, d = (k / P) % n, t = t0 + k / P / n;
-    const int j = a.send_pos[(size_t)t * n + d];
-    if (j < 0) continue;
-    write_row(a, t, part, a.dst_rows[d] + (size_t)j * a.row_bytes, lane);
-    if (part == 0) write_meta(a, t, d, a.dst_meta[d] + (size_t)j * a.meta_bytes, lane);
-  }
+  for (int k = warp; k < (t1 - t0) * P; k += kDispatchWarps) push_token_part(a, t0 + k / P, k % P, lane);
   /* 5. completion (publishes block 0's count words too) */
   signal_peers(a, 0);
   if (tid == 0) {

@@ -75,28 +75,29 @@ __device__ __forceinline__ uint32_t e4m3x4(uint32_t w0, uint32_t w1, float scale
   return q;
 }
 
-/* One warp writes channels [part*1024, part*1024 + 1024) of token t's row: bf16 copy, or fp8
- * with one scale per 128 channels (hardware cvt on sm_89+, same bits as cb_float_to_e4m3). */
-__device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, int part, char *dst, int lane) {
+/* One warp's share of token t's row part (channels [part*1024, part*1024 + 1024)), loaded
+ * and, for fp8, quantized once for every destination the token goes to:
+ *   bf16: v[u] = vector c0/8 + lane + 32u of the row (u < 4: 128 vectors of 8 channels);
+ *   fp8:  v[u] = output vector lane + 32u (u < 2: 16 e4m3 bytes each), scale = the part's
+ *         group scale lane (lanes 0..7: one fp32 scale per 128 channels). */
+struct row_part {
+  uint4 v[4];
+  float scale;
+};
+
+__device__ __forceinline__ void load_row_part(const cb_moe_dev_t &a, int t, int part, int lane, row_part &p) {
   const uint4 *src = (const uint4 *)((const char *)a.x + (size_t)t * a.hidden * 2);
   const int c0 = part * kPartChannels, c1 = min(a.hidden, c0 + kPartChannels);
   if (!a.fp8) {
     /* four 16-byte loads in flight per lane */
-    const int v1 = c1 / 8;
-    for (int v = c0 / 8 + lane; v < v1; v += 128) {
-      uint4 x[4];
 #pragma unroll
-      for (int u = 0; u < 4; u++)
-        if (v + 32 * u < v1) x[u] = src[v + 32 * u];
-#pragma unroll
-      for (int u = 0; u < 4; u++)
-        if (v + 32 * u < v1) ((uint4 *)dst)[v + 32 * u] = x[u];
-    }
+    for (int u = 0; u < 4; u++)
+      if (c0 / 8 + lane + 32 * u < c1 / 8) p.v[u] = src[c0 / 8 + lane + 32 * u];
     return;
   }
   /* fp8: lane l makes output vectors o = l and l + 32 of the part (16 channels = 16 bytes
    * each), so every store instruction writes 512 contiguous bytes; a 128-channel scale group is
-   * 8 lanes (amax over them by shuffles); both input pairs are loaded before any store. */
+   * 8 lanes (amax over them by shuffles); both input pairs are loaded before any arithmetic. */
   const int nout = (c1 - c0) / 16; /* output vectors of this part (<= 64) */
   uint4 in[2][2];
 #pragma unroll
@@ -108,7 +109,6 @@ __device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, int part
     }
   }
   float sc[2];
-  uint4 q[2];
 #pragma unroll
   for (int u = 0; u < 2; u++) {
     const bool valid = lane + 32 * u < nout;
@@ -116,18 +116,48 @@ __device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, int part
     for (int o = 1; o < 8; o <<= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
     sc[u] = amax > 0.0f ? amax / kE4m3Max : 1.0f;
     const uint4 a0 = in[u][0], a1 = in[u][1];
-    q[u] = valid ? make_uint4(e4m3x4(a0.x, a0.y, sc[u]), e4m3x4(a0.z, a0.w, sc[u]), e4m3x4(a1.x, a1.y, sc[u]),
-                              e4m3x4(a1.z, a1.w, sc[u]))
-                 : make_uint4(0, 0, 0, 0);
+    p.v[u] = valid ? make_uint4(e4m3x4(a0.x, a0.y, sc[u]), e4m3x4(a0.z, a0.w, sc[u]), e4m3x4(a1.x, a1.y, sc[u]),
+                                e4m3x4(a1.z, a1.w, sc[u]))
+                   : make_uint4(0, 0, 0, 0);
   }
-#pragma unroll
-  for (int u = 0; u < 2; u++)
-    if (lane + 32 * u < nout) ((uint4 *)(dst + c0))[lane + 32 * u] = q[u];
-  /* the part's scales (group g of the part is lanes 8(g%4).. of vector half g/4): lanes 0..7
-   * write them as 32 contiguous bytes */
+  /* group g of the part is lanes 8(g%4).. of vector half g/4: lane g < 8 takes its scale */
   const int from = 8 * (lane & 3);
   const float s0 = __shfl_sync(0xffffffffu, sc[0], from), s1 = __shfl_sync(0xffffffffu, sc[1], from);
-  if (lane < 8 && lane < nout / 8) ((float *)(dst + a.hidden))[c0 / 128 + lane] = lane < 4 ? s0 : s1;
+  p.scale = lane < 4 ? s0 : s1;
+}
+
+/* Stores a loaded row part into the row at dst (whole warp; no shuffles, so a warp may skip a
+ * destination as one). */
+__device__ __forceinline__ void store_row_part(const cb_moe_dev_t &a, int part, char *dst, int lane, const row_part &p) {
+  const int c0 = part * kPartChannels, c1 = min(a.hidden, c0 + kPartChannels);
+  if (!a.fp8) {
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+      if (c0 / 8 + lane + 32 * u < c1 / 8) ((uint4 *)dst)[c0 / 8 + lane + 32 * u] = p.v[u];
+    return;
+  }
+  const int nout = (c1 - c0) / 16;
+#pragma unroll
+  for (int u = 0; u < 2; u++)
+    if (lane + 32 * u < nout) ((uint4 *)(dst + c0))[lane + 32 * u] = p.v[u];
+  /* the part's scales: lanes 0..7 write them as 32 contiguous bytes */
+  if (lane < 8 && lane < nout / 8) ((float *)(dst + a.hidden))[c0 / 128 + lane] = p.scale;
+}
+
+/* Four e4m3 bytes (one word, lowest byte first) times scale as fp32: the hardware cvt on sm_89+
+ * (exact: every e4m3 value is a half and a float), else the bit-level decoder. */
+__device__ __forceinline__ void e4m3x4_to_float(uint32_t w, float scale, float *f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  __nv_fp8x4_e4m3 v;
+  memcpy(&v, &w, 4);
+  const float4 q = static_cast<float4>(v);
+  f[0] = q.x * scale;
+  f[1] = q.y * scale;
+  f[2] = q.z * scale;
+  f[3] = q.w * scale;
+#else
+  for (int i = 0; i < 4; i++) f[i] = cb_e4m3_to_float((uint8_t)(w >> (8 * i))) * scale;
+#endif
 }
 
 /* Channels [8v, 8v+8) of a received row as fp32 (dequantized for fp8). */
@@ -138,8 +168,8 @@ __device__ __forceinline__ void read_row8(const cb_moe_dev_t &a, const char *row
   }
   const uint2 q = *(const uint2 *)(row + (size_t)v * 8);
   const float scale = ((const float *)(row + a.hidden))[v / 16];
-  for (int i = 0; i < 4; i++) f[i] = cb_e4m3_to_float((uint8_t)(q.x >> (8 * i))) * scale;
-  for (int i = 0; i < 4; i++) f[4 + i] = cb_e4m3_to_float((uint8_t)(q.y >> (8 * i))) * scale;
+  e4m3x4_to_float(q.x, scale, f);
+  e4m3x4_to_float(q.y, scale, f + 4);
 }
 
 __device__ __forceinline__ void write_meta(const cb_moe_dev_t &a, int t, int d, char *m, int lane) {
@@ -152,6 +182,23 @@ __device__ __forceinline__ void write_meta(const cb_moe_dev_t &a, int t, int d, 
     const int id = a.ids[(size_t)t * K + lane], le = local_expert(id, a.experts_per_rank, d);
     meta_ints(m)[2 + lane] = le;
     meta_weights(m, K)[lane] = le >= 0 ? a.weights[(size_t)t * K + lane] : 0.0f;
+  }
+}
+
+/* Token t's row part `part` (at part 0 also its metadata) to every destination it goes to
+ * (send_pos), loaded and quantized once: remote destinations first, this rank last. Whole warp;
+ * a token going nowhere (every selection dropped) costs one load of its positions. */
+__device__ __forceinline__ void push_token_part(const cb_moe_dev_t &a, int t, int part, int lane) {
+  const int n = a.nranks;
+  const int pos = lane < n ? a.send_pos[(size_t)t * n + lane] : -1;
+  if (!__ballot_sync(0xffffffffu, pos >= 0)) return;
+  row_part p;
+  load_row_part(a, t, part, lane, p);
+  for (int i = 1; i <= n; i++) {
+    const int d = (a.rank + i) % n, j = __shfl_sync(0xffffffffu, pos, d);
+    if (j < 0) continue;
+    store_row_part(a, part, a.dst_rows[d] + (size_t)j * a.row_bytes, lane, p);
+    if (part == 0) write_meta(a, t, d, a.dst_meta[d] + (size_t)j * a.meta_bytes, lane);
   }
 }
 
