@@ -144,6 +144,13 @@ __device__ __forceinline__ void store_row_part(const cb_moe_dev_t &a, int part, 
   if (lane < 8 && lane < nout / 8) ((float *)(dst + a.hidden))[c0 / 128 + lane] = p.scale;
 }
 
+/* One warp writes part `part` of token t's row to dst (one destination: moe_hier.cu's kernels). */
+__device__ __forceinline__ void write_row(const cb_moe_dev_t &a, int t, int part, char *dst, int lane) {
+  row_part p;
+  load_row_part(a, t, part, lane, p);
+  store_row_part(a, part, dst, lane, p);
+}
+
 /* Four e4m3 bytes (one word, lowest byte first) times scale as fp32: the hardware cvt on sm_89+
  * (exact: every e4m3 value is a half and a float), else the bit-level decoder. */
 __device__ __forceinline__ void e4m3x4_to_float(uint32_t w, float scale, float *f) {
