@@ -4,7 +4,14 @@
 # fp8 decode form), the GPU test suite without the virtual clusters, then the virtual-cluster
 # tests (2 x 1 plainly, 2 x 2 under the CUDA MPS daemon so the two ranks of a GPU share its SMs).
 # Steps past BUDGET seconds are skipped so the archive is always packed.
-#   results/scripts/h200x2-check.sh [moe] [suite] [vnodes] [ringattn]   (default: the first three)
+#   results/scripts/h200x2-check.sh [moe] [suite] [vnodes] [moesweep] [split] [ringattn]
+# (default: the first three; the parts run in this order: moe, suite, vnodes, ringattn,
+# split, moesweep). moesweep: the committed MoE sweeps through collbench-run
+# (DeepSeek-V3 bf16 + fp8 dispatch and Mixtral-8x7B bf16, 128 - 8192 tokens per rank, eager and
+# graph, nccl / peer / peer_ll / copy_ce, all SMs and --sms 32); split: moe peer's combine
+# push/reduce split (CB_MOE_PUSH_PCT, SPLIT_PCT) at SPLIT_SMS SMs; ringattn: the ring-attention
+# sweep, S 4K - 128K, causal and not (ATTN_BENCH=1: the block kernel's bench first). VNODES_RE
+# narrows the virtual-cluster tests to a regex.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 PARTS=" ${*:-moe suite vnodes} "
@@ -36,19 +43,40 @@ if want suite && ! late suite; then
   mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
 fi
 if want vnodes && ! late vnodes; then
-  step ctest_vnodes_2x1 90 ctest --test-dir build -L gpu -R gpu_vnodes_2x1 --output-on-failure --timeout 60
+  re=${VNODES_RE:-.}
+  step ctest_vnodes_2x1 90 ctest --test-dir build -L gpu -R "gpu_vnodes_2x1.*($re)" --output-on-failure --timeout 60
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   nvidia-cuda-mps-control -d && echo "MPS daemon started" >> "$OUT/logs/steps.txt"
-  late vnodes_2x2 || step ctest_vnodes_2x2 120 ctest --test-dir build -L gpu -R gpu_vnodes_2x2 --output-on-failure --timeout 60
+  late vnodes_2x2 || step ctest_vnodes_2x2 120 ctest --test-dir build -L gpu -R "gpu_vnodes_2x2.*($re)" --output-on-failure --timeout 60
   echo quit | nvidia-cuda-mps-control
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/gpu-vnodes*.log "$OUT/logs/gpu/" 2>/dev/null
 fi
 if want ringattn && ! late ringattn; then
-  step attn_kernel_bench 120 build/tests/gpu/attn_kernel_test --bench
+  [ "${ATTN_BENCH:-0}" = 1 ] && step attn_kernel_bench 120 build/tests/gpu/attn_kernel_test --bench
   step ringattn 200 "${MPIRUN[@]}" "$CB" ringattn --seq 4K,8K,16K,32K,64K,128K -d bfloat16 --causal both \
     -n 5 -w 2 -c 1 -T 100 --csv "$R/ringattn.csv" --json "$R/ringattn.json"
   cp "$OUT/logs/ringattn.log" "$R/ringattn-output.txt" 2>/dev/null
+fi
+if want split; then
+  for cap in ${SPLIT_SMS:-32 132}; do
+    for pct in ${SPLIT_PCT:-35 50 65}; do
+      CB_MOE_PUSH_PCT=$pct moe "split-sms$cap-push$pct" 30 --sms $cap --tokens 128,4096 --algo peer,copy_ce \
+        -d bfloat16,fp8e4m3 --mode graph -n 20 -w 5
+    done
+  done
+fi
+if want moesweep; then
+  run=(launcher/collbench-run --build build --out "$R" --no-plots)
+  for cap in 0 32; do
+    capargs=()
+    [ $cap = 0 ] || capargs=(--sms $cap)
+    late "moesweep-$cap" && break
+    step "moe-dsv3-sms$cap" 90 "${run[@]}" -- moe --model deepseek-v3 --tokens 128:8192 -d bfloat16,fp8e4m3 \
+      --algo nccl,peer,peer_ll,copy_ce --mode both -n 20 -w 5 -T 60 ${capargs[@]+"${capargs[@]}"}
+    step "moe-mixtral-sms$cap" 60 "${run[@]}" -- moe --model mixtral-8x7b --tokens 128:8192 -d bfloat16 \
+      --algo nccl,peer,peer_ll,copy_ce --mode both -n 20 -w 5 -T 60 ${capargs[@]+"${capargs[@]}"}
+  done
 fi
 pack
