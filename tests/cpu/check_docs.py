@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""The documentation against the program (CPU test): README.md's option block must be what
+`collbench --help` prints, and every CSV column the report writes must be documented in
+results/README.md's column table (and nothing documented that the report does not write), so
+neither drifts when an option or a column is added.
+
+usage: check_docs.py COLLBENCH TEST_REPORT REPO_ROOT
+(TEST_REPORT: tests/cpu/test_report.c, which writes result files through the real report code)"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def fail(msg):
+    print("check_docs: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def main():
+    if len(sys.argv) != 4:
+        fail(__doc__)
+    collbench, test_report, root = sys.argv[1:]
+    helptext = subprocess.run([collbench, "--help"], capture_output=True, text=True, check=False)
+    if helptext.returncode != 0:
+        fail("collbench --help exited %d" % helptext.returncode)
+    lines = helptext.stdout.splitlines()
+    start = [i for i, l in enumerate(lines) if l.startswith("sizes (classic")]
+    if not start:
+        fail("collbench --help has no 'sizes (classic' line")
+    want = "\n".join(lines[start[0]:]).strip("\n")
+    readme = open(root + "/README.md", encoding="utf-8").read()
+    m = re.search(r"```\n(sizes \(classic.*?)```", readme, re.S)
+    if not m:
+        fail("README.md has no option block starting 'sizes (classic'")
+    have = m.group(1).strip("\n")
+    if have != want:
+        import difflib
+        diff = "\n".join(difflib.unified_diff(have.splitlines(), want.splitlines(), "README.md",
+                                              "collbench --help", lineterm=""))
+        fail("README.md's option block differs from collbench --help:\n" + diff)
+
+    with tempfile.TemporaryDirectory() as work:
+        p = subprocess.run([test_report, "csvonly", work], capture_output=True, text=True, timeout=60, check=False)
+        if p.returncode != 0:
+            fail("test_report csvonly exited %d: %s" % (p.returncode, p.stderr))
+        with open(os.path.join(work, "r.csv"), encoding="utf-8") as f:
+            header = f.readline().strip().split(",")
+    if len(header) < 10:
+        fail("the report's CSV header %r looks wrong" % header)
+    doc = open(root + "/results/README.md", encoding="utf-8").read()
+    documented = set()
+    for row in re.findall(r"^\| (`[^|]*`) \|", doc, re.M):
+        documented.update(re.findall(r"`([a-z0-9_]+)`", row))
+    missing = [c for c in header if c not in documented]
+    if missing:
+        fail("CSV columns not documented in results/README.md: " + ", ".join(missing))
+    print("check_docs: README option block = collbench --help (%d lines); %d CSV columns documented"
+          % (len(want.splitlines()), len(header)))
+
+
+if __name__ == "__main__":
+    main()
