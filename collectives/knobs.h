@@ -12,8 +12,10 @@
  *   CB_AR_CE_CHUNK     twoshot_ce's chunk (bytes, a multiple of 16)
  *   CB_AR_HIER_CHUNKS  hier's pipeline chunks (1..16; unset: by size)
  *   CB_MOE_PUSH_PCT    moe peer's combine: percent of its blocks that push (1..99, default 50;
- *                      the others reduce; set it alike on every rank: the chunk size
- *                      derives from it) */
+ *                      the others reduce)
+ * Every knob but the SM cap must be the same on every rank (launcher/main.c checks it: grids,
+ * auto's choices and moe's chunk sizes derive from them); the world agrees on the smallest
+ * SM cap. */
 #ifndef CB_KNOBS_H
 #define CB_KNOBS_H
 

@@ -12,6 +12,7 @@
 #include "error_gpu.h"
 #include "fault.h"
 #include "meta.h"
+#include "mpi_world.h"
 #include "report.h"
 #include "watchdog.h"
 #include "world_init.h"
@@ -34,6 +35,34 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
     }
     b->algos[b->nalgos++] = al;
   }
+  return 0;
+}
+
+/* Every rank must run with the same knobs: grids, auto's choices and moe's chunk sizes derive
+ * from them, and ranks that disagree would wait for signals nobody sends (or read rows before
+ * they land). mpirun does not forward CB_* variables to other hosts unless told (-x), so a
+ * mismatch is a usage error naming the variable, before any GPU work. (The SM cap may differ:
+ * the world agrees on the smallest.) */
+static int knobs_agree(const cb_knobs_t *k, char *why, size_t n) {
+  static const char *const names[] = {"CB_MAX_BLOCKS",     "CB_AR_LL_MAX",      "CB_AR_ONESHOT_MAX", "CB_AR_TWOSHOT_MAX",
+                                      "CB_AR_CE_CHUNK",    "CB_AR_HIER_CHUNKS", "CB_MOE_PUSH_PCT"};
+  enum { NK = sizeof names / sizeof names[0] };
+  long long v[2 * NK], lo[2 * NK];
+  const long long mine[NK] = {k->max_blocks,       (long long)k->ar.ll_max, (long long)k->ar.oneshot_max,
+                              (long long)k->ar.twoshot_max, (long long)k->ar_ce_chunk, k->ar_hier_chunks,
+                              k->moe_push_pct};
+  for (int i = 0; i < NK; i++) {
+    v[i] = mine[i];       /* min */
+    v[NK + i] = -mine[i]; /* -max */
+  }
+  CB_MPI(MPI_Allreduce(v, lo, 2 * NK, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
+  for (int i = 0; i < NK; i++)
+    if (lo[i] != -lo[NK + i]) {
+      snprintf(why, n,
+               "%s differs between ranks (%lld to %lld): set it alike on every rank (mpirun -x %s)",
+               names[i], lo[i], -lo[NK + i], names[i]);
+      return -1;
+    }
   return 0;
 }
 
@@ -71,7 +100,11 @@ int main(int argc, char **argv) {
   CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
   CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
   cb_knobs_t knobs;
-  if (cb_knobs_read(&knobs, world_size, err, sizeof err)) {
+  /* a bad knob on any rank (one rank's environment can differ) ends every rank alike */
+  int knobs_ok = cb_knobs_read(&knobs, world_size, err, sizeof err) == 0;
+  knobs_ok = cb_mpi_agree(MPI_COMM_WORLD, knobs_ok, err, sizeof err);
+  if (knobs_ok) knobs_ok = knobs_agree(&knobs, err, sizeof err) == 0; /* the same result on every rank */
+  if (!knobs_ok) {
     if (world_rank == 0) fprintf(stderr, "collbench: %s\n", err);
     MPI_Finalize();
     return CB_EXIT_USAGE;

@@ -123,6 +123,15 @@ def main():
                 fail(f"{var}={val}: exit {p.returncode}, expected 2\n  stderr: {p.stderr[-800:]!r}")
             if f"{var}='{val}'" not in p.stderr and f"{var}={val}:" not in p.stderr:
                 fail(f"{var}={val}: stderr does not name the knob and its value: {p.stderr[-800:]!r}")
+        # A knob that differs between ranks (mpirun forwards CB_* to other hosts only with -x), and
+        # a bad value on rank 1 alone: exit 2 on every rank, rank 0 naming the variable.
+        base = ["allreduce", "-b", "8", "-e", "8", "-n", "1", "-w", "0"]
+        for left, right, want in ((["-x", "CB_MOE_PUSH_PCT=40"], ["-x", "CB_MOE_PUSH_PCT=50"],
+                                   "CB_MOE_PUSH_PCT differs between ranks (40 to 50)"),
+                                  (["-x", "CB_AR_LL_MAX=65536"], [], "CB_AR_LL_MAX differs between ranks"),
+                                  ([], ["-x", "CB_MAX_BLOCKS=0x"], "CB_MAX_BLOCKS='0x'")):
+            cmd = ["timeout", "120", mpirun, *flags, "-np", "1", *left, cb, *base, ":", "-np", "1", *right, cb, *base]
+            expect(cmd, 2, stderr_has=(want,), timeout=150)
     elif case == "nogpu":
         if have_gpu():
             print("test_cli: a GPU is present: the no-GPU case does not apply here")
