@@ -3,7 +3,8 @@
  * through a run. The world carries the result to every algorithm; nothing reads the
  * environment later. The metadata records every CB_* variable as set.
  *
- *   CB_MAX_BLOCKS      caps the grid of every custom peer-memory kernel (1..CB_SIGNAL_MAX_BLOCKS)
+ *   CB_MAX_BLOCKS      caps the grid of every custom all-reduce / all-to-all kernel
+ *                      (1..CB_SIGNAL_MAX_BLOCKS; MoE's grids follow the SM cap alone)
  *   CB_SMS             the SM cap of the custom kernels (1..the device's SMs; --sms N overrides
  *                      it): every custom kernel's grid has at most that many blocks, so it
  *                      occupies at most that many SMs (the sms column reports what it used)

@@ -46,7 +46,14 @@ typedef struct moe_hier {
 } moe_hier_t;
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return cb_moe_supported(w, p, why, n) && cb_hier_supported(w, "peer", why, n);
+  if (!cb_moe_supported(w, p, why, n) || !cb_hier_supported(w, "peer", why, n)) return 0;
+  /* its first kernel is the flat layout, one block per rank */
+  if (w->grid_sms < w->mpi.nranks) {
+    snprintf(why, n, "skipped: moe hier's layout kernel runs one block per rank (%d); the SM cap is %d",
+             w->mpi.nranks, w->grid_sms);
+    return 0;
+  }
+  return 1;
 }
 
 static void teardown(cb_inst_t *in) {
@@ -166,6 +173,9 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
            "; %d x %d ranks; per rank network %.3g MB (flat %.3g), NVLink %.3g MB (flat %.3g)", N, K,
            (b->net_disp + b->net_comb) / 1e6, (b->flat_net_disp + b->flat_net_comb) / 1e6,
            (b->nvlink_disp + b->nvlink_comb) / 1e6, (b->flat_nvlink_disp + b->flat_nvlink_comb) / 1e6);
+  /* the largest grid: push_blocks (pack, forward, sums); the layouts' nranks and nnodes blocks
+   * are no more (supported() checks the cap) */
+  in->sms = cb_grid_sms(d->push_blocks > st->n ? d->push_blocks : st->n, in->world->sm_count);
   in->mem_bytes = st->dev_bytes + total;
   return 0;
 }

@@ -25,6 +25,18 @@ int cb_moe_peer_supported(const cb_world_t *w, const cb_params_t *p, char *why, 
   return 1;
 }
 
+/* peer runs the layout kernel, one block per destination rank: under an SM cap below the rank
+ * count it could not stay within the cap. */
+static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  if (!cb_moe_peer_supported(w, p, why, n)) return 0;
+  if (w->grid_sms < w->mpi.nranks) {
+    snprintf(why, n, "skipped: moe peer's layout kernel runs one block per rank (%d); the SM cap is %d",
+             w->mpi.nranks, w->grid_sms);
+    return 0;
+  }
+  return 1;
+}
+
 int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
   cb_moe_state_t *st = cb_moe_state_new(in, 1);
   int rc = cb_moe_alloc_common(in, st, why, n);
@@ -94,7 +106,7 @@ const cb_algo_t cb_algo_moe_peer = {
     .nphases = 3,
     .phase_names = cb_moe_phase_names,
     .graph_ok = 1,
-    .supported = cb_moe_peer_supported,
+    .supported = supported,
     .setup = cb_moe_peer_setup,
     .run = run,
     .check = cb_moe_check,

@@ -334,7 +334,9 @@ static void moe_copy_ratio(cb_bench_t *b, const group_t *g, const slot_t *slots,
   for (int k = 0; k < n; k++) {
     const slot_t *s = &slots[k];
     if (!s->active || s == ref || s->algo->nphases != 3) continue;
-    /* copy_ce's phases: 0 dispatch, 1 combine; the MoE algorithms': 1 dispatch, 2 combine */
+    /* copy_ce's phases: 0 dispatch, 1 combine; the MoE algorithms': 1 dispatch, 2 combine. No
+     * byte crossing (0 tokens, every selection local): no ratio to print. */
+    if (!(ref->remote_gbs[0] > 0.0) || !(ref->remote_gbs[1] > 0.0)) continue;
     printf("# copy_ce reference %s %s: dispatch %.1f of %.1f GB/s (%.0f %%), combine %.1f of %.1f GB/s (%.0f %%)\n",
            s->algo->name, g->what, s->remote_gbs[1], ref->remote_gbs[0], 100.0 * s->remote_gbs[1] / ref->remote_gbs[0],
            s->remote_gbs[2], ref->remote_gbs[1], 100.0 * s->remote_gbs[2] / ref->remote_gbs[1]);

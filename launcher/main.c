@@ -80,6 +80,14 @@ int main(int argc, char **argv) {
     return CB_EXIT_USAGE;
   }
   args->attn.cmdline = args->cmdline; /* --save records it; args lives until exit */
+  if (args->nalgos == 1 && strcmp(args->algos[0], "help") == 0) {
+    /* --algo help: the family's algorithms and what each does, then exit (no MPI, no GPU) */
+    printf("%s algorithms (--algo LIST; default: all of them):\n", cb_family_name(args->family));
+    for (int i = 0; cb_registry[i]; i++)
+      if (cb_registry[i]->family == args->family)
+        printf("  %-16s %s\n", cb_registry[i]->name, cb_registry[i]->summary ? cb_registry[i]->summary : "");
+    return 0;
+  }
   cb_bench_t bench;
   memset(&bench, 0, sizeof bench);
   if (select_algos(args, &bench, err, sizeof err)) {
@@ -124,7 +132,7 @@ int main(int argc, char **argv) {
   char why[1400] = "";
   if (fault.action != CB_FAULT_NONE && fault.rank >= world.mpi.nranks)
     snprintf(why, sizeof why, "CB_FAULT: rank %d does not exist (%d ranks)", fault.rank, world.mpi.nranks);
-  if (!why[0]) cb_knobs_check_sms(&knobs, args->sms ? "--sms" : "CB_SMS", world.sm_count, world.gpu_name, why, sizeof why);
+  if (!why[0]) cb_knobs_check_sms(&knobs, args->sms ? "--sms" : getenv("CB_SMS") ? "CB_SMS" : "CB_SM_COUNT", world.sm_count, world.gpu_name, why, sizeof why);
   for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
     cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why);
   if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && world.mpi.rank == 0)

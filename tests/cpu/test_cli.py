@@ -94,6 +94,13 @@ def main():
             if r and r[3] > 10:
                 fail(f"{args}: a usage error took {r[3]:.1f} s (must not start MPI or CUDA)")
     elif case == "algo":
+        # --algo help lists the family's algorithms with what each does (exit 0, no MPI, no GPU)
+        for fam, names in (("allreduce", ("nccl ", "oneshot_ll ", "twoshot_ce ", "auto ", "hier ")),
+                           ("moe", ("nccl ", "peer ", "peer_ll ", "hier ", "copy_ce ")),
+                           ("ringattn", ("single ", "ring ", "nccl_ring ", "nccl_allgather "))):
+            r = expect([cb, fam, "--algo", "help"], 0, stdout_has=(f"{fam} algorithms",) + names)
+            if r and r[3] > 10:
+                fail(f"{fam} --algo help took {r[3]:.1f} s")
         expect([cb, "allreduce", "--algo", "bogus"], 2, stderr_has=("'bogus'", "accepted", "nccl"),
                stdout_empty=True)
         expect([cb, "allreduce", "--algo", "nccl,bogus2"], 2, stderr_has=("'bogus2'", "nccl"), stdout_empty=True)
