@@ -90,7 +90,8 @@ __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_
     /* peer_ll: the counts came as LL words with the rows (published by the dispatch signal);
      * block 0 keeps them for the combine */
     cnt[tid] = a.ll_counts && tid != a.rank
-                   ? (int)cb_ll_recv((char *)a.base[a.rank] + a.cnt_off + (size_t)tid * 8, a.epoch_layout[0],
+                   ? (int)cb_ll_recv((char *)a.base[a.rank] + a.cnt_off + ll_count_slot(n, a.epoch_layout[0], tid),
+                                     a.epoch_layout[0],
                                      a.timeout_ns, a.ctl, a.rank, tid)
                    : a.recv_count[tid];
     if (a.ll_counts && blockIdx.x == 0) a.recv_count[tid] = cnt[tid];

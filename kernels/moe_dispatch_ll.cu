@@ -6,7 +6,7 @@
  * of its experts' ranks), so it knows where its rows land in each destination's packed list
  * (send_pos, send_idx) without another kernel. Block 0 publishes the totals: send_count, its
  * own recv_count, and LL count words {count, epoch} in each peer's count slot for this source
- * (the same slots as the layout kernel's). Then the block pushes its range's rows and metadata
+ * (two slots per source, by epoch parity: moe_rows.cuh ll_count_slot). Then the block pushes its range's rows and metadata
  * and signals completion like dispatch_push (one release-add per block in slot 0), which also
  * publishes block 0's count words; the receiver's expert-layout kernel reads them after that
  * signal (moe.cu expert_layout_kernel with ll_counts). Counting all T tokens in every block
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   if (blockIdx.x == 0 && tid < n) {
     a.send_count[tid] = total[tid];
     if (tid == r) a.recv_count[r] = total[r];
-    else cb_ll_send((char *)a.base[tid] + a.cnt_off + (size_t)r * 8, (uint32_t)total[tid], e);
+    else cb_ll_send((char *)a.base[tid] + a.cnt_off + ll_count_slot(n, e, r), (uint32_t)total[tid], e);
   }
   if (tid < n) running[tid] = before[tid];
   __syncthreads();

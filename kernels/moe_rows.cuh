@@ -209,6 +209,15 @@ __device__ __forceinline__ void push_token_part(const cb_moe_dev_t &a, int t, in
   }
 }
 
+/* peer_ll's LL count word from source src for dispatch epoch e, as a byte offset in the count
+ * region: two slots per source, by the epoch's parity. One slot was not enough: a sender with no
+ * rows for a receiver never waits on it, so it could write call e+1's count before the receiver
+ * had read call e's (the receiver, expecting epoch e, then spun to its timeout). Call e+2's
+ * write needs the receiver's call-e+1 dispatch signal, which follows its call-e read. */
+__device__ __forceinline__ size_t ll_count_slot(int n, uint32_t e, int src) {
+  return ((size_t)(e & 1u) * (size_t)n + (size_t)src) * 8;
+}
+
 __device__ __forceinline__ void prefix_counts(const int32_t *counts, int n, int *pre) {
   pre[0] = 0;
   for (int q = 0; q < n; q++) pre[q + 1] = pre[q] + counts[q];
