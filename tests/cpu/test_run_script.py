@@ -37,6 +37,11 @@ cases = [
     (["--gpus", "1025"], 2, "up to 1024"),
     (["--hosts", "a,,b", "--out", scratch], 2, "--hosts: 'a,,b'"),
     (["--hosts", "a b", "--out", scratch], 2, "--hosts: 'a b'"),
+    # empty values once meant "not given" (--out '' wrote the results folder at the root)
+    (["--out", ""], 2, "--out needs a folder"),
+    (["--vnodes", ""], 2, "--vnodes needs a number"),
+    (["--hosts", ""], 2, "--hosts needs a list"),
+    (["--gpus", ""], 2, "--gpus needs a number"),
 ]
 for args, want_rc, want_msg in cases:
     rc, out = run(args)
@@ -97,6 +102,40 @@ if not has_gpu:
         problems.append("one --hosts entry: an unreachable host ran (exit 0)")
     if os.listdir(env["TMPDIR"]):
         problems.append(f"temporary files left after a run: {os.listdir(env['TMPDIR'])}")
+
+# With two (fake) GPUs, this machine's checks that come after the GPU count: more ranks than
+# GPUs, a mistyped family (no results folder may be left), two runs started in the same second
+# (each its own folder), and mpirun failing to place the ranks (exit 3, not 1 "wrong results").
+fake = os.path.join(tmp, "fakebin")
+os.makedirs(fake)
+with open(os.path.join(fake, "nvidia-smi"), "w") as f:
+    f.write('#!/bin/sh\n[ "$1" = -L ] && printf "GPU 0: Fake (UUID: a)\\nGPU 1: Fake (UUID: b)\\n"\nexit 0\n')
+os.chmod(os.path.join(fake, "nvidia-smi"), 0o755)
+fenv = dict(os.environ, PATH=fake + os.pathsep + os.environ["PATH"])
+fout = os.path.join(tmp, "fout")
+rc, out = run(["--gpus", "3", "--out", fout, "--", "allreduce"], fenv)
+if rc != 2 or "this machine has 2 GPU(s)" not in out:
+    problems.append(f"--gpus 3 on 2 GPUs: rc {rc} (want 2), output {out.strip()!r}")
+rc, out = run(["--out", fout, "--", "allreduc", "-b", "8"], fenv)
+if rc != 2 or "unknown family 'allreduc'" not in out or os.path.exists(fout):
+    problems.append(f"mistyped family: rc {rc} (want 2), folder left: {os.path.exists(fout)}, output {out.strip()!r}")
+procs = [subprocess.Popen([script, "--build", build, "--no-plots", "--out", fout, "--", "allreduce", "-b", "8", "-e", "8",
+                           "-d", d], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=fenv)
+         for d in ("float", "half")]
+for pr in procs:
+    pr.wait(timeout=120)
+dirs = sorted(glob.glob(os.path.join(fout, "*-allreduce*")))
+cmds = [open(os.path.join(d, "command.txt")).read() for d in dirs if os.path.exists(os.path.join(d, "command.txt"))]
+if len(dirs) != 2 or not any("float" in c for c in cmds) or not any("half" in c for c in cmds):
+    problems.append(f"two runs at once: folders {dirs}, commands {cmds}")
+topo = os.path.join(os.path.dirname(script), "..", "topologies", "h200x2-vm.xml")
+if os.path.exists(topo):
+    rc, out = run(["--topo", topo, "--out", os.path.join(tmp, "fout2"), "--", "allreduce", "-b", "8", "-e", "8"], fenv)
+    # the rankfile names cores this machine does not have: mpirun cannot start the ranks
+    if "mpirun did not run collbench to completion" in out and rc != 3:
+        problems.append(f"failed launch: rc {rc} (want 3)")
+    if rc == 1:
+        problems.append(f"failed launch reported as wrong results (exit 1): {out.strip()[-300:]!r}")
 shutil.rmtree(tmp, ignore_errors=True)
 shutil.rmtree(scratch, ignore_errors=True)
 
