@@ -260,10 +260,16 @@ def main():
             if not os.path.isdir(a.ref):
                 raise cbcsv.InputError(f"{a.ref}: not a folder")
             run, best = find_reference(a.ref, a.run)
-            if best is None:
+            if best is None and not run.points:
+                # nothing measured correctly: never suggest committing it as a reference
+                lines = [f"## Verdict: {run.family}", "",
+                         f"**NO VERDICT**: this run has no correct measured row to compare (every row "
+                         f"wrong, skipped or not supported); fix that first. Do not commit it as a reference.", ""]
+            elif best is None:
                 lines = [f"## Verdict: {run.family}", "",
                          f"**NO REFERENCE** for {run.family} on {run.label()} among the committed runs in "
-                         f"{os.path.normpath(a.ref)}. If this machine is healthy, commit this run as the reference: "
+                         f"{os.path.normpath(a.ref)} (none of the same family, GPU model, rank and node count "
+                         f"shares a row with it). If this machine is healthy, commit this run as the reference: "
                          f"`git add {os.path.normpath(a.run)} && git commit`.", ""]
             else:
                     lines = verdict(best[2], a.run, a.bw_tol, a.lat_tol,

@@ -80,6 +80,23 @@ def main():
     rc, out, _ = run(sys.executable, VERDICT, "--find", only_other, os.path.join(DATA, "normal"))
     check(rc == 0 and "**NO REFERENCE** for allreduce on NVIDIA H200 × 2 ranks" in out, "--find: no H200 reference")
     check("commit this run as the reference: `git add" in out, "--find: suggests committing the run")
+    # a run with no correct measured row (here every row marked wrong) must not be offered as a reference
+    broken = os.path.join(work, "broken")
+    shutil.copytree(os.path.join(DATA, "normal"), broken)
+    os.remove(os.path.join(broken, "results.json"))
+    import csv
+    with open(os.path.join(broken, "results.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        if r["time_us_mean"]:
+            r["wrong"] = "5"
+    with open(os.path.join(broken, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    rc, out, _ = run(sys.executable, VERDICT, "--find", root, broken)
+    check(rc == 0 and "**NO VERDICT**" in out and "git add" not in out,
+          "--find: a run with every row wrong gets no verdict and no suggestion to commit it")
 
     # plots/plot --against writes the section into summary.md, once
     mine = os.path.join(work, "run")
