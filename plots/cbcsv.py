@@ -177,7 +177,9 @@ def _parse_row(rec, col, path, n):
     r["bytes"] = _number(rec, col, "bytes", path, n, int)
     r["tokens"] = _number(rec, col, "tokens", path, n, int)
     r["inplace"] = _number(rec, col, "inplace", path, n, int) or 0
-    r["wrong"] = _number(rec, col, "wrong", path, n, int) or 0
+    wrong = _number(rec, col, "wrong", path, n, int)
+    r["checked"] = wrong is not None  # empty: not checked (-c 0) or skipped
+    r["wrong"] = wrong or 0
     if r["wrong"] < 0:
         raise InputError(f"{path}:{n}: column wrong is {r['wrong']}, expected a count >= 0")
     _parse_attn(r, rec, col, path, n)

@@ -97,6 +97,17 @@ def main():
     rc, out, _ = run(sys.executable, VERDICT, "--find", root, broken)
     check(rc == 0 and "**NO VERDICT**" in out and "git add" not in out,
           "--find: a run with every row wrong gets no verdict and no suggestion to commit it")
+    # rows measured with -c 0 (empty wrong field) are counted as unverified in summary.md, not as correct
+    for r in rows:
+        r["wrong"] = "" if r["time_us_mean"] else r["wrong"]
+    with open(os.path.join(broken, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    rc, out, err = run(sys.executable, os.path.join(ROOT, "plots", "summary"), broken)
+    measured = sum(1 for r in rows if r["time_us_mean"])
+    check(rc == 0 and f"{measured} measured without a correctness check (-c 0)" in out,
+          f"summary: {measured} unchecked rows named as unverified ({rc} {err.strip()[:200]})")
 
     # plots/plot --against writes the section into summary.md, once
     mine = os.path.join(work, "run")
