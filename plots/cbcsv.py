@@ -114,6 +114,9 @@ def load(arg, warn=True):
     if missing:
         raise InputError(f"{path}: header lacks required column(s) {', '.join(missing)} "
                          f"(is this a collbench results CSV?)")
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise InputError(f"{path}: the header names column(s) {', '.join(dup)} more than once")
     col = {h: i for i, h in enumerate(header)}
     rows = []
     for k, (n, rec) in enumerate(records[1:], start=1):

@@ -172,6 +172,19 @@ def case_errors(work):
     expect_rc(p, 3, "GNUPLOT=fake failing gnuplot")
     expect("gnuplot failed rendering" in p.stderr and "fake gnuplot: cannot draw" in p.stderr,
            f"failing gnuplot message:\n{p.stderr}")
+    # A header naming a column twice (the last one used to win silently): exit 2.
+    dup = os.path.join(work, "dup.csv")
+    with open(os.path.join(src, "results.csv")) as f:
+        head, rest = f.read().split("\n", 1)
+    with open(dup, "w") as f:
+        f.write(head.replace(",count,", ",bytes,") + "\n" + rest)
+    p = run([PLOT, dup, os.path.join(work, "d")])
+    expect_rc(p, 2, "duplicate header column")
+    expect("names column(s) bytes more than once" in p.stderr, f"duplicate header message:\n{p.stderr}")
+    # --compare of runs with nothing in common draws nothing: exit 2, not "0 chart(s)" and 0.
+    p = run([PLOT, "--compare", src, os.path.join(DATA, "synthetic-ringattn"), os.path.join(work, "c0")])
+    expect_rc(p, 2, "--compare with nothing in common")
+    expect("share no family, dtype and mode" in p.stderr, f"--compare nothing-in-common message:\n{p.stderr}")
     # A cut-off last row (a run that crashed mid-write) is a warning, not an error.
     p = run([PLOT, os.path.join(DATA, "truncated-last-row.csv"), os.path.join(work, "t")])
     expect_rc(p, 0, "truncated last row")
