@@ -186,6 +186,7 @@ int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char
   cb_sb_init(&r->rows);
   cb_sb_printf(&r->meta, "%s", meta_json ? meta_json : "{}");
   if (csv_path && csv_path[0]) {
+    snprintf(r->csv_path, sizeof r->csv_path, "%s", csv_path);
     r->csv = fopen(csv_path, "w");
     if (!r->csv) {
       snprintf(why, n, "cannot create CSV file '%s': %s", csv_path, strerror(errno));
@@ -204,8 +205,20 @@ int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char
     }
     fprintf(r->partial, "{\"meta\":%s}\n", r->meta.s);
     fflush(r->partial);
+    /* a previous run's complete JSON must not stand beside this run's CSV if this one stops
+     * early (the partial file is then the JSON side's record) */
+    if (unlink(json_path) && errno != ENOENT)
+      fprintf(stderr, "collbench: warning: cannot remove the old '%s': %s\n", json_path, strerror(errno));
   }
   return 0;
+}
+
+/* Records the first write error of a stream and says so once, when it happens (the rows stay
+ * in memory for the final JSON; the exit code reports it at the end). */
+static void note_write(FILE *f, int *saved, const char *what) {
+  if (*saved || !ferror(f)) return;
+  *saved = errno ? errno : EIO;
+  fprintf(stderr, "collbench: writing %s failed: %s\n", what, strerror(*saved));
 }
 
 void cb_report_row(cb_report_t *r, const cb_row_t *row) {
@@ -216,12 +229,14 @@ void cb_report_row(cb_report_t *r, const cb_row_t *row) {
     cb_row_csv(row, &b);
     fprintf(r->csv, "%s\n", b.s);
     fflush(r->csv);
+    note_write(r->csv, &r->csv_errno, r->csv_path);
   }
   cb_sb_clear(&b);
   cb_row_json(row, &b);
   if (r->partial) {
     fprintf(r->partial, "%s\n", b.s);
     fflush(r->partial);
+    note_write(r->partial, &r->partial_errno, r->partial_path);
   }
   cb_sb_printf(&r->rows, "%s%s", r->nrows ? ",\n  " : "  ", b.s);
   r->nrows++;
@@ -230,9 +245,15 @@ void cb_report_row(cb_report_t *r, const cb_row_t *row) {
 
 int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n) {
   int rc = 0;
-  if (r->csv && fclose(r->csv)) {
-    snprintf(why, n, "closing the CSV file failed: %s", strerror(errno));
-    rc = -1;
+  if (r->csv) {
+    /* fclose can return 0 after failed writes: the stream's error flag tells */
+    if (!r->csv_errno && fflush(r->csv)) r->csv_errno = errno ? errno : EIO;
+    if (!r->csv_errno && ferror(r->csv)) r->csv_errno = EIO;
+    if (fclose(r->csv) && !r->csv_errno) r->csv_errno = errno ? errno : EIO;
+    if (r->csv_errno) {
+      snprintf(why, n, "writing the CSV file '%s' failed: %s (rows are incomplete)", r->csv_path, strerror(r->csv_errno));
+      rc = -1;
+    }
   }
   r->csv = NULL;
   if (r->json_path[0]) {
@@ -246,8 +267,17 @@ int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n)
       fprintf(f, "{\n\"schema\": \"collbench-results/1\",\n\"meta\": %s,\n", r->meta.s);
       if (extra_json && extra_json[0]) fprintf(f, "%s,\n", extra_json);
       fprintf(f, "\"rows\": [\n%s\n],\n\"complete\": true\n}\n", r->rows.s);
-      if (fclose(f) || rename(tmp, r->json_path)) {
-        snprintf(why, n, "writing '%s' failed: %s", r->json_path, strerror(errno));
+      int werr = fflush(f) ? (errno ? errno : EIO) : ferror(f) ? EIO : 0;
+      if (fclose(f) && !werr) werr = errno ? errno : EIO;
+      if (!werr && rename(tmp, r->json_path)) werr = errno;
+      if (werr) {
+        /* keep the partial file: it is the only complete record of the rows now */
+        unlink(tmp);
+        size_t used = rc ? strlen(why) : 0;
+        snprintf(why + used, n - used, "%swriting '%s' failed: %s (%s '%s')", rc ? "; " : "",
+                 r->json_path, strerror(werr),
+                 r->partial_errno ? "and the rows written before the disk filled are in" : "the rows are in",
+                 r->partial_path);
         rc = -1;
       } else if (r->partial) {
         fclose(r->partial);

@@ -55,7 +55,9 @@ typedef struct cb_report {
   FILE *table; /* stdout on rank 0, NULL elsewhere */
   FILE *csv;
   FILE *partial;
-  char json_path[1024], partial_path[1100];
+  char json_path[1024], partial_path[1100], csv_path[1024];
+  /* errno of the first failed write (0: none): a full disk must not pass as a finished run */
+  int csv_errno, partial_errno;
   cb_strbuf_t meta; /* metadata object text */
   cb_strbuf_t rows; /* row objects joined by ",\n" for the final JSON */
   int nrows;

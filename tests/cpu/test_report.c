@@ -186,6 +186,37 @@ int main(int argc, char **argv) {
     CHECK_CONTAINS(why, "/nonexistent-dir/x.json");
   }
 
+  /* a full disk: the CSV's failed writes make the close fail (fclose alone returned 0 and the
+   * run passed as complete with rows missing) */
+  if (access("/dev/full", W_OK) == 0) {
+    cb_report_t f;
+    char why[512] = "";
+    CHECK(cb_report_open(&f, NULL, "/dev/full", "", "{}", why, sizeof why) == 0, "open /dev/full: %s", why);
+    for (int i = 0; i < NROWS; i++) cb_report_row(&f, &rows[i]);
+    CHECK(cb_report_close(&f, NULL, why, sizeof why) == -1, "close after writes to /dev/full returned 0");
+    CHECK_CONTAINS(why, "/dev/full");
+    CHECK_CONTAINS(why, "No space left");
+  }
+  /* a previous run's JSON at the same path is removed when the new run opens its outputs (a
+   * stop before the close would otherwise leave the old "complete" JSON beside the new CSV) */
+  {
+    char old[1100];
+    snprintf(old, sizeof old, "%s/old.json", dir);
+    FILE *o = fopen(old, "w");
+    CHECK(o != NULL, "cannot write %s", old);
+    if (o) {
+      fputs("{\"complete\": true}\n", o);
+      fclose(o);
+      cb_report_t f;
+      char why[512] = "";
+      CHECK(cb_report_open(&f, NULL, "", old, "{}", why, sizeof why) == 0, "open %s: %s", old, why);
+      CHECK(access(old, F_OK) != 0, "the old %s is still there after open", old);
+      CHECK(cb_report_close(&f, NULL, why, sizeof why) == 0, "close: %s", why);
+      CHECK(access(old, F_OK) == 0, "no %s after close", old);
+      unlink(old);
+    }
+  }
+
   cb_report_t r;
   if (strcmp(mode, "full") == 0) {
     char tpath[1024];
