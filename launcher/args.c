@@ -313,6 +313,7 @@ typedef struct seen {
   int size, factor_given, step_given, bounds, list; /* classic sizes: -b/-e, -f, -i, --sizes */
   int tokens, moe_opt, model, shape;                /* moe: --tokens, any moe option, --model, --hidden/--topk/--experts */
   int attn_opt, seq, heads, kv_heads;               /* ringattn: any of its options, --seq, --heads, --kv-heads */
+  int inplace;                                      /* --inplace given (moe and ringattn have no in-place form) */
 } seen_t;
 
 /* Step 1: FAMILY (or -h/--help) as argv[1]. */
@@ -525,7 +526,10 @@ static int parse_options(parser_t *p, int argc, char **argv, cb_args_t *a, seen_
     case O_SEQ: case O_BATCH: case O_HEADS: case O_KVHEADS: case O_HEADDIM: case O_CAUSAL: case O_SAVE:
       rc = attn_option(p, a, o->id, arg, val, s);
       break;
-    default: rc = run_option(p, a, fi, o->id, arg, val); break;
+    default:
+      if (o->id == O_INPLACE) s->inplace = 1;
+      rc = run_option(p, a, fi, o->id, arg, val);
+      break;
     }
     if (rc) return rc;
   }
@@ -552,6 +556,8 @@ static int finish_ringattn(parser_t *p, cb_args_t *a, const seen_t *s) {
                   CB_ATTN_MAX_SEQ);
   a->nops = 1;
   a->ops[0] = CB_OP_NONE;
+  if (s->inplace && (a->places & CB_PLACE_IN))
+    return fail(p, "--inplace: ringattn has no in-place form (its output is a separate tensor); leave it out or give 0");
   a->places = CB_PLACE_OUT;
   char why[256];
   for (int t = 0; t < a->ndtypes; t++)
@@ -580,7 +586,11 @@ static int finish_moe(parser_t *p, cb_args_t *a, const seen_t *s) {
                    "with other counts)");
   a->nops = 1;
   a->ops[0] = CB_OP_NONE;
+  if (s->inplace && (a->places & CB_PLACE_IN))
+    return fail(p, "--inplace: moe has no in-place form (tokens and received rows are separate buffers); leave it out or give 0");
   a->places = CB_PLACE_OUT;
+  if (a->moe.validate && a->check_iters == 0)
+    return fail(p, "--validate needs the correctness check: give -c 1 or more, not -c 0");
   char why[256];
   for (int t = 0; t < a->ndtypes; t++)
     if (cb_moe_config_check(&a->moe, 0, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);

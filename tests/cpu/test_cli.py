@@ -88,6 +88,10 @@ def main():
             (["allreduce", "--sms", "many"], ["--sms", "'many'"]),
             (["alltoall", "--sms", "100000"], ["--sms", "'100000'", "65536"]),
             (["moe", "--sms=8x"], ["'8x'"]),
+            # options a family cannot honour are refused, not ignored
+            (["moe", "--inplace", "1"], ["--inplace", "moe has no in-place form"]),
+            (["ringattn", "--inplace", "both"], ["--inplace", "ringattn has no in-place form"]),
+            (["moe", "--validate", "-c", "0"], ["--validate needs the correctness check"]),
         ]
         for args, subs in cases:
             r = expect([cb, *args], 2, stderr_has=["collbench: ", *subs], stdout_empty=True)
