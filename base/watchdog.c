@@ -123,7 +123,7 @@ void cb_watchdog_missing(cb_watchdog_t *wd, char *buf, size_t n) {
 static void fire(cb_watchdog_t *wd, const char *what, double timeout_s) {
   char miss[2048];
   cb_watchdog_missing(wd, miss, sizeof miss);
-  CB_ERROR("timeout: %s did not finish within %.0f s (-T/--timeout)%s%s; aborting the job", what, timeout_s,
+  CB_ERROR("timeout: %s did not finish within %g s (-T/--timeout)%s%s; aborting the job", what, timeout_s,
            miss[0] ? "; " : "", miss);
   cb_abort_request(CB_EXIT_TIMEOUT);
   for (double t0 = now_s(); now_s() - t0 < TAKEOVER_S;) {
@@ -131,7 +131,7 @@ static void fire(cb_watchdog_t *wd, const char *what, double timeout_s) {
     usleep(20 * 1000);
   }
   if (cb_abort_taken()) for (;;) pause();
-  CB_ERROR("the main thread is blocked inside a library call and did not take the abort within %.0f s; "
+  CB_ERROR("the main thread is blocked inside a library call and did not take the abort within %g s; "
            "ending the job without aborting NCCL", TAKEOVER_S);
   cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
 }

@@ -463,8 +463,9 @@ static int run_option(parser_t *p, cb_args_t *a, const cb_family_info_t *fi, enu
     else return fail(p, "--inplace: '%s' (accepted: 0, 1, both)", val);
     return CB_ARGS_OK;
   case O_TIMEOUT:
-    if (parse_real(val, &d) || d <= 0.0 || d > 86400.0)
-      return fail(p, "%s: '%s' is not a timeout in seconds (0 < T <= 86400)", arg, val);
+    /* below 0.1 s every batch of iterations would abort (the watchdog polls every few ms) */
+    if (parse_real(val, &d) || d < 0.1 || d > 86400.0)
+      return fail(p, "%s: '%s' is not a timeout in seconds (0.1 <= T <= 86400)", arg, val);
     a->timeout_s = d;
     return CB_ARGS_OK;
   case O_ALGO:
