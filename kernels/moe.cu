@@ -30,20 +30,7 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
   for (int t0 = 0; t0 < T; t0 += blockDim.x) {
     const int t = t0 + tid;
     const bool sel = t < T && goes_to(a.ids, t, K, a.experts_per_rank, d);
-    const unsigned m = __ballot_sync(0xffffffffu, sel);
-    if (lane == 0) warp_off[warp] = __popc(m);
-    __syncthreads();
-    if (warp == 0) {
-      int v = lane < nwarps ? warp_off[lane] : 0, incl = v;
-      for (int o = 1; o < 32; o <<= 1) {
-        int u = __shfl_up_sync(0xffffffffu, incl, o);
-        if (lane >= o) incl += u;
-      }
-      if (lane < nwarps) warp_off[lane] = incl - v;
-      if (lane == 31) chunk_total = incl;
-    }
-    __syncthreads();
-    const int j = base + warp_off[warp] + __popc(m & ((1u << lane) - 1));
+    const int j = base + block_compact_pos(sel, lane, warp, nwarps, warp_off, chunk_total);
     if (t < T) {
       a.send_pos[(size_t)t * n + d] = sel ? j : -1;
       if (sel) a.send_idx[(size_t)d * a.cap + j] = t;

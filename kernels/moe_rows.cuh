@@ -209,6 +209,29 @@ __device__ __forceinline__ void push_token_part(const cb_moe_dev_t &a, int t, in
   }
 }
 
+/* Block-wide stream compaction of one chunk of blockDim.x items (every thread of the block calls
+ * it, with its lane, warp and the block's warp count; warp_off and total in shared memory):
+ * returns this thread's position among the chunk's selected items, in thread order, and leaves
+ * the chunk's count in total. Two barriers; the caller adds its running base and must
+ * __syncthreads() before the next chunk reuses warp_off and total. */
+__device__ __forceinline__ int block_compact_pos(bool sel, int lane, int warp, int nwarps, int (&warp_off)[32],
+                                                 int &total) {
+  const unsigned m = __ballot_sync(0xffffffffu, sel);
+  if (lane == 0) warp_off[warp] = __popc(m);
+  __syncthreads();
+  if (warp == 0) {
+    int v = lane < nwarps ? warp_off[lane] : 0, incl = v;
+    for (int o = 1; o < 32; o <<= 1) {
+      int u = __shfl_up_sync(0xffffffffu, incl, o);
+      if (lane >= o) incl += u;
+    }
+    if (lane < nwarps) warp_off[lane] = incl - v;
+    if (lane == 31) total = incl;
+  }
+  __syncthreads();
+  return warp_off[warp] + __popc(m & ((1u << lane) - 1));
+}
+
 /* peer_ll's LL count word from source src for dispatch epoch e, as a byte offset in the count
  * region: two slots per source, by the epoch's parity. One slot was not enough: a sender with no
  * rows for a receiver never waits on it, so it could write call e+1's count before the receiver
