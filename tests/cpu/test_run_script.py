@@ -42,6 +42,7 @@ cases = [
     (["--vnodes", ""], 2, "--vnodes needs a number"),
     (["--hosts", ""], 2, "--hosts needs a list"),
     (["--gpus", ""], 2, "--gpus needs a number"),
+    (["--out", os.path.abspath(__file__)], 2, "exists and is not a folder"),
 ]
 for args, want_rc, want_msg in cases:
     rc, out = run(args)
