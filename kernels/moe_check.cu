@@ -22,9 +22,11 @@ __device__ __forceinline__ float source_value(uint64_t seed, int iter, int src, 
   return __bfloat162float(__float2bfloat16_rn(token_value(seed, src, iter, t, h)));
 }
 
-/* The value a receiver must see: bf16 as is, or the fp8 round trip at the group's scale. */
+/* The value a receiver must see: bf16 as is, or the fp8 round trip at the group's scale,
+ * quantized exactly as the dispatch kernels do (moe_rows.cuh e4m3_inv_scale, e4m3_scaled: a
+ * correctly rounded reciprocal of the scale, then a multiply). */
 __device__ __forceinline__ float dispatched(const cb_moe_dev_t &a, float x, float scale) {
-  return a.fp8 ? cb_e4m3_to_float(cb_float_to_e4m3(x / scale)) * scale : x;
+  return a.fp8 ? cb_e4m3_to_float(cb_float_to_e4m3(e4m3_scaled(x, e4m3_inv_scale(scale)))) * scale : x;
 }
 
 /* Source values of channels [8v, 8v+8) of token t and their fp8 group scale. The loop over
@@ -40,7 +42,7 @@ __device__ __forceinline__ bool group_values(const cb_moe_dev_t &a, uint64_t see
     amax = fmaxf(amax, fabsf(x[c]));
   }
   for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o, 16));
-  *scale = amax > 0.0f ? amax / kE4m3Max : 1.0f;
+  *scale = e4m3_group_scale(amax); /* as the kernels (moe_rows.cuh) */
   *v_out = v;
   return valid;
 }

@@ -61,10 +61,28 @@ __device__ __forceinline__ float bf16x8_amax(const uint4 &v) {
   for (int i = 0; i < 4; i++) m = fmaxf(m, fmaxf(fabsf(bf16_lo(w[i])), fabsf(bf16_hi(w[i]))));
   return m;
 }
-/* Words w0, w1 (four bf16 values) / scale as four e4m3 bytes (hardware cvt on sm_89+, same bits
- * as cb_float_to_e4m3). */
-__device__ __forceinline__ uint32_t e4m3x4(uint32_t w0, uint32_t w1, float scale) {
-  const float f[4] = {bf16_lo(w0) / scale, bf16_hi(w0) / scale, bf16_lo(w1) / scale, bf16_hi(w1) / scale};
+/* fp8 quantization of x at a group scale: x * (1/scale), both correctly rounded (__frcp_rn,
+ * __fmul_rn: the same bits whatever the compile flags, no contraction). The dispatch kernels
+ * and the check (moe_check.cu dispatched) both quantize through these two, so the check's
+ * expected bytes are the kernels' exactly. One reciprocal per 128-channel group replaces an
+ * IEEE division per element (a dozen instructions each: fp8 dispatch was compute-bound at
+ * <= 32 SMs). x * (1/s) may differ from x / s in the last bit of the fp32 value before
+ * rounding to e4m3; both are valid quantizations (|x * (1/s)| <= 448 * (1 + 2^-22), which
+ * the saturating conversion takes to 448). */
+__device__ __forceinline__ float e4m3_inv_scale(float scale) { return __frcp_rn(scale); }
+/* A 128-channel group's scale from its amax: amax / 448, at least the smallest normal float so
+ * that 1/scale stays finite (below it 1/scale was inf and 0 * inf a NaN byte; x / scale never
+ * had that problem); 1 for an all-zero group. Kernels and check alike. */
+__device__ __forceinline__ float e4m3_group_scale(float amax) {
+  return amax > 0.0f ? fmaxf(amax / kE4m3Max, 1.17549435e-38f /* FLT_MIN */) : 1.0f;
+}
+__device__ __forceinline__ float e4m3_scaled(float x, float inv) { return __fmul_rn(x, inv); }
+
+/* Words w0, w1 (four bf16 values) times inv (e4m3_inv_scale of the group scale) as four e4m3
+ * bytes (hardware cvt on sm_89+, same bits as cb_float_to_e4m3). */
+__device__ __forceinline__ uint32_t e4m3x4(uint32_t w0, uint32_t w1, float inv) {
+  const float f[4] = {e4m3_scaled(bf16_lo(w0), inv), e4m3_scaled(bf16_hi(w0), inv), e4m3_scaled(bf16_lo(w1), inv),
+                      e4m3_scaled(bf16_hi(w1), inv)};
   uint32_t q = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   const __nv_fp8x4_e4m3 v(make_float4(f[0], f[1], f[2], f[3]));
@@ -114,10 +132,11 @@ __device__ __forceinline__ void load_row_part(const cb_moe_dev_t &a, int t, int 
     const bool valid = lane + 32 * u < nout;
     float amax = valid ? fmaxf(bf16x8_amax(in[u][0]), bf16x8_amax(in[u][1])) : 0.0f;
     for (int o = 1; o < 8; o <<= 1) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
-    sc[u] = amax > 0.0f ? amax / kE4m3Max : 1.0f;
+    sc[u] = e4m3_group_scale(amax);
+    const float inv = e4m3_inv_scale(sc[u]);
     const uint4 a0 = in[u][0], a1 = in[u][1];
-    p.v[u] = valid ? make_uint4(e4m3x4(a0.x, a0.y, sc[u]), e4m3x4(a0.z, a0.w, sc[u]), e4m3x4(a1.x, a1.y, sc[u]),
-                                e4m3x4(a1.z, a1.w, sc[u]))
+    p.v[u] = valid ? make_uint4(e4m3x4(a0.x, a0.y, inv), e4m3x4(a0.z, a0.w, inv), e4m3x4(a1.x, a1.y, inv),
+                                e4m3x4(a1.z, a1.w, inv))
                    : make_uint4(0, 0, 0, 0);
   }
   /* group g of the part is lanes 8(g%4).. of vector half g/4: lane g < 8 takes its scale */
