@@ -7,11 +7,11 @@
  * (chunk_rows rows); after a chunk, one release store raises its flag in q's memory:
  *   flags (peer memory of each rank, at chunk_off): uint32 [source d][nchunks], value = the
  *   combine call's epoch (per-block epoch words, equal on every block and every rank).
- * Blocks [comb_push_blocks, push_blocks) reduce this rank's tokens in ranges of up to
- * kReduceTokens (T / reduce blocks, so every reduce block has work at decode sizes):
- * they wait for the flags of the chunks holding the range's rows, then sum per token, in rank
- * order, the combine rows that came back and its own rows weighted straight from the local
- * receive buffer (the self destination needs no copy), and write out[t] in bf16.
+ * Blocks [comb_push_blocks, push_blocks) reduce this rank's tokens, one warp per token (or per
+ * slice of a token's row at decode sizes, reduce_tokens): the warp waits for the flags of the
+ * chunks holding its token's rows, then sums its own row weighted straight from the local
+ * receive buffer (the self destination needs no copy) and the combine rows that came back, in
+ * rank order, in fp32, and writes out[t] in bf16.
  *
  * Buffer reuse: a peer overwrites this rank's combine region only in its next combine, which
  * starts after its next dispatch was signalled by this rank, i.e. after this kernel ended; and
@@ -26,7 +26,6 @@ using namespace cb_moe;
 
 constexpr int kCombThreads = 1024;
 constexpr int kCombWarps = kCombThreads / 32;
-constexpr int kReduceTokens = 32; /* most tokens per reduce step of one block */
 
 __device__ __forceinline__ uint32_t *chunk_flag(const cb_moe_dev_t &a, int owner, int src, int chunk) {
   return (uint32_t *)((char *)a.base[owner] + a.chunk_off) + (size_t)src * a.nchunks + chunk;
@@ -109,99 +108,188 @@ struct source {
   int dispatched;
 };
 
-__device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
-  __shared__ source src[kCombWarps][CB_MAX_RANKS];
-  const int n = a.nranks, r = a.rank, T = a.ntokens, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const int P = row_parts(a.hidden);
-  const int nred = gridDim.x - a.comb_push_blocks, b = blockIdx.x - a.comb_push_blocks;
-  /* tokens per step: T spread over every reduce block (at 128 tokens 32 per step left all but
-   * 4 reduce blocks idle: 40 us combines at any SM count), at most kReduceTokens */
-  const int RT = max(1, min(kReduceTokens, (T + nred - 1) / nred));
-  for (int t0 = b * RT; t0 < T; t0 += nred * RT) {
-    const int t1 = min(T, t0 + RT);
-    /* wait for the chunks that hold this range's rows (one thread per (token, destination)) */
-    if (tid < (t1 - t0) * n) {
-      const int t = t0 + tid / n, d = tid % n, pos = a.send_pos[(size_t)t * n + d];
-      if (d != r && pos >= 0)
-        cb_wait_geq_acquire_sys(chunk_flag(a, r, d, pos / a.chunk_rows), epoch, a.timeout_ns, a.ctl, r, d, 1);
-    }
-    __syncthreads();
-    for (int it = warp; it < (t1 - t0) * P; it += kCombWarps) {
-      const int t = t0 + it / P, part = it % P;
-      /* the token's sources in rank order: lane d looks up destination d, all at once */
-      const int pos = lane < n ? a.send_pos[(size_t)t * n + lane] : -1;
-      const unsigned has = __ballot_sync(0xffffffffu, pos >= 0);
-      const int pself = __shfl_sync(0xffffffffu, pos, r);
-      const size_t self_row = (size_t)r * a.cap + (pself >= 0 ? pself : 0);
-      /* the self row's weight (whole warp: a shuffle reduction), when the token came here */
-      const float wself = pself >= 0 ? local_weight_sum(a, a.recv_meta + self_row * a.meta_bytes, lane) : 0.0f;
-      __syncwarp(); /* the previous item's readers of src[warp] are done */
-      if (lane < n && pos >= 0) {
-        source s;
-        if (lane == r) {
-          s.row = a.recv_rows + self_row * a.row_bytes;
-          s.w = wself;
-          s.dispatched = 1;
-        } else {
-          s.row = a.comb_src + ((size_t)lane * a.cap + pos) * a.comb_row_bytes;
-          s.w = 1.0f;
-          s.dispatched = 0;
-        }
-        src[warp][__popc(has & ((1u << lane) - 1u))] = s;
-      }
-      __syncwarp();
-      const int ns = __popc(has);
-      const int v0 = part * kPartChannels / 8, v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
-      for (int v = v0 + lane; v < v1; v += 64) {
-        const bool second = v + 32 < v1;
-        float acc0[8] = {0, 0, 0, 0, 0, 0, 0, 0}, acc1[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        /* two sources at a time, all four loads in flight before the sums */
-        for (int k = 0; k < ns; k += 2) {
-          const source s0 = src[warp][k];
-          const bool two = k + 1 < ns;
-          const source s1 = two ? src[warp][k + 1] : s0;
-          uint4 x00, x01, x10, x11;
-          x00 = s0.dispatched ? load_dispatched(a, s0.row, v) : ((const uint4 *)s0.row)[v];
-          if (second) x01 = s0.dispatched ? load_dispatched(a, s0.row, v + 32) : ((const uint4 *)s0.row)[v + 32];
-          if (two) {
-            x10 = s1.dispatched ? load_dispatched(a, s1.row, v) : ((const uint4 *)s1.row)[v];
-            if (second) x11 = s1.dispatched ? load_dispatched(a, s1.row, v + 32) : ((const uint4 *)s1.row)[v + 32];
-          }
-          float f[8];
-          dispatched_to_float(s0.dispatched && a.fp8, x00, f);
-          for (int i = 0; i < 8; i++) acc0[i] += s0.w * f[i];
-          if (second) {
-            dispatched_to_float(s0.dispatched && a.fp8, x01, f);
-            for (int i = 0; i < 8; i++) acc1[i] += s0.w * f[i];
-          }
-          if (two) {
-            dispatched_to_float(s1.dispatched && a.fp8, x10, f);
-            for (int i = 0; i < 8; i++) acc0[i] += s1.w * f[i];
-            if (second) {
-              dispatched_to_float(s1.dispatched && a.fp8, x11, f);
-              for (int i = 0; i < 8; i++) acc1[i] += s1.w * f[i];
-            }
-          }
-        }
-        uint4 *out = (uint4 *)((char *)a.out + (size_t)t * a.hidden * 2);
-        out[v] = cb_vec_from_float<__nv_bfloat16>(acc0);
-        if (second) out[v + 32] = cb_vec_from_float<__nv_bfloat16>(acc1);
-      }
-    }
-    __syncthreads(); /* src[] and the next range's waits */
+/* 16-byte vectors per lane and source in flight on 2 ranks (at most two sources per token):
+ * 8 loads of 16 bytes per lane, 128 KB per SM (was 4 loads, 64 KB). */
+constexpr int kReduceVecs = 4;
+/* ... and with more sources (summed two at a time into fp32 accumulators that must stay live:
+ * 2 x 8 floats within the 64 registers of a 1024-thread block). */
+constexpr int kReduceVecsMany = 2;
+
+template <bool FP8>
+__device__ __forceinline__ uint4 load_source(int hidden, const source &s, int v) {
+  if (FP8 && s.dispatched) {
+    const uint2 q = *(const uint2 *)(s.row + (size_t)v * 8);
+    return make_uint4(q.x, q.y, __float_as_uint(((const float *)(s.row + hidden))[v / 16]), 0u);
+  }
+  return ((const uint4 *)s.row)[v];
+}
+
+/* acc += s.w * (vector raw of source s), channel by channel (unpacked in place: no float
+ * array beside the loads still in flight). */
+template <bool FP8>
+__device__ __forceinline__ void add_source(const source &s, const uint4 &raw, float (&acc)[8]) {
+  if (FP8 && s.dispatched) {
+    float f[8];
+    dispatched_to_float(true, raw, f);
+#pragma unroll
+    for (int i = 0; i < 8; i++) acc[i] += s.w * f[i];
+    return;
+  }
+  const uint32_t w[4] = {raw.x, raw.y, raw.z, raw.w};
+#pragma unroll
+  for (int i = 0; i < 4; i++) {
+    acc[2 * i] += s.w * bf16_lo(w[i]);
+    acc[2 * i + 1] += s.w * bf16_hi(w[i]);
   }
 }
 
+/* out[v + 32u] (u < kReduceVecs, below v1) = the sum of a token's ns <= 2 sources: s0 (this
+ * rank's dispatched row if the token came here, else a combine row) and s1 (always a combine
+ * row: weight 1, bf16), every load issued before the first sum. */
+template <bool FP8>
+__device__ __forceinline__ void sum_upto2(int hidden, const source &s0, const uint4 *s1, int ns, int v, int v1,
+                                          uint4 *out) {
+  uint4 x0[kReduceVecs], x1[kReduceVecs];
+#pragma unroll
+  for (int u = 0; u < kReduceVecs; u++) {
+    const int vu = v + 32 * u;
+    if (vu >= v1) continue;
+    if (ns > 0) x0[u] = load_source<FP8>(hidden, s0, vu);
+    if (ns > 1) x1[u] = s1[vu];
+  }
+#pragma unroll
+  for (int u = 0; u < kReduceVecs; u++) {
+    const int vu = v + 32 * u;
+    if (vu >= v1) continue;
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    if (ns > 0) add_source<FP8>(s0, x0[u], acc);
+    if (ns > 1) {
+      const uint32_t w[4] = {x1[u].x, x1[u].y, x1[u].z, x1[u].w};
+#pragma unroll
+      for (int i = 0; i < 4; i++) {
+        acc[2 * i] += bf16_lo(w[i]);
+        acc[2 * i + 1] += bf16_hi(w[i]);
+      }
+    }
+    out[vu] = cb_vec_from_float<__nv_bfloat16>(acc);
+  }
+}
+
+/* The same for ns > 2 sources, two at a time (kReduceVecsMany vectors of each in flight). */
+template <bool FP8>
+__device__ __forceinline__ void sum_many(int hidden, const source *src, int ns, int v, int v1, uint4 *out) {
+  float acc[kReduceVecsMany][8];
+#pragma unroll
+  for (int u = 0; u < kReduceVecsMany; u++)
+#pragma unroll
+    for (int i = 0; i < 8; i++) acc[u][i] = 0.0f;
+  for (int k = 0; k < ns; k += 2) {
+    const source s0 = src[k];
+    const bool two = k + 1 < ns;
+    const source s1 = two ? src[k + 1] : s0;
+    uint4 x0[kReduceVecsMany], x1[kReduceVecsMany];
+#pragma unroll
+    for (int u = 0; u < kReduceVecsMany; u++) {
+      const int vu = v + 32 * u;
+      if (vu >= v1) continue;
+      x0[u] = load_source<FP8>(hidden, s0, vu);
+      if (two) x1[u] = load_source<FP8>(hidden, s1, vu);
+    }
+#pragma unroll
+    for (int u = 0; u < kReduceVecsMany; u++) {
+      if (v + 32 * u >= v1) continue;
+      add_source<FP8>(s0, x0[u], acc[u]);
+      if (two) add_source<FP8>(s1, x1[u], acc[u]);
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < kReduceVecsMany; u++)
+    if (v + 32 * u < v1) out[v + 32 * u] = cb_vec_from_float<__nv_bfloat16>(acc[u]);
+}
+
+/* Vectors v, v + 32, ... below v1 of a token's sum (one lane's share of an item). TWO: at most
+ * two ranks, so at most two sources per token (the self row first: src[1] is never it). */
+template <bool FP8, bool TWO>
+__device__ __forceinline__ void sum_slice(int hidden, const source *src, int ns, int v, int v1, uint4 *out) {
+  if (TWO) {
+    const source none = {nullptr, 0.0f, 0}; /* a token that went nowhere sums to zeros */
+    const source s0 = ns > 0 ? src[0] : none;
+    const uint4 *s1 = (const uint4 *)(ns > 1 ? src[1].row : nullptr);
+    for (; v < v1; v += 32 * kReduceVecs) sum_upto2<FP8>(hidden, s0, s1, ns, v, v1, out);
+  } else {
+    for (; v < v1; v += 32 * kReduceVecsMany) sum_many<FP8>(hidden, src, ns, v, v1, out);
+  }
+}
+
+/* Items: a token's row in slices of PI row parts, one warp each, PI = P (whole rows: the
+ * token's positions, self weight and chunk waits looked up once for all P parts) when the
+ * reduce warps have at least one token each, fewer parts per item at decode sizes so every
+ * reduce warp still gets work (at 128 tokens: single parts, as before). Item i goes to warp
+ * i mod W of the reduce grid, counted block-minor (consecutive items on different SMs), so
+ * items are taken in token order, the order their chunks land in. Each warp waits for its own
+ * token's chunks (lane d for destination d, then the warp barrier, which orders the other
+ * lanes' loads after the acquire): no block-wide barrier, warps proceed independently. */
+template <bool FP8, bool TWO>
+__device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
+  __shared__ source src[kCombWarps][CB_MAX_RANKS];
+  const int n = a.nranks, r = a.rank, T = a.ntokens, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int P = row_parts(a.hidden);
+  const int nred = gridDim.x - a.comb_push_blocks, b = blockIdx.x - a.comb_push_blocks, W = nred * kCombWarps;
+  const int PI = max(1, min(P, (int)((long long)T * P / W))), G = (P + PI - 1) / PI;
+  for (int i = warp * nred + b; i < T * G; i += W) {
+    const int t = i / G, g = i % G;
+    /* the token's sources: lane d looks up destination d, all at once */
+    const int pos = lane < n ? a.send_pos[(size_t)t * n + lane] : -1;
+    const unsigned has = __ballot_sync(0xffffffffu, pos >= 0);
+    const int pself = __shfl_sync(0xffffffffu, pos, r);
+    const size_t self_row = (size_t)r * a.cap + (pself >= 0 ? pself : 0);
+    /* the self row's weight (whole warp: a shuffle reduction), when the token came here; it is
+     * local (this rank's dispatch), so looked up before the wait */
+    const float wself = pself >= 0 ? local_weight_sum(a, a.recv_meta + self_row * a.meta_bytes, lane) : 0.0f;
+    if (lane < n && lane != r && pos >= 0)
+      cb_wait_geq_acquire_sys(chunk_flag(a, r, lane, pos / a.chunk_rows), epoch, a.timeout_ns, a.ctl, r, lane, 1);
+    __syncwarp(); /* the acquires above, for every lane; the previous item's readers of src[warp] are done */
+    if (lane < n && pos >= 0) {
+      source s;
+      if (lane == r) {
+        s.row = a.recv_rows + self_row * a.row_bytes;
+        s.w = wself;
+        s.dispatched = 1;
+      } else {
+        s.row = a.comb_src + ((size_t)lane * a.cap + pos) * a.comb_row_bytes;
+        s.w = 1.0f;
+        s.dispatched = 0;
+      }
+      /* the self row first (the only dispatched one: sum_upto2 relies on it), then the
+       * combine rows in rank order */
+      const unsigned others = has & ~(1u << r);
+      src[warp][lane == r ? 0 : (pself >= 0) + __popc(others & ((1u << lane) - 1u))] = s;
+    }
+    __syncwarp();
+    const int ns = __popc(has);
+    const int v0 = g * PI * kPartChannels / 8, v1 = min(a.hidden, (g + 1) * PI * kPartChannels) / 8;
+    uint4 *out = (uint4 *)((char *)a.out + (size_t)t * a.hidden * 2);
+    sum_slice<FP8, TWO>(a.hidden, src[warp], ns, v0 + lane, v1, out);
+  }
+}
+
+/* One instance per dispatch dtype (FP8 = a.fp8) and one reduce loop per source bound (2 ranks
+ * or more): each sum then has one code path, which keeps it within the 64 registers of a
+ * 1024-thread block (all four paths in one loop spilled 100-200 bytes, -Xptxas -v for sm_90;
+ * this way bf16 spills nothing and fp8 28 bytes, the old kernel 24). */
+template <bool FP8>
 __global__ void __launch_bounds__(kCombThreads) combine_fused_kernel(cb_moe_dev_t a) {
   const uint32_t epoch = a.epoch_combine[blockIdx.x] + 1;
   if ((int)blockIdx.x < a.comb_push_blocks) push_chunks(a, epoch);
-  else reduce_tokens(a, epoch);
+  else if (a.nranks <= 2) reduce_tokens<FP8, true>(a, epoch); /* two item loops: one sum path each */
+  else reduce_tokens<FP8, false>(a, epoch);
   if (threadIdx.x == 0) a.epoch_combine[blockIdx.x] = epoch;
 }
 
 } // namespace
 
 extern "C" void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s) {
-  combine_fused_kernel<<<d->push_blocks, kCombThreads, 0, s>>>(*d);
+  if (d->fp8) combine_fused_kernel<true><<<d->push_blocks, kCombThreads, 0, s>>>(*d);
+  else combine_fused_kernel<false><<<d->push_blocks, kCombThreads, 0, s>>>(*d);
   CB_CUDA_LAUNCH("moe combine_fused_kernel");
 }
