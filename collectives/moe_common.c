@@ -105,11 +105,11 @@ int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n) 
       !(st->recv_count = cb_moe_alloc(st, (size_t)N * 4, why, n)) ||
       !(st->expert_count = cb_moe_alloc(st, (size_t)st->experts_per_rank * 4, why, n)) ||
       !(st->expert_rows = cb_moe_alloc(st, (size_t)st->experts_per_rank * N * cap * 4, why, n)) ||
-      !(st->epochs = cb_moe_alloc(st, 3 * CB_MOE_MAX_PUSH_BLOCKS * 4, why, n)) ||
+      !(st->epochs = cb_moe_alloc(st, CB_MOE_EPOCH_WORDS * 4, why, n)) ||
       !(st->d_wrong = cb_moe_alloc(st, sizeof(unsigned long long), why, n)))
     return -1;
   CB_CUDA(cudaMallocHost((void **)&st->h_counts, 2 * CB_MAX_RANKS * sizeof(int32_t)));
-  CB_CUDA(cudaMemset(st->epochs, 0, 3 * CB_MOE_MAX_PUSH_BLOCKS * 4));
+  CB_CUDA(cudaMemset(st->epochs, 0, CB_MOE_EPOCH_WORDS * 4));
   if (T > 0) {
     CB_CUDA(cudaMemcpy(st->ids, st->all[st->r].ids, TK * 4, cudaMemcpyHostToDevice));
     CB_CUDA(cudaMemcpy(st->weights, st->all[st->r].weights, TK * 4, cudaMemcpyHostToDevice));
@@ -154,6 +154,7 @@ void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {
   d->epoch_layout = st->epochs;
   d->epoch_dispatch = st->epochs + CB_MOE_MAX_PUSH_BLOCKS;
   d->epoch_combine = st->epochs + 2 * CB_MOE_MAX_PUSH_BLOCKS;
+  d->expert_zeroed = st->epochs + 3 * CB_MOE_MAX_PUSH_BLOCKS;
   d->push_blocks = w->grid_sms < CB_MOE_MAX_PUSH_BLOCKS ? w->grid_sms : CB_MOE_MAX_PUSH_BLOCKS;
   d->timeout_ns = w->spin_timeout_ns;
   d->ctl = w->ctl_dev;

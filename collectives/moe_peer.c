@@ -5,7 +5,7 @@
  * their chunks land (kernels/moe_combine.cu). No host round trip, so the whole round trip can
  * be captured in a CUDA graph. Peer allocation per rank:
  *   [ recv rows: n x cap x row_bytes ][ recv meta: n x cap x meta_bytes ]
- *   [ combine rows: n x cap x hidden x 2 ][ count slots: 2 x n x 8 ]
+ *   [ combine rows: n x cap x hidden x 2 ][ count slots: 2 x 256 x 8 x 8 ]
  *   [ combine chunk flags: n x nchunks x 4 ][ signal pad ] */
 #include <stdio.h>
 #include <string.h>
@@ -46,9 +46,9 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
   size_t comb_off = meta_off + CB_ALIGN_UP(rows * st->meta_bytes, 256);
   size_t cnt_off = comb_off + CB_ALIGN_UP(rows * st->comb_row_bytes, 256);
   int nchunks = (st->cap + CB_MOE_CHUNK_ROWS_MIN - 1) / CB_MOE_CHUNK_ROWS_MIN;
-  /* count slots: [0, n) the layout kernel's (peer), [0, 2n) peer_ll's (two per source, by
-   * epoch parity: moe_rows.cuh ll_count_slot) */
-  size_t chunk_off = cnt_off + CB_ALIGN_UP((size_t)st->n * 2 * 8, 256);
+  /* count slots: [0, n) the layout kernel's LL counts (peer); peer_ll's block ranges, two per
+   * (block, source) by epoch parity (kernels/moe_dispatch_ll.cu range_slot) */
+  size_t chunk_off = cnt_off + CB_ALIGN_UP((size_t)2 * CB_MOE_MAX_PUSH_BLOCKS * CB_MAX_RANKS * 8, 256);
   size_t pad_off = chunk_off + CB_ALIGN_UP((size_t)st->n * nchunks * 4, 256);
   size_t total = pad_off + CB_SIGNAL_PAD_BYTES;
   char why2[256] = "";

@@ -6,7 +6,8 @@
  * Signals (custom path, peer memory): counts travel LL-style ({count, epoch} in one 8-byte
  * store); row pushes complete with one release-add per block on the receiver's counter for this
  * source (signal pad slot 0 for dispatch, slot 1 for combine); the next kernel waits until the
- * counter reaches epoch x push_blocks. Buffer reuse needs no extra barrier: a rank can
+ * counter reaches epoch x push_blocks (peer_ll's fused dispatch uses a flag per block
+ * instead: moe_dispatch_ll.cu). Buffer reuse needs no extra barrier: a rank can
  * push call k+1's rows only after its call-k combine, which waited for every receiver's call-k
  * combine signal, sent after that receiver finished reading its call-k rows. */
 #include "error_gpu.h"
@@ -71,32 +72,16 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_
  * arbitrary; grouped GEMMs gather by these lists). */
 __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_t a) {
   __shared__ int pre[CB_MAX_RANKS + 1], cnt[CB_MAX_RANKS];
-  const int tid = threadIdx.x, n = a.nranks, K = a.topk;
+  const int tid = threadIdx.x, n = a.nranks;
   if (a.custom) wait_peers(a, 0, a.epoch_dispatch[0]);
-  if (tid < n) {
-    /* peer_ll: the counts came as LL words with the rows (published by the dispatch signal);
-     * block 0 keeps them for the combine */
-    cnt[tid] = a.ll_counts && tid != a.rank
-                   ? (int)cb_ll_recv((char *)a.base[a.rank] + a.cnt_off + ll_count_slot(n, a.epoch_layout[0], tid),
-                                     a.epoch_layout[0],
-                                     a.timeout_ns, a.ctl, a.rank, tid)
-                   : a.recv_count[tid];
-    if (a.ll_counts && blockIdx.x == 0) a.recv_count[tid] = cnt[tid];
-  }
+  if (tid < n) cnt[tid] = a.recv_count[tid];
   __syncthreads();
   if (tid == 0) prefix_counts(cnt, n, pre);
   __syncthreads();
   for (int i = blockIdx.x * blockDim.x + tid; i < pre[n]; i += gridDim.x * blockDim.x) {
     int q = 0;
     while (i >= pre[q + 1]) q++;
-    const size_t row = row_base(a, pre, q) + (size_t)(i - pre[q]);
-    const int32_t *loc = meta_ints(a.recv_meta + row * a.meta_bytes) + 2;
-    for (int k = 0; k < K; k++) {
-      const int le = loc[k];
-      if (le < 0) continue;
-      const int pos = atomicAdd(&a.expert_count[le], 1);
-      a.expert_rows[(size_t)le * n * a.cap + pos] = (int32_t)row;
-    }
+    list_row(a, row_base(a, pre, q) + (size_t)(i - pre[q]));
   }
 }
 

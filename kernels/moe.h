@@ -27,6 +27,8 @@ extern "C" {
 /* Most blocks of the push kernels (per-block epoch words of each kind); the grid itself is
  * push_blocks below. */
 #define CB_MOE_MAX_PUSH_BLOCKS 256
+/* Epoch words per instance: layout, dispatch, combine per block, then expert_zeroed. */
+#define CB_MOE_EPOCH_WORDS (3 * CB_MOE_MAX_PUSH_BLOCKS + 1)
 /* Rows per completion flag of the custom combine (moe_combine.cu), chunk_rows below: cap /
  * push blocks, so every push block gets work even at decode sizes, within [MIN, MAX]. 32 rows
  * of 7168 channels are 7 row parts per warp of a 1024-thread block (no idle warps before the
@@ -43,9 +45,6 @@ typedef struct cb_moe_dev {
   /* the custom path's one-kernel combine (moe_combine.cu): its first comb_push_blocks blocks
    * push, the other push_blocks - comb_push_blocks reduce */
   int comb_push_blocks;
-  /* peer_ll: receive counts arrive as LL words with the rows (cb_moe_dispatch_ll) and the
-   * expert-layout kernel reads them; 0: the layout kernel exchanged them */
-  int ll_counts;
   size_t row_bytes, meta_bytes, comb_row_bytes;
   const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
   const float *weights; /* [ntokens][topk] */
@@ -63,11 +62,15 @@ typedef struct cb_moe_dev {
   char *comb_src; /* where this rank's combine rows come back: custom [d*cap + j], NCCL [prefix + j] */
   /* peer memory (custom) */
   void *base[CB_MAX_RANKS];
-  size_t pad_off, cnt_off; /* signal pad; LL count slots [src] x 8 bytes */
+  size_t pad_off, cnt_off; /* signal pad; count slots: peer's LL counts [src] x 8 bytes, peer_ll's
+                            * block ranges [2][CB_MOE_MAX_PUSH_BLOCKS][CB_MAX_RANKS] x 8 bytes */
   size_t chunk_off;        /* combine chunk flags: uint32 [src n][nchunks] (moe_combine.cu) */
   int chunk_rows;          /* rows per chunk flag (the same on every rank: from cap and the grid) */
   int nchunks;             /* flags per source region: ceil(cap / CB_MOE_CHUNK_ROWS_MIN) */
   uint32_t *epoch_layout, *epoch_dispatch, *epoch_combine; /* per block */
+  /* peer_ll: the dispatch epoch whose expert counters block 0 has zeroed (one word,
+   * moe_dispatch_ll.cu) */
+  uint32_t *expert_zeroed;
   uint64_t timeout_ns;
   unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */
 } cb_moe_dev_t;
@@ -75,8 +78,9 @@ typedef struct cb_moe_dev {
 void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_dispatch_push(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_expert_layout(const cb_moe_dev_t *d, cudaStream_t s);
-/* peer_ll's dispatch (moe_dispatch_ll.cu): layout and row pushes in one kernel, counts sent as
- * LL words beside the rows; the expert-layout kernel follows (with ll_counts = 1). */
+/* peer_ll's dispatch (moe_dispatch_ll.cu): layout, row pushes and per-expert lists in one
+ * kernel; each block lists the rows that the same block of every source sent, after that
+ * block's flag (no expert-layout kernel, no wait for a peer's whole grid). */
 void cb_moe_dispatch_ll(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_combine_push(const cb_moe_dev_t *d, cudaStream_t s);
 void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s);

@@ -14,7 +14,9 @@
  * rank order, in fp32, and writes out[t] in bf16.
  *
  * Buffer reuse: a peer overwrites this rank's combine region only in its next combine, which
- * starts after its next dispatch was signalled by this rank, i.e. after this kernel ended; and
+ * starts after its next dispatch was signalled by this rank (peer: the peer's expert-layout
+ * kernel waited for this rank's completion counter; peer_ll: each block of the peer's dispatch
+ * waited for this rank's flag of the same block), i.e. after this kernel ended; and
  * this rank's next dispatch overwrites a peer's receive rows only after every chunk flag from
  * that peer arrived here (the peer's pushers have read them). */
 #include "error_gpu.h"

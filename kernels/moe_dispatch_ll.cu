@@ -1,17 +1,49 @@
-/* The low-latency dispatch of moe `peer_ll` (moe.h cb_moe_dispatch_ll): the layout and the row
- * pushes in one kernel, with no wait for the peers' counts before the rows go out.
+/* The low-latency dispatch of moe `peer_ll` (moe.h cb_moe_dispatch_ll): the layout, the row
+ * pushes and the per-expert lists in one kernel, with no wait for the peers' counts before the
+ * rows go out and no grid-wide wait before the lists.
  *
  * Block b of B owns tokens [T·b/B, T·(b+1)/B). Every block counts, over all T tokens, how many
  * go to each destination before its range and in total (a token's destinations are a bitmask
  * of its experts' ranks), so it knows where its rows land in each destination's packed list
- * (send_pos, send_idx) without another kernel. Block 0 publishes the totals: send_count, its
- * own recv_count, and LL count words {count, epoch} in each peer's count slot for this source
- * (two slots per source, by epoch parity: moe_rows.cuh ll_count_slot). Then the block pushes its range's rows and metadata
- * and signals completion like dispatch_push (one release-add per block in slot 0), which also
- * publishes block 0's count words; the receiver's expert-layout kernel reads them after that
- * signal (moe.cu expert_layout_kernel with ll_counts). Counting all T tokens in every block
- * costs T·topk id loads per block: 1 µs at 128 tokens, a few at 4096, against a kernel launch
- * and a cross-GPU count round trip saved. */
+ * (send_pos, send_idx) without another kernel. Block 0 publishes send_count and its own
+ * recv_count. Then the block pushes its range's rows and metadata; for each peer d it stores
+ * its range of d's list from this source, {first row, rows} (range_slot below), and raises its
+ * own flag in d's pad (slot kDispatchFlagSlot, its block index, this source) with a release
+ * store of the call's epoch, after a __syncthreads: the flag publishes the block's rows, metadata
+ * and range together.
+ *
+ * Lists: block b then lists (moe.h expert_rows) exactly the rows that block b of every source
+ * wrote here: its own self rows (visible after its __syncthreads) and, once peer q's block b
+ * raised its flag, q's block-b range. So each block waits for one block per peer, not for the
+ * peer's whole grid, and no kernel boundary separates the pushes from the lists (was: a
+ * separate expert-layout kernel behind a wait for every peer block's completion). The block
+ * that owns the last range (b = B - 1) writes recv_count[q] = its range's end, the total;
+ * the combine (next kernel) reads it.
+ * The expert counters are zeroed by block 0 at its start; it then publishes the call's epoch
+ * in expert_zeroed (release), and every block acquires that before its first atomicAdd.
+ *
+ * Progress: a block raises its flags before it waits for anything, and block 0 raises
+ * expert_zeroed first thing, so no wait depends on a block that is itself waiting: the kernel
+ * finishes even if its grid is not all resident (blocks start in index order).
+ *
+ * Reuse, for replays and check iterations alike (epochs are per block, advanced once per call,
+ * equal on every block and rank; flags only grow, compared wrap-safely):
+ *  - range slots are two per (block, source), by the epoch's parity. One slot would not do: a
+ *    peer that sent this rank no rows never waits on it in the combine, so it could write call
+ *    e+1's range before this rank read call e's (the bug 82ffb4f fixed in the LL count slots
+ *    this kernel used before).
+ *    Call e+2's write needs the peer's call-e+1 block b past its wait for this rank's call-e+1
+ *    block-b flag, raised in this rank's next kernel, after this call's reads.
+ *  - rows and metadata: a peer overwrites its region here only in its next dispatch, after its
+ *    combine, which waited for this rank's chunk flags for every row it sent here (moe_combine.cu),
+ *    raised after this rank's lists and combine pushes read them; a peer that sent no rows has
+ *    nothing here to overwrite.
+ *  - the combine region: a peer's next combine starts after its next dispatch, whose blocks
+ *    each waited for this rank's flag of the same block in this rank's next dispatch, which
+ *    starts after this rank's combine ended (moe_combine.cu's argument, with per-block flags in
+ *    place of the completion counter).
+ * Counting all T tokens in every block costs T·topk id loads per block: 1 µs at 128 tokens, a
+ * few at 4096, against a kernel launch and a cross-GPU count round trip saved. */
 #include "error_gpu.h"
 #include "moe_rows.cuh"
 
@@ -29,18 +61,35 @@ __device__ __forceinline__ uint32_t dest_mask(const cb_moe_dev_t &a, int t) {
   return m;
 }
 
+/* The pad slot of the per-block dispatch flags (slot 0 is peer's completion counter, slot 1
+ * the old two-kernel combine's). */
+constexpr int kDispatchFlagSlot = 2;
+
+/* Source src's block-b range {first row, rows} of the list it sends to the rank owning `base`,
+ * for dispatch epoch e: two slots per (block, source), by parity (see the header). */
+__device__ __forceinline__ uint2 *range_slot(const cb_moe_dev_t &a, void *base, uint32_t e, int b, int src) {
+  return (uint2 *)((char *)base + a.cnt_off) + ((size_t)(e & 1u) * CB_MOE_MAX_PUSH_BLOCKS + (size_t)b) * CB_MAX_RANKS + src;
+}
+
+/* The received rows [j0, j0 + cnt) of source q into the per-expert lists (whole block). */
+__device__ __forceinline__ void list_rows(const cb_moe_dev_t &a, int q, int j0, int cnt) {
+  for (int j = j0 + (int)threadIdx.x; j < j0 + cnt; j += kDispatchThreads) list_row(a, (size_t)q * a.cap + (size_t)j);
+}
+
 __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_dev_t a) {
   __shared__ int before[CB_MAX_RANKS], total[CB_MAX_RANKS], running[CB_MAX_RANKS];
+  __shared__ int first[CB_MAX_RANKS], rows[CB_MAX_RANKS];
   __shared__ int warp_cnt[kDispatchWarps][CB_MAX_RANKS];
   const int n = a.nranks, r = a.rank, T = a.ntokens, B = gridDim.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
-  const uint32_t e = a.epoch_layout[0] + 1; /* block 0 advances it at the end */
+  const uint32_t e = a.epoch_dispatch[blockIdx.x] + 1; /* this block's word, advanced at the end */
   if (tid < n) before[tid] = total[tid] = 0;
-  /* the expert-layout kernel that follows counts from zero (the layout kernel's job in peer) */
+  /* this call's lists count from zero (the layout kernel's job in peer) */
   if (blockIdx.x == 0)
     for (int le = tid; le < a.experts_per_rank; le += kDispatchThreads) a.expert_count[le] = 0;
   __syncthreads();
+  if (blockIdx.x == 0 && tid == 0) cb_st_release_sys(a.expert_zeroed, e); /* after every thread's zeroing */
   /* 1. counts per destination: before this block's range, and in all */
   for (int base = 0; base < T; base += kDispatchThreads) {
     const int t = base + tid;
@@ -52,11 +101,10 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
     }
   }
   __syncthreads();
-  /* 2. block 0 publishes the totals */
+  /* 2. block 0 publishes this rank's totals (the receivers learn theirs from the ranges) */
   if (blockIdx.x == 0 && tid < n) {
     a.send_count[tid] = total[tid];
     if (tid == r) a.recv_count[r] = total[r];
-    else cb_ll_send((char *)a.base[tid] + a.cnt_off + ll_count_slot(n, e, r), (uint32_t)total[tid], e);
   }
   if (tid < n) running[tid] = before[tid];
   __syncthreads();
@@ -99,12 +147,32 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   /* 4. this range's rows: each part loaded (quantized) once, stored to every destination */
   const int P = row_parts(a.hidden);
   for (int k = warp; k < (t1 - t0) * P; k += kDispatchWarps) push_token_part(a, t0 + k / P, k % P, lane);
-  /* 5. completion (publishes block 0's count words too) */
-  signal_peers(a, 0);
-  if (tid == 0) {
-    a.epoch_dispatch[blockIdx.x] += 1;
-    if (blockIdx.x == 0) a.epoch_layout[0] = e;
+  /* 5. this block's range of each peer's list, then its flag there (rows, metadata and range
+   * published by the release after the barrier) */
+  __syncthreads();
+  if (tid < n && tid != r) {
+    const uint2 range = make_uint2((uint32_t)before[tid], (uint32_t)(running[tid] - before[tid]));
+    *range_slot(a, a.base[tid], e, blockIdx.x, r) = range;
+    cb_st_release_sys(cb_pad_flag((char *)a.base[tid] + a.pad_off, kDispatchFlagSlot, blockIdx.x, r), e);
   }
+  /* 6. the rows block b of every source wrote here, into the expert lists */
+  if (tid < n) {
+    if (tid == r) {
+      first[r] = before[r]; /* this block's own self rows, stored before the barrier above */
+      rows[r] = running[r] - before[r];
+    } else {
+      cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[r] + a.pad_off, kDispatchFlagSlot, blockIdx.x, tid), e,
+                              a.timeout_ns, a.ctl, r, tid, kDispatchFlagSlot);
+      const uint2 range = cb_ll_load(range_slot(a, a.base[r], e, blockIdx.x, tid)); /* after the acquire */
+      first[tid] = (int)range.x;
+      rows[tid] = (int)range.y;
+      if (blockIdx.x == B - 1) a.recv_count[tid] = (int)(range.x + range.y); /* the last range ends at the total */
+    }
+  }
+  if (tid == 0) cb_wait_geq_acquire_sys(a.expert_zeroed, e, a.timeout_ns, a.ctl, r, r, kDispatchFlagSlot);
+  __syncthreads();
+  for (int q = 0; q < n; q++) list_rows(a, q, first[q], rows[q]);
+  if (tid == 0) a.epoch_dispatch[blockIdx.x] = e;
 }
 
 } // namespace

@@ -251,13 +251,16 @@ __device__ __forceinline__ int block_compact_pos(bool sel, int lane, int warp, i
   return warp_off[warp] + __popc(m & ((1u << lane) - 1));
 }
 
-/* peer_ll's LL count word from source src for dispatch epoch e, as a byte offset in the count
- * region: two slots per source, by the epoch's parity. One slot was not enough: a sender with no
- * rows for a receiver never waits on it, so it could write call e+1's count before the receiver
- * had read call e's (the receiver, expecting epoch e, then spun to its timeout). Call e+2's
- * write needs the receiver's call-e+1 dispatch signal, which follows its call-e read. */
-__device__ __forceinline__ size_t ll_count_slot(int n, uint32_t e, int src) {
-  return ((size_t)(e & 1u) * (size_t)n + (size_t)src) * 8;
+/* Received row `row` into the list of each local expert its metadata names (one thread; order
+ * within a list is arbitrary: grouped GEMMs gather by these lists). */
+__device__ __forceinline__ void list_row(const cb_moe_dev_t &a, size_t row) {
+  const int32_t *loc = meta_ints(a.recv_meta + row * a.meta_bytes) + 2;
+  for (int k = 0; k < a.topk; k++) {
+    const int le = loc[k];
+    if (le < 0) continue;
+    const int pos = atomicAdd(&a.expert_count[le], 1);
+    a.expert_rows[(size_t)le * a.nranks * a.cap + pos] = (int32_t)row;
+  }
 }
 
 __device__ __forceinline__ void prefix_counts(const int32_t *counts, int n, int *pre) {
