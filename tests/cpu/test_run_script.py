@@ -94,11 +94,17 @@ if not has_gpu:
         problems.append(f"--hosts without GPUs: rc {rc} (want 2), output {out.strip()!r}")
     # one named host and no rankfile (collbench-topo finds no GPU here): mpirun must still get
     # -H, never fall back to this machine
-    rc, out = run(["--hosts", "cb-a.invalid", "--gpus", "2", "--out", os.path.join(tmp, "out"), "--", "allreduce"], env)
+    # CB_* knobs travel to other hosts with -x (they must agree on every rank), but never
+    # CB_NODE_ID: it names each rank's own node
+    knob_env = dict(env, CB_AR_HIER_CHUNKS="4", CB_NODE_ID="mine")
+    rc, out = run(["--hosts", "cb-a.invalid", "--gpus", "2", "--out", os.path.join(tmp, "out"), "--", "allreduce"],
+                  knob_env)
     cmds = glob.glob(os.path.join(tmp, "out", "*", "command.txt"))
     text = open(cmds[0]).read() if cmds else ""
     if "-H cb-a.invalid:2" not in text or "-np 2" not in text:
         problems.append(f"one --hosts entry: mpirun command {text.strip()!r} lacks -H cb-a.invalid:2 / -np 2")
+    if "-x CB_AR_HIER_CHUNKS" not in text or "CB_NODE_ID" in text:
+        problems.append(f"knobs: mpirun command {text.strip()!r} must pass CB_AR_HIER_CHUNKS and not CB_NODE_ID")
     if rc == 0:
         problems.append("one --hosts entry: an unreachable host ran (exit 0)")
     if os.listdir(env["TMPDIR"]):
