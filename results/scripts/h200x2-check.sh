@@ -4,14 +4,17 @@
 # fp8 decode form), the GPU test suite without the virtual clusters, then the virtual-cluster
 # tests (2 x 1 plainly, 2 x 2 under the CUDA MPS daemon so the two ranks of a GPU share its SMs).
 # Steps past BUDGET seconds are skipped so the archive is always packed.
-#   results/scripts/h200x2-check.sh [moe] [suite] [vnodes] [moesweep] [split] [ringattn]
+#   results/scripts/h200x2-check.sh [moe] [suite] [vnodes] [moesweep] [split] [ringattn] [hierchunks]
 # (default: the first three; the parts run in this order: moe, suite, vnodes, ringattn,
-# split, moesweep). moesweep: the committed MoE sweeps through collbench-run
+# hierchunks, split, moesweep). moesweep: the committed MoE sweeps through collbench-run
 # (DeepSeek-V3 bf16 + fp8 dispatch and Mixtral-8x7B bf16, 128 - 8192 tokens per rank, eager and
 # graph, nccl / peer / peer_ll / copy_ce, all SMs and --sms 32); split: moe peer's combine
 # push/reduce split (CB_MOE_PUSH_PCT, SPLIT_PCT) at SPLIT_SMS SMs; ringattn: the ring-attention
-# sweep, S 4K - 128K, causal and not (ATTN_BENCH=1: the block kernel's bench first). VNODES_RE
-# narrows the virtual-cluster tests to a regex.
+# sweep, S 4K - 128K, causal and not (ATTN_BENCH=1: the block kernel's bench first; RA_SEQ,
+# RA_ITERS, RA_LIMIT: other lengths, iterations, step limit); hierchunks: hier all-reduce on
+# 2 x 2 virtual nodes (MPS) with CB_AR_HIER_CHUNKS = each of HIER_CHUNKS (default 1 2 4 8) and
+# then by size, at HIER_SIZES (default 4M,16M,64M). VNODES_RE narrows the virtual-cluster tests
+# to a regex.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 PARTS=" ${*:-moe suite vnodes} "
@@ -55,9 +58,25 @@ if want vnodes && ! late vnodes; then
 fi
 if want ringattn && ! late ringattn; then
   [ "${ATTN_BENCH:-0}" = 1 ] && step attn_kernel_bench 120 build/tests/gpu/attn_kernel_test --bench
-  step ringattn 200 "${MPIRUN[@]}" "$CB" ringattn --seq 4K,8K,16K,32K,64K,128K -d bfloat16 --causal both \
-    -n 5 -w 2 -c 1 -T 100 --csv "$R/ringattn.csv" --json "$R/ringattn.json"
+  step ringattn "${RA_LIMIT:-200}" "${MPIRUN[@]}" "$CB" ringattn --seq "${RA_SEQ:-4K,8K,16K,32K,64K,128K}" -d bfloat16 \
+    --causal both -n "${RA_ITERS:-5}" -w 2 -c 1 -T 100 --csv "$R/ringattn.csv" --json "$R/ringattn.json"
   cp "$OUT/logs/ringattn.log" "$R/ringattn-output.txt" 2>/dev/null
+fi
+if want hierchunks && ! late hierchunks; then
+  # hier all-reduce's pipeline depth on 2 x 2 virtual nodes under MPS: CB_AR_HIER_CHUNKS = each
+  # of HIER_CHUNKS, then unset (the plan by size), NCCL in every run
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d && echo "MPS daemon started" >> "$OUT/logs/steps.txt"
+  hrun=(launcher/collbench-run --build build --out "$R/hierchunks" --no-plots --vnodes 2 --gpus 2 --)
+  hargs=(allreduce --algo nccl,hier -d bfloat16 --sizes "${HIER_SIZES:-4M,16M,64M}" --inplace 0 -n 20 -w 5 -T 120)
+  for k in ${HIER_CHUNKS:-1 2 4 8} plan; do
+    late "hier-chunks-$k" && break
+    if [ "$k" = plan ]; then step "hier-chunks-$k" 40 "${hrun[@]}" "${hargs[@]}"
+    else CB_AR_HIER_CHUNKS=$k step "hier-chunks-$k" 40 "${hrun[@]}" "${hargs[@]}"; fi
+  done
+  echo quit | nvidia-cuda-mps-control
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
 fi
 if want split; then
   for cap in ${SPLIT_SMS:-32 132}; do
