@@ -8,7 +8,7 @@
  *      the network, a K-th of what a flat ring over all K·N ranks would put on each NIC;
  *   3. intra-node all-gather over peer memory (twoshot's second half).
  *
- * Pipelined in chunks (allreduce_plan.h: about 2 MiB each, at most 16): the NVLink kernels
+ * Pipelined in chunks (allreduce_plan.h: about 32 MiB each, at most 16): the NVLink kernels
  * run on the caller's stream, NCCL on a second stream, joined by events, so the reduce-scatter
  * of chunk c+1 and the all-gather of chunk c-1 run while chunk c is on the network:
  *

@@ -47,8 +47,13 @@ void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_b
  * CB_AR_HIER_CHUNK_BYTES, at most CB_AR_HIER_MAX_CHUNKS, so the NVLink phases of one chunk
  * overlap the network phase of another; CB_AR_HIER_CHUNKS (1..CB_AR_HIER_MAX_CHUNKS) fixes the
  * count. chunk_elems is a multiple of 16 bytes; chunks = 0 for an empty message. Returns -1
- * with a reason for a malformed knob. */
-#define CB_AR_HIER_CHUNK_BYTES (2ull << 20)
+ * with a reason for a malformed knob.
+ * 32 MiB: every chunk costs a network round of its own (2(N-1) messages, ~130 us each on the
+ * virtual cluster's socket transport, ~10-20 us on InfiniBand) and can hide at most its NVLink
+ * phases (~S/200 GB/s), so a chunk must be tens of MiB before the overlap pays for it. Measured
+ * on 2 x 2 virtual nodes (results/20261130-h200x2-hier-chunks): 1 chunk beat 2, 4 and 8 at 4, 16
+ * and 64 MiB (16 MiB: 3019 us against 3133, 3482, 4011; the old 2 MiB chunks gave 4011). */
+#define CB_AR_HIER_CHUNK_BYTES (32ull << 20)
 #define CB_AR_HIER_MAX_CHUNKS 16
 /* CB_AR_HIER_CHUNKS (1..CB_AR_HIER_MAX_CHUNKS; unset: 0 = by size), read once at start
  * (knobs.c). Returns 0, or -1 with why naming the variable. */

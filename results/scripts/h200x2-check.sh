@@ -12,7 +12,7 @@
 # push/reduce split (CB_MOE_PUSH_PCT, SPLIT_PCT) at SPLIT_SMS SMs; ringattn: the ring-attention
 # sweep, S 4K - 128K, causal and not (ATTN_BENCH=1: the block kernel's bench first; RA_SEQ,
 # RA_ITERS, RA_LIMIT: other lengths, iterations, step limit); hierchunks: hier all-reduce on
-# 2 x 2 virtual nodes (MPS) with CB_AR_HIER_CHUNKS = each of HIER_CHUNKS (default 1 2 4 8) and
+# 2 x 2 virtual nodes (MPS) with CB_AR_HIER_CHUNKS = each of HIER_CHUNKS (unset: 1 2 4 8; empty: none) and
 # then by size, at HIER_SIZES (default 4M,16M,64M). VNODES_RE narrows the virtual-cluster tests
 # to a regex.
 cd "$(dirname "$0")/../.." || exit 1
@@ -70,7 +70,7 @@ if want hierchunks && ! late hierchunks; then
   nvidia-cuda-mps-control -d && echo "MPS daemon started" >> "$OUT/logs/steps.txt"
   hrun=(launcher/collbench-run --build build --out "$R/hierchunks" --no-plots --vnodes 2 --gpus 2 --)
   hargs=(allreduce --algo nccl,hier -d bfloat16 --sizes "${HIER_SIZES:-4M,16M,64M}" --inplace 0 -n 20 -w 5 -T 120)
-  for k in ${HIER_CHUNKS:-1 2 4 8} plan; do
+  for k in ${HIER_CHUNKS-1 2 4 8} plan; do
     late "hier-chunks-$k" && break
     if [ "$k" = plan ]; then step "hier-chunks-$k" 40 "${hrun[@]}" "${hargs[@]}"
     else CB_AR_HIER_CHUNKS=$k step "hier-chunks-$k" 40 "${hrun[@]}" "${hargs[@]}"; fi

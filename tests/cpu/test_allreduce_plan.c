@@ -132,9 +132,10 @@ int main(void) {
   /* hier: one chunk up to 2 MiB, then one per 2 MiB up to 16; odd counts keep whole vectors */
   check_hier(0, 4, 0, 0);
   check_hier(1, 2, 0, 1);
-  check_hier((2u << 20) / 4, 4, 0, 1);
-  check_hier((2u << 20) / 4 + 1, 4, 0, 2);
-  check_hier((16u << 20) / 2, 2, 0, 8);
+  check_hier((32u << 20) / 4, 4, 0, 1);
+  check_hier((32u << 20) / 4 + 1, 4, 0, 2);
+  check_hier((16u << 20) / 2, 2, 0, 1);
+  check_hier((256u << 20) / 2, 2, 0, 8);
   check_hier((1u << 30) + 3, 1, 0, CB_AR_HIER_MAX_CHUNKS);
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
     for (size_t s = 0; s < 3; s++) check_hier(counts[c], sizes[s], 0, -1);
