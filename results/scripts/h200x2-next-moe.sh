@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Branch next-moe (NEXT-MOE.md) in one device call on 2 x H200 (about 3 minutes): build, the MoE
+# MoE kernel changes in one device call on 2 x H200 (about 3 minutes; it measured branch next-moe,
+# results/20261130-h200x2-moe-next, whose README has the plan it followed): build, the MoE
 # GPU tests (every routing law, drops, uneven ranks, fp8, --sms 8/32/1, the SM-count tests) and
 # the hier MoE tests of the 2 x 1 virtual cluster (hier quantizes fp8 through the same code),
 # then exactly the runs of `h200x2-check.sh moe split` (DeepSeek-V3, --sms 132/32/16, the decode
