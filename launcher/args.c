@@ -1,244 +1,14 @@
-/* Command-line parsing for collbench (args.h). Hand-written rather than getopt so it keeps no
- * global state (the tests parse many command lines in one process) and so every error names
- * the option, the bad value and what is accepted. */
-#define _XOPEN_SOURCE 700 /* realpath */
+/* Command-line parsing for collbench (args.h): the option table, what each option sets, and
+ * the checks of the finished command per family. Hand-written rather than getopt so it keeps
+ * no global state (the tests parse many command lines in one process) and so every error names
+ * the option, the bad value and what is accepted; the value parsers are in args_values.c. */
 #include "args.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "args_values.h"
 #include "cb_limits.h"
-#include "strbuf.h"
-
-typedef struct parser {
-  char *err;
-  size_t errlen;
-} parser_t;
-
-static int fail(parser_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(parser_t *p, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(p->err, p->errlen, fmt, ap);
-  va_end(ap);
-  return CB_ARGS_ERROR;
-}
-
-static int parse_int(const char *s, long lo, long hi, long *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (!s[0] || end == s || *end || errno || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
-
-/* Decimal digits only: base 0 would read "010" as 8 and reject "08". */
-static int parse_u64(const char *s, uint64_t *out) {
-  if (!isdigit((unsigned char)s[0])) return -1;
-  char *end = NULL;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (end == s || *end || errno) return -1;
-  *out = (uint64_t)v;
-  return 0;
-}
-
-static int parse_real(const char *s, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (!s[0] || end == s || *end || errno || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
-
-/* A size past CB_MAX_BUFFER_BYTES cannot be allocated (and its buffer products could overflow). */
-static int too_large(parser_t *p, const char *opt, const char *val) {
-  return fail(p, "%s: '%s' is larger than 1T (1 TiB), the largest per-rank buffer collbench can allocate", opt,
-              val);
-}
-
-/* Splits a comma list in place-safe copies; calls fn for each item. */
-typedef int (*item_fn)(parser_t *p, cb_args_t *a, const char *item);
-
-static int for_each_item(parser_t *p, cb_args_t *a, const char *opt, const char *list, item_fn fn) {
-  char buf[1024];
-  if (strlen(list) >= sizeof buf) return fail(p, "%s: list too long", opt);
-  snprintf(buf, sizeof buf, "%s", list);
-  if (!buf[0] || buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
-    return fail(p, "%s: '%s' has an empty item", opt, list);
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int rc = fn(p, a, tok);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-/* Adds one sweep point; a value already listed is an error (it would run twice). */
-static int add_point(parser_t *p, cb_args_t *a, const char *opt, uint64_t v, const char *tok) {
-  for (int i = 0; i < a->npoints; i++)
-    if (a->points[i] == v) return fail(p, "%s: '%s' is listed twice", opt, tok);
-  if (a->npoints == CB_MAX_SWEEP_POINTS) return fail(p, "%s: too many values", opt);
-  a->points[a->npoints++] = v;
-  return 0;
-}
-
-static int empty_item(const char *list) {
-  size_t n = strlen(list);
-  return !n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,");
-}
-
-static int add_dtype(parser_t *p, cb_args_t *a, const char *s) {
-  cb_dtype_t t;
-  if (cb_dtype_parse(s, &t))
-    return fail(p, "-d/--datatype: unknown data type '%s' (accepted: %s)", s, cb_dtype_accepted());
-  for (int i = 0; i < a->ndtypes; i++)
-    if (a->dtypes[i] == t) return fail(p, "-d/--datatype: '%s' given twice", s);
-  a->dtypes[a->ndtypes++] = t;
-  return 0;
-}
-
-static int add_op(parser_t *p, cb_args_t *a, const char *s) {
-  cb_redop_t op;
-  if (cb_redop_parse(s, &op))
-    return fail(p, "-o/--op: unknown reduction '%s' (accepted: %s)", s, cb_redop_accepted());
-  for (int i = 0; i < a->nops; i++)
-    if (a->ops[i] == op) return fail(p, "-o/--op: '%s' given twice", s);
-  a->ops[a->nops++] = op;
-  return 0;
-}
-
-static int add_algo(parser_t *p, cb_args_t *a, const char *s) {
-  if (a->nalgos == CB_MAX_ALGOS) return fail(p, "--algo: more than %d names", CB_MAX_ALGOS);
-  if (strlen(s) >= CB_NAME_MAX) return fail(p, "--algo: name '%s' is too long", s);
-  for (int i = 0; i < a->nalgos; i++)
-    if (strcmp(a->algos[i], s) == 0) return fail(p, "--algo: '%s' given twice", s);
-  snprintf(a->algos[a->nalgos++], CB_NAME_MAX, "%s", s);
-  return 0;
-}
-
-/* What a list of sweep points holds: byte sizes (K/M/G/T, at most CB_MAX_BUFFER_BYTES), token
- * counts (0..16777216) or sequence lengths (K/M, 1..CB_ATTN_MAX_SEQ). */
-enum point_kind { POINTS_TOKENS, POINTS_BYTES, POINTS_SEQ };
-
-/* A comma list of sweep points for opt. Empty items and repeated values are errors. */
-static int parse_point_list(parser_t *p, cb_args_t *a, const char *opt, const char *list, enum point_kind kind) {
-  const int sizes = kind != POINTS_TOKENS;
-  char buf[4096];
-  if (strlen(list) >= sizeof buf) return fail(p, "%s: list too long", opt);
-  if (empty_item(list)) return fail(p, "%s: '%s' has an empty item", opt, list);
-  snprintf(buf, sizeof buf, "%s", list);
-  a->npoints = 0;
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    uint64_t v;
-    long t;
-    if (sizes && cb_parse_size(tok, &v)) return fail(p, "%s: '%s' is not a size", opt, tok);
-    if (kind == POINTS_BYTES && v > CB_MAX_BUFFER_BYTES) return too_large(p, opt, tok);
-    if (kind == POINTS_SEQ && (v == 0 || v > CB_ATTN_MAX_SEQ))
-      return fail(p, "%s: '%s' is not a sequence length 1..%llu", opt, tok, CB_ATTN_MAX_SEQ);
-    if (!sizes) {
-      if (parse_int(tok, 0, 1L << 24, &t)) return fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
-      v = (uint64_t)t;
-    }
-    int rc = add_point(p, a, opt, v, tok);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-/* One value of a sweep range of kind: 0, or -1 when tok is not one. */
-static int parse_point(enum point_kind kind, const char *tok, uint64_t *v) {
-  if (kind != POINTS_TOKENS) return cb_parse_size(tok, v);
-  long t;
-  if (parse_int(tok, 0, 1L << 24, &t)) return -1;
-  *v = (uint64_t)t;
-  return 0;
-}
-
-/* --tokens and --seq: a comma list, or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F).
- * The parts are parsed from a copy of the whole value (no fixed-size buffer: a cut value could
- * hide trailing garbage or lose its ':'). */
-static int parse_range(parser_t *p, cb_args_t *a, const char *opt, const char *s, enum point_kind kind) {
-  if (!strchr(s, ':')) return parse_point_list(p, a, opt, s, kind);
-  char why[256];
-  char *buf = strdup(s);
-  if (!buf) return fail(p, "%s: out of memory", opt);
-  char *c1 = strchr(buf, ':');
-  *c1 = 0;
-  char *c2 = strchr(c1 + 1, ':');
-  if (c2) *c2 = 0;
-  uint64_t lo, hi;
-  double f = 2.0;
-  int bad = parse_point(kind, buf, &lo) || parse_point(kind, c1 + 1, &hi) ||
-            (c2 && (parse_real(c2 + 1, &f) || f <= 1.0));
-  free(buf);
-  if (bad)
-    return fail(p, "%s: '%s' is not A:B or A:B:F (%s, factor > 1)", opt, s,
-                kind == POINTS_TOKENS ? "integers 0..16777216" : "lengths with an optional K/M suffix");
-  if (lo == 0) return fail(p, "%s: a geometric range cannot start at 0 ('%s'); list 0 explicitly", opt, s);
-  int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-  if (n < 0) return fail(p, "%s: %s", opt, why);
-  a->npoints = n;
-  return 0;
-}
-
-/* Whether two output paths name one file: equal text, or the same name in the same directory
- * once the directory is resolved ("out/r" and "./out/../out/r"). A directory that does not
- * exist yet falls back to the text. */
-static int same_output_path(const char *x, const char *y) {
-  if (strcmp(x, y) == 0) return 1;
-  const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
-  if (strcmp(bx ? bx + 1 : x, by ? by + 1 : y) != 0) return 0;
-  char dx[CB_PATH_MAX], dy[CB_PATH_MAX];
-  snprintf(dx, sizeof dx, "%.*s", bx ? (int)(bx - x) + 1 : 1, bx ? x : ".");
-  snprintf(dy, sizeof dy, "%.*s", by ? (int)(by - y) + 1 : 1, by ? y : ".");
-  char *rx = realpath(dx, NULL), *ry = realpath(dy, NULL);
-  int same = rx && ry && strcmp(rx, ry) == 0;
-  free(rx);
-  free(ry);
-  return same;
-}
-
-/* --csv and --json (and the JSON's FILE.partial.jsonl and FILE.tmp) must be different files:
- * otherwise the JSON's final rename silently replaces the CSV. */
-static int check_output_paths(parser_t *p, const cb_args_t *a) {
-  if (!a->csv[0] || !a->json[0]) return 0;
-  static const char *json_files[] = {"", ".partial.jsonl", ".tmp"};
-  for (size_t i = 0; i < sizeof json_files / sizeof json_files[0]; i++) {
-    char jf[CB_PATH_MAX + 16];
-    snprintf(jf, sizeof jf, "%s%s", a->json, json_files[i]);
-    if (same_output_path(a->csv, jf))
-      return fail(p, "--csv '%s' and --json '%s' would write the same file ('%s'); give two different names", a->csv,
-                  a->json, jf);
-  }
-  return 0;
-}
-
-/* argv joined with spaces for the results metadata; a command line longer than out is cut at
- * a UTF-8 character boundary, never inside a character. */
-static void join_cmdline(char *out, size_t cap, int argc, char **argv) {
-  size_t off = 0;
-  out[0] = 0;
-  for (int i = 0; i < argc; i++) {
-    size_t room = cap - 1 - off;
-    if (i && room) {
-      out[off++] = ' ';
-      room--;
-    }
-    size_t len = strlen(argv[i]);
-    size_t take = len <= room ? len : cb_utf8_prefix(argv[i], room);
-    memcpy(out + off, argv[i], take);
-    off += take;
-    if (take < len) break;
-  }
-  out[off] = 0;
-}
 
 static void defaults(cb_args_t *a) {
   memset(a, 0, sizeof *a);
@@ -317,40 +87,40 @@ typedef struct seen {
 } seen_t;
 
 /* Step 1: FAMILY (or -h/--help) as argv[1]. */
-static int parse_family(parser_t *p, int argc, char **argv, cb_args_t *a) {
-  if (argc < 2) return fail(p, "missing FAMILY (accepted: %s); see --help", cb_family_accepted());
+static int parse_family(cb_argp_t *p, int argc, char **argv, cb_args_t *a) {
+  if (argc < 2) return cb_argp_fail(p, "missing FAMILY (accepted: %s); see --help", cb_family_accepted());
   if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) return CB_ARGS_HELP;
   if (cb_family_parse(argv[1], &a->family))
-    return fail(p, "unknown family '%s' (accepted: %s)", argv[1], cb_family_accepted());
+    return cb_argp_fail(p, "unknown family '%s' (accepted: %s)", argv[1], cb_family_accepted());
   return CB_ARGS_OK;
 }
 
 /* -b, -e, -f, -i, --sizes. */
-static int size_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
+static int size_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
   uint64_t u;
   double d;
   switch (id) {
   case O_MINB:
   case O_MAXB:
     if (cb_parse_size(val, &u))
-      return fail(p, "%s: '%s' is not a size (digits with an optional K, M, G or T suffix)", arg, val);
-    if (u > CB_MAX_BUFFER_BYTES) return too_large(p, arg, val);
+      return cb_argp_fail(p, "%s: '%s' is not a size (digits with an optional K, M, G or T suffix)", arg, val);
+    if (u > CB_MAX_BUFFER_BYTES) return cb_argp_too_large(p, arg, val);
     if (id == O_MINB) s->minb = u;
     else s->maxb = u;
     s->size = s->bounds = 1;
     return CB_ARGS_OK;
   case O_FACTOR:
-    if (parse_real(val, &d) || d <= 1.0) return fail(p, "%s: '%s' is not a step factor > 1", arg, val);
+    if (cb_argp_real(val, &d) || d <= 1.0) return cb_argp_fail(p, "%s: '%s' is not a step factor > 1", arg, val);
     s->factor = d;
     s->factor_given = s->size = 1;
     return CB_ARGS_OK;
   case O_STEP:
-    if (cb_parse_size(val, &u) || u == 0) return fail(p, "%s: '%s' is not a step size > 0", arg, val);
+    if (cb_parse_size(val, &u) || u == 0) return cb_argp_fail(p, "%s: '%s' is not a step size > 0", arg, val);
     s->step = u;
     s->step_given = s->size = 1;
     return CB_ARGS_OK;
   default: { /* O_SIZES */
-    int rc = parse_point_list(p, a, "--sizes", val, POINTS_BYTES);
+    int rc = cb_argp_point_list(p, a, "--sizes", val, CB_POINTS_BYTES);
     if (rc) return rc;
     s->list = s->size = 1;
     return CB_ARGS_OK;
@@ -359,7 +129,7 @@ static int size_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *ar
 }
 
 /* --tokens, --hidden, --topk, --experts, --routing, --model, --uneven, --validate, --drop. */
-static int moe_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
+static int moe_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
   long v;
   double d;
   char why[256];
@@ -367,153 +137,153 @@ static int moe_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg
   switch (id) {
   case O_TOKENS:
     s->tokens = 1;
-    return parse_range(p, a, "--tokens", val, POINTS_TOKENS);
+    return cb_argp_range(p, a, "--tokens", val, CB_POINTS_TOKENS);
   case O_HIDDEN:
   case O_TOPK:
   case O_EXPERTS:
-    if (parse_int(val, 1, 1 << 20, &v)) return fail(p, "%s: '%s' is not a positive integer", arg, val);
+    if (cb_argp_int(val, 1, 1 << 20, &v)) return cb_argp_fail(p, "%s: '%s' is not a positive integer", arg, val);
     if (id == O_HIDDEN) a->moe.hidden = (int)v;
     else if (id == O_TOPK) a->moe.topk = (int)v;
     else a->moe.experts = (int)v;
     s->shape = 1;
     return CB_ARGS_OK;
   case O_ROUTING:
-    if (cb_routing_parse(val, &a->moe.routing, why, sizeof why)) return fail(p, "--routing: %s", why);
+    if (cb_routing_parse(val, &a->moe.routing, why, sizeof why)) return cb_argp_fail(p, "--routing: %s", why);
     return CB_ARGS_OK;
   case O_MODEL:
     if (cb_moe_preset(val, &a->moe))
-      return fail(p, "--model: unknown model '%s' (accepted: %s)", val, cb_moe_presets_accepted());
+      return cb_argp_fail(p, "--model: unknown model '%s' (accepted: %s)", val, cb_moe_presets_accepted());
     s->model = 1;
     return CB_ARGS_OK;
   case O_UNEVEN: a->moe.uneven = 1; return CB_ARGS_OK;
   case O_VALIDATE: a->moe.validate = 1; return CB_ARGS_OK;
   default: /* O_DROP */
-    if (parse_real(val, &d) || d < 0.0 || d >= 1.0) return fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
+    if (cb_argp_real(val, &d) || d < 0.0 || d >= 1.0) return cb_argp_fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
     a->moe.drop = d;
     return CB_ARGS_OK;
   }
 }
 
 /* --seq, --batch, --heads, --kv-heads, --head-dim, --causal, --save. */
-static int attn_option(parser_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
+static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
   long v;
   s->attn_opt = 1;
   switch (id) {
   case O_SEQ:
     s->seq = 1;
-    return parse_range(p, a, "--seq", val, POINTS_SEQ);
+    return cb_argp_range(p, a, "--seq", val, CB_POINTS_SEQ);
   case O_BATCH:
   case O_HEADS:
   case O_KVHEADS:
   case O_HEADDIM:
-    if (parse_int(val, 1, 4096, &v)) return fail(p, "%s: '%s' is not an integer 1..4096", arg, val);
+    if (cb_argp_int(val, 1, 4096, &v)) return cb_argp_fail(p, "%s: '%s' is not an integer 1..4096", arg, val);
     if (id == O_BATCH) a->attn.batch = (int)v;
     else if (id == O_HEADS) a->attn.heads = (int)v, s->heads = 1;
     else if (id == O_KVHEADS) a->attn.kv_heads = (int)v, s->kv_heads = 1;
     else a->attn.head_dim = (int)v;
     return CB_ARGS_OK;
   case O_CAUSAL:
-    if (cb_attn_parse_causal(val, &a->attn.causal_modes)) return fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
+    if (cb_attn_parse_causal(val, &a->attn.causal_modes)) return cb_argp_fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
     return CB_ARGS_OK;
   default: /* O_SAVE */
-    if (!val[0] || strlen(val) >= sizeof a->attn.save_dir) return fail(p, "--save: bad directory name '%s'", val);
+    if (!val[0] || strlen(val) >= sizeof a->attn.save_dir) return cb_argp_fail(p, "--save: bad directory name '%s'", val);
     snprintf(a->attn.save_dir, sizeof a->attn.save_dir, "%s", val);
     return CB_ARGS_OK;
   }
 }
 
 /* Everything else: what to run, timing, checking, output, placement. */
-static int run_option(parser_t *p, cb_args_t *a, const cb_family_info_t *fi, enum opt_id id, const char *arg,
+static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, enum opt_id id, const char *arg,
                       const char *val) {
   long v;
   uint64_t u;
   double d;
   switch (id) {
   case O_ITERS:
-    if (parse_int(val, 1, 1000000, &v)) return fail(p, "%s: '%s' is not an iteration count 1..1000000", arg, val);
+    if (cb_argp_int(val, 1, 1000000, &v)) return cb_argp_fail(p, "%s: '%s' is not an iteration count 1..1000000", arg, val);
     a->iters = (int)v;
     return CB_ARGS_OK;
   case O_WARMUP:
-    if (parse_int(val, 0, 1000000, &v)) return fail(p, "%s: '%s' is not a count 0..1000000", arg, val);
+    if (cb_argp_int(val, 0, 1000000, &v)) return cb_argp_fail(p, "%s: '%s' is not a count 0..1000000", arg, val);
     a->warmup = (int)v;
     return CB_ARGS_OK;
   case O_CHECK:
-    if (parse_int(val, 0, 1000, &v)) return fail(p, "%s: '%s' is not a check count 0..1000", arg, val);
+    if (cb_argp_int(val, 0, 1000, &v)) return cb_argp_fail(p, "%s: '%s' is not a check count 0..1000", arg, val);
     a->check_iters = (int)v;
     return CB_ARGS_OK;
   case O_DTYPE:
     a->ndtypes = 0;
-    return for_each_item(p, a, arg, val, add_dtype);
+    return cb_argp_each_item(p, a, arg, val, cb_argp_add_dtype);
   case O_OP:
     if (!fi->reduces)
-      return fail(p, "%s: %s does not reduce; -o applies to allreduce and reducescatter", arg, fi->name);
+      return cb_argp_fail(p, "%s: %s does not reduce; -o applies to allreduce and reducescatter", arg, fi->name);
     a->nops = 0;
-    return for_each_item(p, a, arg, val, add_op);
+    return cb_argp_each_item(p, a, arg, val, cb_argp_add_op);
   case O_GRAPH: a->modes = CB_MODE_GRAPH; return CB_ARGS_OK;
   case O_MODE:
     if (strcmp(val, "eager") == 0) a->modes = CB_MODE_EAGER;
     else if (strcmp(val, "graph") == 0) a->modes = CB_MODE_GRAPH;
     else if (strcmp(val, "both") == 0) a->modes = CB_MODE_EAGER | CB_MODE_GRAPH;
-    else return fail(p, "--mode: '%s' (accepted: eager, graph, both)", val);
+    else return cb_argp_fail(p, "--mode: '%s' (accepted: eager, graph, both)", val);
     return CB_ARGS_OK;
   case O_INPLACE:
     if (strcmp(val, "0") == 0) a->places = CB_PLACE_OUT;
     else if (strcmp(val, "1") == 0) a->places = CB_PLACE_IN;
     else if (strcmp(val, "both") == 0) a->places = CB_PLACE_OUT | CB_PLACE_IN;
-    else return fail(p, "--inplace: '%s' (accepted: 0, 1, both)", val);
+    else return cb_argp_fail(p, "--inplace: '%s' (accepted: 0, 1, both)", val);
     return CB_ARGS_OK;
   case O_TIMEOUT:
     /* below 0.1 s every batch of iterations would abort (the watchdog polls every few ms) */
-    if (parse_real(val, &d) || d < 0.1 || d > 86400.0)
-      return fail(p, "%s: '%s' is not a timeout in seconds (0.1 <= T <= 86400)", arg, val);
+    if (cb_argp_real(val, &d) || d < 0.1 || d > 86400.0)
+      return cb_argp_fail(p, "%s: '%s' is not a timeout in seconds (0.1 <= T <= 86400)", arg, val);
     a->timeout_s = d;
     return CB_ARGS_OK;
   case O_ALGO:
     a->nalgos = 0;
-    return for_each_item(p, a, arg, val, add_algo);
+    return cb_argp_each_item(p, a, arg, val, cb_argp_add_algo);
   case O_CSV:
   case O_JSON:
-    if (!val[0] || strlen(val) >= CB_PATH_MAX) return fail(p, "%s: bad file name '%s'", arg, val);
+    if (!val[0] || strlen(val) >= CB_PATH_MAX) return cb_argp_fail(p, "%s: bad file name '%s'", arg, val);
     snprintf(id == O_CSV ? a->csv : a->json, CB_PATH_MAX, "%s", val);
     return CB_ARGS_OK;
   case O_SEED:
-    if (parse_u64(val, &u)) return fail(p, "--seed: '%s' is not a non-negative integer", val);
+    if (cb_argp_u64(val, &u)) return cb_argp_fail(p, "--seed: '%s' is not a non-negative integer", val);
     a->seed = u;
     return CB_ARGS_OK;
   case O_NOBIND: a->no_bind = 1; return CB_ARGS_OK;
   case O_SMS:
     /* the device's own limit is checked once the GPU is open (launcher/main.c) */
-    if (parse_int(val, 1, CB_SMS_MAX, &v))
-      return fail(p, "%s: '%s' is not an SM count 1..%d (the SMs the custom kernels may use)", arg, val, CB_SMS_MAX);
+    if (cb_argp_int(val, 1, CB_SMS_MAX, &v))
+      return cb_argp_fail(p, "%s: '%s' is not an SM count 1..%d (the SMs the custom kernels may use)", arg, val, CB_SMS_MAX);
     a->sms = (int)v;
     return CB_ARGS_OK;
   case O_TIMING:
     if (strcmp(val, "iter") == 0) a->iter_timing = 1;
     else if (strcmp(val, "round") == 0) a->iter_timing = 0;
-    else return fail(p, "--timing: '%s' (accepted: iter, round)", val);
+    else return cb_argp_fail(p, "--timing: '%s' (accepted: iter, round)", val);
     return CB_ARGS_OK;
   case O_HELP: return CB_ARGS_HELP;
   case O_NGPUS:
-    return fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
-  default: return fail(p, "%s: internal error: option not handled", arg);
+    return cb_argp_fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
+  default: return cb_argp_fail(p, "%s: internal error: option not handled", arg);
   }
 }
 
 /* Step 2: the options after FAMILY, each with its value ("-b 8", "-b8", "--minbytes=8"). */
-static int parse_options(parser_t *p, int argc, char **argv, cb_args_t *a, seen_t *s) {
+static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen_t *s) {
   const cb_family_info_t *fi = cb_family_info(a->family);
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
     const struct opt *o = find_opt(arg, &val);
     if (!o) {
-      if (arg[0] == '-') return fail(p, "unknown option '%s'; see --help", arg);
-      return fail(p, "unexpected argument '%s' (the family comes first, once); see --help", arg);
+      if (arg[0] == '-') return cb_argp_fail(p, "unknown option '%s'; see --help", arg);
+      return cb_argp_fail(p, "unexpected argument '%s' (the family comes first, once); see --help", arg);
     }
     if (o->takes_value && !val) {
-      if (i + 1 >= argc) return fail(p, "option '%s' needs a value", arg);
+      if (i + 1 >= argc) return cb_argp_fail(p, "option '%s' needs a value", arg);
       val = argv[++i];
     } else if (!o->takes_value && val) {
-      return fail(p, "option '%s' takes no value", arg);
+      return cb_argp_fail(p, "option '%s' takes no value", arg);
     }
     int rc;
     switch (o->id) {
@@ -538,43 +308,43 @@ static int parse_options(parser_t *p, int argc, char **argv, cb_args_t *a, seen_
 }
 
 /* Step 3 (ringattn): sequence lengths instead of sizes, bf16/half, and the shape check. */
-static int finish_ringattn(parser_t *p, cb_args_t *a, const seen_t *s) {
+static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->moe_opt)
-    return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
-  if (s->size) return fail(p, "ringattn sweeps the sequence length: use --seq instead of -b/-e/-f/-i/--sizes");
+    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
+  if (s->size) return cb_argp_fail(p, "ringattn sweeps the sequence length: use --seq instead of -b/-e/-f/-i/--sizes");
   /* --heads alone: as many K/V heads (plain multi-head attention) */
   if (s->heads && !s->kv_heads) a->attn.kv_heads = a->attn.heads;
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
   if (!s->seq) {
     char why[256];
     int n = cb_sweep(8192, 65536, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-    if (n < 0) return fail(p, "--seq: %s", why);
+    if (n < 0) return cb_argp_fail(p, "--seq: %s", why);
     a->npoints = n;
   }
   for (int i = 0; i < a->npoints; i++)
     if (a->points[i] == 0 || a->points[i] > CB_ATTN_MAX_SEQ)
-      return fail(p, "--seq: %llu is not a sequence length 1..%llu", (unsigned long long)a->points[i],
+      return cb_argp_fail(p, "--seq: %llu is not a sequence length 1..%llu", (unsigned long long)a->points[i],
                   CB_ATTN_MAX_SEQ);
   a->nops = 1;
   a->ops[0] = CB_OP_NONE;
   if (s->inplace && (a->places & CB_PLACE_IN))
-    return fail(p, "--inplace: ringattn has no in-place form (its output is a separate tensor); leave it out or give 0");
+    return cb_argp_fail(p, "--inplace: ringattn has no in-place form (its output is a separate tensor); leave it out or give 0");
   a->places = CB_PLACE_OUT;
   char why[256];
   for (int t = 0; t < a->ndtypes; t++)
-    if (cb_attn_config_check(&a->attn, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
+    if (cb_attn_config_check(&a->attn, a->dtypes[t], why, sizeof why)) return cb_argp_fail(p, "%s", why);
   return CB_ARGS_OK;
 }
 
 /* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
-static int finish_moe(parser_t *p, cb_args_t *a, const seen_t *s) {
+static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->attn_opt)
-    return fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
-  if (s->size) return fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
+    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
+  if (s->size) return cb_argp_fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
   for (int t = 0; t < a->ndtypes; t++)
     if (a->dtypes[t] != CB_BF16 && a->dtypes[t] != CB_FP8E4M3)
-      return fail(p, "-d: moe dispatch supports bfloat16 and fp8e4m3, not '%s'", cb_dtype_name(a->dtypes[t]));
+      return cb_argp_fail(p, "-d: moe dispatch supports bfloat16 and fp8e4m3, not '%s'", cb_dtype_name(a->dtypes[t]));
   if (!s->tokens) {
     int n = cb_sweep(128, 4096, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, p->err, p->errlen);
     if (n < 0) return CB_ARGS_ERROR;
@@ -583,37 +353,37 @@ static int finish_moe(parser_t *p, cb_args_t *a, const seen_t *s) {
   int any_tokens = 0;
   for (int i = 0; i < a->npoints; i++) any_tokens |= a->points[i] > 0;
   if (!any_tokens)
-    return fail(p, "--tokens: every value is 0: no rank would have a token to dispatch (a 0 may appear in a list "
+    return cb_argp_fail(p, "--tokens: every value is 0: no rank would have a token to dispatch (a 0 may appear in a list "
                    "with other counts)");
   a->nops = 1;
   a->ops[0] = CB_OP_NONE;
   if (s->inplace && (a->places & CB_PLACE_IN))
-    return fail(p, "--inplace: moe has no in-place form (tokens and received rows are separate buffers); leave it out or give 0");
+    return cb_argp_fail(p, "--inplace: moe has no in-place form (tokens and received rows are separate buffers); leave it out or give 0");
   a->places = CB_PLACE_OUT;
   if (a->moe.validate && a->check_iters == 0)
-    return fail(p, "--validate needs the correctness check: give -c 1 or more, not -c 0");
+    return cb_argp_fail(p, "--validate needs the correctness check: give -c 1 or more, not -c 0");
   char why[256];
   for (int t = 0; t < a->ndtypes; t++)
-    if (cb_moe_config_check(&a->moe, 0, a->dtypes[t], why, sizeof why)) return fail(p, "%s", why);
+    if (cb_moe_config_check(&a->moe, 0, a->dtypes[t], why, sizeof why)) return cb_argp_fail(p, "%s", why);
   return CB_ARGS_OK;
 }
 
 /* Step 3 (classic families): the size sweep, default dtype and op, in-place where it exists. */
-static int finish_classic(parser_t *p, cb_args_t *a, const seen_t *s) {
+static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   const cb_family_info_t *fi = cb_family_info(a->family);
   if (s->moe_opt)
-    return fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
+    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
   if (s->attn_opt)
-    return fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
-  if (s->factor_given && s->step_given) return fail(p, "give either -f (step factor) or -i (step size), not both");
+    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
+  if (s->factor_given && s->step_given) return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
   if (s->list && (s->factor_given || s->step_given || s->bounds))
-    return fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
+    return cb_argp_fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
   if (!s->list) {
     double factor = s->step_given ? 0.0 : s->factor_given ? s->factor : 2.0;
     char why[256];
     int n = cb_sweep(s->minb, s->maxb, factor, s->step_given ? s->step : 0, a->points, CB_MAX_SWEEP_POINTS, why,
                      sizeof why);
-    if (n < 0) return fail(p, "size sweep: %s", why);
+    if (n < 0) return cb_argp_fail(p, "size sweep: %s", why);
     a->npoints = n;
   }
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_FLOAT;
@@ -625,21 +395,21 @@ static int finish_classic(parser_t *p, cb_args_t *a, const seen_t *s) {
     a->ops[0] = CB_SUM;
   }
   if (!fi->has_inplace) {
-    if (a->places == CB_PLACE_IN) return fail(p, "--inplace 1: %s has no in-place form", fi->name);
+    if (a->places == CB_PLACE_IN) return cb_argp_fail(p, "--inplace 1: %s has no in-place form", fi->name);
     a->places = CB_PLACE_OUT;
   }
   return CB_ARGS_OK;
 }
 
 int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen) {
-  parser_t P = {err, errlen}, *p = &P;
+  cb_argp_t P = {err, errlen}, *p = &P;
   seen_t s = {.minb = 8, .maxb = 256ull << 20};
   defaults(a);
   err[0] = 0;
-  join_cmdline(a->cmdline, sizeof a->cmdline, argc, argv);
+  cb_argp_join_cmdline(a->cmdline, sizeof a->cmdline, argc, argv);
   int rc = parse_family(p, argc, argv, a);
   if (rc == CB_ARGS_OK) rc = parse_options(p, argc, argv, a, &s);
-  if (rc == CB_ARGS_OK) rc = check_output_paths(p, a);
+  if (rc == CB_ARGS_OK) rc = cb_argp_check_outputs(p, a);
   if (rc != CB_ARGS_OK) return rc;
   /* an explicit --hidden/--topk/--experts makes the shape no preset's, --model given or not */
   if (s.shape) snprintf(a->moe.model, sizeof a->moe.model, "custom");
