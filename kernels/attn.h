@@ -1,5 +1,5 @@
 /* Forward attention over one (query block, key/value block) pair, the building block of ring
- * attention (collectives/ringattn_*.c). Device code in kernels/attn_fwd.cu (tensor cores,
+ * attention (collectives/ringattn_*.c). Device code in kernels/attn_fwd_kernel.cuh and attn_fwd.cu (tensor cores,
  * mma.sync m16n8k16, fp32 accumulation, online softmax); a plain fp32 reference in
  * kernels/attn_reference.cu for the checks.
  *
@@ -58,17 +58,17 @@ int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 /* cb_attn_fwd with the warp shape chosen explicitly, for the kernel test and benchmark
  * (tests/gpu/attn_kernel_test.cu): rows_per_warp 16 (8 warps per 128-row CTA, Q in registers)
  * or 32 (4 warps, FlashAttention-2's shape). cb_attn_fwd uses the shape named by
- * CB_ATTN_ROWS_PER_WARP_D64 / _D128 in attn_fwd.cu (32 until the benchmark says otherwise). */
+ * CB_ATTN_ROWS_PER_WARP_D64 / _D128 in attn_fwd_kernel.cuh (32 until the benchmark says otherwise). */
 int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why, size_t n);
 
-/* The kernel's main-loop forms (attn_fwd.cu describes them), for the test and benchmark to
+/* The kernel's main-loop forms (attn_fwd_kernel.cuh describes them), for the test and benchmark to
  * compare side by side: 0 one 64-key tile at a time; 1 the tile as two 32-key halves, the
  * softmax of one woven into the Q K^T of the other; 2 the halves pipelined across tiles with
  * split K / V stages and one barrier per tile; 3 form 2 with an unconditional output rescale;
  * 4 form 2 without the weaving (the compiler's own order); 5 form 0 done on one 32-key half
  * after the other; 6 form 5 with incremental K/V copy addressing; 7 form 5 with tree
  * reductions of the row max and sum; 8 form 5 with both. Forms 1 to 8 exist for 32 rows per
- * warp only. cb_attn_fwd_shape uses the form named by CB_ATTN_FORM_D64 / _D128 in attn_fwd.cu
+ * warp only. cb_attn_fwd_shape uses the form named by CB_ATTN_FORM_D64 / _D128 in attn_fwd_kernel.cuh
  * with 32 rows per warp, form 0 with 16. */
 enum {
   CB_ATTN_FORM_TILE = 0,
