@@ -17,6 +17,7 @@
 #include "cb_testing.h"
 #include "moe_config.h"
 #include "moe_hier_plan.h"
+#include "moe_route_util.h"
 #include "moe_router.h"
 
 static void test_map(void) {
@@ -78,16 +79,8 @@ static void test_by_hand(void) {
 }
 
 static cb_moe_config_t cfg(int experts, int topk, const char *routing, double drop, int uneven) {
-  cb_moe_config_t c;
-  memset(&c, 0, sizeof c);
-  snprintf(c.model, sizeof c.model, "custom");
-  c.hidden = 128;
-  c.experts = experts;
-  c.topk = topk;
-  c.drop = drop;
+  cb_moe_config_t c = make_cfg(experts, topk, routing, drop);
   c.uneven = uneven;
-  char why[256] = "";
-  CHECK(cb_routing_parse(routing, &c.routing, why, sizeof why) == 0, "%s: %s", routing, why);
   return c;
 }
 
