@@ -1,6 +1,6 @@
 /* Helpers of the MoE routing CPU tests (test_moe_router.c, test_moe_layout.c,
- * test_moe_hier_plan.c): a checked
- * custom configuration, a checked routing, and the (token, slot) accessors of a routing. */
+ * test_moe_hier_plan.c): a checked custom configuration, a checked routing, and the (token,
+ * slot) accessors of a routing. */
 #ifndef CB_TEST_MOE_ROUTE_UTIL_H
 #define CB_TEST_MOE_ROUTE_UTIL_H
 
