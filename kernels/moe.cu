@@ -149,21 +149,7 @@ __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev
                        : (const uint4 *)(a.comb_src + ((a.custom ? (size_t)d * a.cap : (size_t)pre[d]) + (size_t)pos) *
                                                           a.comb_row_bytes);
     }
-    const int v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
-    for (int v = part * kPartChannels / 8 + lane; v < v1; v += 32) {
-      uint4 raw[CB_MAX_RANKS];
-#pragma unroll
-      for (int d = 0; d < CB_MAX_RANKS; d++)
-        if (src[d]) raw[d] = src[d][v]; /* all loads in flight before the sum */
-      float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, f[8];
-#pragma unroll
-      for (int d = 0; d < CB_MAX_RANKS; d++) {
-        if (!src[d]) continue;
-        cb_vec_to_float<__nv_bfloat16>(raw[d], f);
-        for (int c = 0; c < 8; c++) acc[c] += f[c];
-      }
-      ((uint4 *)((char *)a.out + (size_t)t * a.hidden * 2))[v] = cb_vec_from_float<__nv_bfloat16>(acc);
-    }
+    sum_rows(src, (uint4 *)((char *)a.out + (size_t)t * a.hidden * 2), a.hidden, part, lane);
   }
 }
 

@@ -209,26 +209,6 @@ __global__ void hier_barrier_kernel(cb_moe_hier_dev_t h, int slot) {
 
 /* ---- combine ---- */
 
-/* Sums the rows at src[0..ns) (bf16 combine rows; NULL entries skipped) over the channels of
- * one part into dst (one warp). */
-template <int kMax>
-__device__ __forceinline__ void sum_rows(const uint4 *const (&src)[kMax], uint4 *dst, int hidden, int part, int lane) {
-  const int v1 = min(hidden, (part + 1) * kPartChannels) / 8;
-  for (int v = part * kPartChannels / 8 + lane; v < v1; v += 32) {
-    uint4 raw[kMax];
-#pragma unroll
-    for (int q = 0; q < kMax; q++)
-      if (src[q]) raw[q] = src[q][v]; /* all loads in flight before the sum */
-    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, f[8];
-#pragma unroll
-    for (int q = 0; q < kMax; q++) {
-      if (!src[q]) continue;
-      cb_vec_to_float<__nv_bfloat16>(raw[q], f);
-      for (int c = 0; c < 8; c++) acc[c] += f[c];
-    }
-    dst[v] = cb_vec_from_float<__nv_bfloat16>(acc);
-  }
-}
 
 /* Per node row received from node i: the sum of the combine rows of this node's ranks for it,
  * into comb_send region i (sent back to the source's rail peer). */

@@ -263,6 +263,28 @@ __device__ __forceinline__ void list_row(const cb_moe_dev_t &a, size_t row) {
   }
 }
 
+/* Sums the rows at src[0..kMax) (bf16 combine rows; NULL entries skipped, in index order) over
+ * the channels of one part into dst (one warp): moe.cu's two-kernel combine and moe_hier.cu's
+ * node and final reduces. */
+template <int kMax>
+__device__ __forceinline__ void sum_rows(const uint4 *const (&src)[kMax], uint4 *dst, int hidden, int part, int lane) {
+  const int v1 = min(hidden, (part + 1) * kPartChannels) / 8;
+  for (int v = part * kPartChannels / 8 + lane; v < v1; v += 32) {
+    uint4 raw[kMax];
+#pragma unroll
+    for (int q = 0; q < kMax; q++)
+      if (src[q]) raw[q] = src[q][v]; /* all loads in flight before the sum */
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0}, f[8];
+#pragma unroll
+    for (int q = 0; q < kMax; q++) {
+      if (!src[q]) continue;
+      cb_vec_to_float<__nv_bfloat16>(raw[q], f);
+      for (int c = 0; c < 8; c++) acc[c] += f[c];
+    }
+    dst[v] = cb_vec_from_float<__nv_bfloat16>(acc);
+  }
+}
+
 __device__ __forceinline__ void prefix_counts(const int32_t *counts, int n, int *pre) {
   pre[0] = 0;
   for (int q = 0; q < n; q++) pre[q + 1] = pre[q] + counts[q];
