@@ -37,9 +37,6 @@ typedef struct ring {
 } ring_t;
 
 enum { FLAG_ARRIVED = 0, FLAG_FREED = 2, FLAGS = 4 };
-/* query rows per CTA of the attention kernel (kernels/attn_fwd_kernel.cuh CB_ATTN_BLOCK_M; attn.h does
- * not export it): only for the sms column */
-#define RA_ATTN_ROWS_PER_CTA 128
 /* each flag on its own 256-byte line, and the slots start 256-byte aligned */
 #define FLAG_STRIDE 256
 
@@ -84,10 +81,10 @@ static int ring_setup(cb_inst_t *in, char *why, size_t n) {
   in->priv = g;
   in->mem_bytes = g->x.mem + g->pm.bytes;
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
-  /* No SM moves data (the copy engine does): the sms column is the attention kernel's, one CTA
-   * per RA_ATTN_ROWS_PER_CTA query rows, head and batch (kernels/attn_fwd_kernel.cuh CB_ATTN_BLOCK_M).
-   * --sms does not cap it: it caps communication kernels, and this ring has none. */
-  int64_t ctas = (g->x.rows + RA_ATTN_ROWS_PER_CTA - 1) / RA_ATTN_ROWS_PER_CTA * in->p.attn->heads * in->p.attn->batch;
+  /* No SM moves data (the copy engine does): the sms column is the attention kernel's grid
+   * (cb_attn_fwd_ctas). --sms does not cap it: it caps communication kernels, and this ring has
+   * none. */
+  int64_t ctas = cb_attn_fwd_ctas((int64_t)g->x.rows, in->p.attn->heads, in->p.attn->batch);
   in->sms = cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas, in->world->sm_count);
   snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped", in->p.causal ? "zigzag" : "contiguous shards");
   return 0;

@@ -90,6 +90,10 @@ int cb_attn_fwd_occupancy(int head_dim, int rows_per_warp, int *ctas_per_sm, cha
 /* the same for a main-loop form */
 int cb_attn_fwd_form_occupancy(int head_dim, int rows_per_warp, int form, int *ctas_per_sm, char *why, size_t n);
 
+/* CTAs of one launch over q_rows query rows (one CTA per 128-row query tile, head and batch):
+ * the kernel's grid, for callers that report how many SMs it occupies. */
+int64_t cb_attn_fwd_ctas(int64_t q_rows, int heads, int batch);
+
 /* The argument checks both launchers run first (exported so a caller can validate a
  * configuration before allocating): 0, or -1 with the reason in why. */
 int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n);

@@ -170,6 +170,10 @@ extern "C" int cb_attn_fwd_occupancy(int head_dim, int rows_per_warp, int *ctas_
                                     ctas_per_sm, why, n);
 }
 
+extern "C" int64_t cb_attn_fwd_ctas(int64_t q_rows, int heads, int batch) {
+  return (q_rows + CB_ATTN_BLOCK_M - 1) / CB_ATTN_BLOCK_M * heads * batch;
+}
+
 extern "C" int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
   return cb_attn_fwd_shape(a, a && a->head_dim == 64 ? CB_ATTN_ROWS_PER_WARP_D64 : CB_ATTN_ROWS_PER_WARP_D128, s,
                            why, n);
