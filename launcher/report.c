@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -181,6 +182,13 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
 int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char *json_path,
                    const char *meta_json, char *why, size_t n) {
   memset(r, 0, sizeof *r);
+  /* the JSON is written beside json_path and renamed onto it at the end: a directory there
+   * would fail only then, after the whole run (checked before the CSV is created) */
+  struct stat st;
+  if (json_path && json_path[0] && stat(json_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(why, n, "cannot write JSON file '%s': it is a directory", json_path);
+    return -1;
+  }
   r->table = table;
   cb_sb_init(&r->meta);
   cb_sb_init(&r->rows);

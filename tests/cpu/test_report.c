@@ -184,6 +184,14 @@ int main(int argc, char **argv) {
     why[0] = 0;
     CHECK(cb_report_open(&r, NULL, "", "/nonexistent-dir/x.json", "{}", why, sizeof why) == -1, "open bad json");
     CHECK_CONTAINS(why, "/nonexistent-dir/x.json");
+    /* a directory as either output: refused at open, not after the run (the JSON's final rename
+     * onto a directory used to fail only at the end) */
+    why[0] = 0;
+    CHECK(cb_report_open(&r, NULL, "/tmp", "", "{}", why, sizeof why) == -1, "open csv onto a directory");
+    CHECK_CONTAINS(why, "'/tmp'");
+    why[0] = 0;
+    CHECK(cb_report_open(&r, NULL, "", "/tmp", "{}", why, sizeof why) == -1, "open json onto a directory");
+    CHECK_CONTAINS(why, "is a directory");
   }
 
   /* a full disk: the CSV's failed writes make the close fail (fclose alone returned 0 and the
