@@ -50,6 +50,21 @@ gpu_suite() {
   return $rc
 }
 
+# mps_start / mps_stop: the CUDA MPS daemon around the runs that put two ranks on one GPU
+# (2 x 2 virtual nodes): without it they take turns in millisecond time slices
+# (launcher/collbench-vnode). MPS=0 runs without it.
+mps_start() {
+  [ "${MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control > /dev/null || return 0
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d && echo "MPS daemon started" | tee -a "$OUT/logs/steps.txt"
+}
+mps_stop() {
+  [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || return 0
+  echo quit | nvidia-cuda-mps-control
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+}
+
 # Everything in one archive (the device tool returns at most 8 files).
 pack() {
   cp "$OUT/logs/steps.txt" "$OUT/steps.txt" 2>/dev/null

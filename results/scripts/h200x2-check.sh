@@ -48,12 +48,9 @@ fi
 if want vnodes && ! late vnodes; then
   re=${VNODES_RE:-.}
   step ctest_vnodes_2x1 90 ctest --test-dir build -L gpu -R "gpu_vnodes_2x1.*($re)" --output-on-failure --timeout 60
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  nvidia-cuda-mps-control -d && echo "MPS daemon started" >> "$OUT/logs/steps.txt"
+  mps_start
   late vnodes_2x2 || step ctest_vnodes_2x2 120 ctest --test-dir build -L gpu -R "gpu_vnodes_2x2.*($re)" --output-on-failure --timeout 60
-  echo quit | nvidia-cuda-mps-control
-  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  mps_stop
   mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/gpu-vnodes*.log "$OUT/logs/gpu/" 2>/dev/null
 fi
 if want ringattn && ! late ringattn; then
@@ -65,9 +62,7 @@ fi
 if want hierchunks && ! late hierchunks; then
   # hier all-reduce's pipeline depth on 2 x 2 virtual nodes under MPS: CB_AR_HIER_CHUNKS = each
   # of HIER_CHUNKS, then unset (the plan by size), NCCL in every run
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  nvidia-cuda-mps-control -d && echo "MPS daemon started" >> "$OUT/logs/steps.txt"
+  mps_start
   hrun=(launcher/collbench-run --build build --out "$R/hierchunks" --no-plots --vnodes 2 --gpus 2 --)
   hargs=(allreduce --algo nccl,hier -d bfloat16 --sizes "${HIER_SIZES:-4M,16M,64M}" --inplace 0 -n 20 -w 5 -T 120)
   for k in ${HIER_CHUNKS-1 2 4 8} plan; do
@@ -75,8 +70,7 @@ if want hierchunks && ! late hierchunks; then
     if [ "$k" = plan ]; then step "hier-chunks-$k" 40 "${hrun[@]}" "${hargs[@]}"
     else CB_AR_HIER_CHUNKS=$k step "hier-chunks-$k" 40 "${hrun[@]}" "${hargs[@]}"; fi
   done
-  echo quit | nvidia-cuda-mps-control
-  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  mps_stop
 fi
 if want split; then
   for cap in ${SPLIT_SMS:-32 132}; do

@@ -38,13 +38,10 @@ tests() { # tests NAME LIMIT REGEX: the GPU tests matching REGEX, their logs and
   mkdir -p "$OUT/logs/gpu"
   cp build/tests/gpu/gpu-vnodes*moe*.log build/tests/gpu/gpu-vnodes*moe*.csv "$OUT/logs/gpu/" 2>/dev/null
 }
-export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-nvidia-cuda-mps-control -d && echo "MPS daemon started" | tee -a "$OUT/logs/steps.txt"
+mps_start
 bstep moe_2x2 70 "${run[@]}" --vnodes 2 --gpus 2 -- "${MOE[@]}"
 tests tests_2x2 100 'gpu_vnodes_2x2_moe'
-echo quit | nvidia-cuda-mps-control
-unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+mps_stop
 bstep moe_2x1 40 "${run[@]}" --vnodes 2 --gpus 1 -- "${MOE[@]}"
 tests tests_2x1 70 'gpu_vnodes_2x1_moe'
 grep -hE "roundtrip|dispatch |combine " "$OUT"/logs/moe_2x*.log | head -80

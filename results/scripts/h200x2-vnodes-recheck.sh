@@ -7,14 +7,11 @@
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 begin
-export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-nvidia-cuda-mps-control -d && echo "MPS daemon started" >> "$OUT/logs/steps.txt"
+mps_start
 run=(launcher/collbench-run --build build --out "$R/vnodes" --no-plots --vnodes 2 --gpus 2 --)
 step a2a_2x2 60 "${run[@]}" alltoall --algo nccl,nccl_p2p,hier -b 1M -e 64M -f 4 -d bfloat16 -n 20 -w 5 -T 120
 step moe_2x2 60 "${run[@]}" moe --algo nccl,hier --model deepseek-v3 --tokens 128,4096 -d bfloat16,fp8e4m3 -n 10 -w 3 -T 120
-echo quit | nvidia-cuda-mps-control
-unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+mps_stop
 if [ "${RA:-1}" = 1 ]; then
   step ringattn 300 "${MPIRUN[@]}" "$CB" ringattn --seq 64K,128K -d bfloat16 --causal both -n 10 -w 2 -c 1 -T 200 \
     --csv "$R/ringattn.csv" --json "$R/ringattn.json"

@@ -17,19 +17,8 @@ if [ "${VNODE_TESTS:-0}" = 1 ]; then
   mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/gpu-vnodes*.log "$OUT/logs/gpu/" 2>/dev/null
 fi
 run=(launcher/collbench-run --build build --out "$OUT/results" --no-plots)
-# 2 x 2 puts two ranks on each GPU: without the CUDA MPS daemon they take turns in millisecond
-# time slices (launcher/collbench-vnode), so the daemon runs for that layout (MPS=0: not).
-mps_start() {
-  [ "${MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control > /dev/null || return 0
-  export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
-  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  nvidia-cuda-mps-control -d && echo "MPS daemon started" | tee -a "$OUT/logs/steps.txt"
-}
-mps_stop() {
-  [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || return 0
-  echo quit | nvidia-cuda-mps-control
-  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-}
+# 2 x 2 puts two ranks on each GPU: the MPS daemon runs for that layout (device-common.sh
+# mps_start; MPS=0: not).
 for layout in "2 1" "2 2"; do
   set -- $layout
   tag="${1}x${2}"
