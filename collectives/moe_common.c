@@ -7,6 +7,7 @@
 
 #include "cb_limits.h"
 #include "error_gpu.h"
+#include "moe_trace.h"
 
 const char *const cb_moe_phase_names[3] = {"layout", "dispatch", "combine"};
 
@@ -123,7 +124,7 @@ int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n) 
     }
   }
   CB_CUDA(cudaMemcpy(st->all_ntokens, nt, (size_t)N * 4, cudaMemcpyHostToDevice));
-  return 0;
+  return cb_moe_trace_setup(st, why, n);
 }
 
 void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {
@@ -158,6 +159,7 @@ void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {
   d->push_blocks = w->grid_sms < CB_MOE_MAX_PUSH_BLOCKS ? w->grid_sms : CB_MOE_MAX_PUSH_BLOCKS;
   d->timeout_ns = w->spin_timeout_ns;
   d->ctl = w->ctl_dev;
+  d->trace = st->trace;
   cb_moe_fill_tokens(d, in->p.seed, 1000, w->stream);
   CB_CUDA(cudaStreamSynchronize(w->stream));
 }
@@ -165,10 +167,11 @@ void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {
 void cb_moe_teardown(cb_inst_t *in) {
   cb_moe_state_t *st = in->priv;
   if (!st) return;
+  cb_moe_trace_dump(in, st);
   void *bufs[] = {st->x, st->out, st->ids, st->weights, st->all_ids, st->all_w, st->all_ntokens, st->send_count,
                   st->send_idx, st->send_pos, st->recv_count, st->expert_count, st->expert_rows, st->epochs,
                   st->d_wrong, st->send_rows, st->send_meta, st->recv_rows, st->recv_meta, st->comb_send,
-                  st->comb_recv};
+                  st->comb_recv, st->trace};
   /* st->send_rows .. comb_recv are the NCCL path's local buffers (NULL on the custom path,
    * whose row buffers live in the peer allocation) */
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)

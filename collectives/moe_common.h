@@ -24,6 +24,7 @@ typedef struct cb_moe_state {
   int32_t *send_count, *send_idx, *send_pos, *recv_count, *expert_count, *expert_rows;
   uint32_t *epochs;
   unsigned long long *d_wrong;
+  unsigned long long *trace; /* kernel time stamps (moe_trace.h; NULL: none) */
   int32_t *h_counts; /* pinned: [0,n) send, [n,2n) recv (NCCL path) */
   /* NCCL path buffers */
   char *send_rows, *send_meta, *recv_rows, *recv_meta, *comb_send, *comb_recv;

@@ -12,6 +12,7 @@
  * combine signal, sent after that receiver finished reading its call-k rows. */
 #include "error_gpu.h"
 #include "moe_rows.cuh"
+#include "moe_trace.cuh"
 
 namespace {
 
@@ -62,9 +63,12 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
 __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_dev_t a) {
   const int tid = threadIdx.x, lane = tid & 31;
   const int P = row_parts(a.hidden);
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, a.epoch_dispatch[blockIdx.x] + 1, CB_MOE_TP_START);
   for (int k = blockIdx.x * kDispatchWarps + (tid >> 5); k < a.ntokens * P; k += gridDim.x * kDispatchWarps)
     push_token_part(a, k / P, k % P, lane);
+  CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_DISPATCH, a.epoch_dispatch[blockIdx.x] + 1, CB_MOE_TP_PUSHED);
   if (a.custom) signal_peers(a, 0);
+  if (tid == (a.rank + 1) % a.nranks) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, a.epoch_dispatch[blockIdx.x] + 1, CB_MOE_TP_SIGNALLED);
   if (tid == 0) a.epoch_dispatch[blockIdx.x] += 1;
 }
 
@@ -73,7 +77,9 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_
 __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_t a) {
   __shared__ int pre[CB_MAX_RANKS + 1], cnt[CB_MAX_RANKS];
   const int tid = threadIdx.x, n = a.nranks;
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_EXPERT, a.epoch_dispatch[0], CB_MOE_TP_START);
   if (a.custom) wait_peers(a, 0, a.epoch_dispatch[0]);
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_EXPERT, a.epoch_dispatch[0], CB_MOE_TP_WAITED);
   if (tid < n) cnt[tid] = a.recv_count[tid];
   __syncthreads();
   if (tid == 0) prefix_counts(cnt, n, pre);
@@ -83,6 +89,7 @@ __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_
     while (i >= pre[q + 1]) q++;
     list_row(a, row_base(a, pre, q) + (size_t)(i - pre[q]));
   }
+  CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_EXPERT, a.epoch_dispatch[0], CB_MOE_TP_END);
 }
 
 /* Identity experts: y = sum over this row's local experts of w_k * expert_k(x), fp32. */

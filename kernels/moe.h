@@ -36,6 +36,26 @@ extern "C" {
 #define CB_MOE_CHUNK_ROWS_MIN 4
 #define CB_MOE_CHUNK_ROWS_MAX 32
 
+/* Kernel time stamps (kernels/moe_trace.cuh, builds with -DCB_MOE_TRACE=ON only): the buffer
+ * cb_moe_dev_t.trace is uint64 [CB_MOE_TRACE_SLOTS][CB_MOE_TRACE_KERNELS][CB_MOE_MAX_PUSH_BLOCKS]
+ * [CB_MOE_TRACE_POINTS] nanoseconds. Kernels and what their points mean: */
+#define CB_MOE_TRACE_SLOTS 64
+#define CB_MOE_TRACE_KERNELS 4
+#define CB_MOE_TRACE_POINTS 8
+#define CB_MOE_TK_DISPATCH_LL 0 /* peer_ll's dispatch */
+#define CB_MOE_TK_COMBINE 1     /* the one-kernel combine (peer, peer_ll) */
+#define CB_MOE_TK_DISPATCH 2    /* peer's dispatch push */
+#define CB_MOE_TK_EXPERT 3      /* peer's expert layout */
+#define CB_MOE_TP_START 0 /* first instruction (thread 0) */
+#define CB_MOE_TP_A 1     /* dispatch_ll: counted; combine push block: first chunk stored */
+#define CB_MOE_TP_B 2     /* dispatch_ll: positions written; combine push block: first flag raised */
+#define CB_MOE_TP_PUSHED 3 /* rows pushed (block barrier); combine push block: last flag raised */
+#define CB_MOE_TP_SIGNALLED 4 /* the flag / completion signal to the first peer stored (its thread);
+                               * combine reduce block: warp 0's first wait done */
+#define CB_MOE_TP_WAITED 5 /* the wait for peers done (block barrier); combine reduce block: warp 0 done */
+#define CB_MOE_TP_END 6    /* every thread done (block barrier) */
+#define CB_MOE_TRACE_EPOCH 7 /* not a time: the epoch of this slot */
+
 typedef struct cb_moe_dev {
   int rank, nranks, ntokens, cap, hidden, topk, experts_per_rank, fp8, custom;
   /* grid of the push kernels: one block per SM the world agreed on (at most
@@ -73,6 +93,7 @@ typedef struct cb_moe_dev {
   uint32_t *expert_zeroed;
   uint64_t timeout_ns;
   unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */
+  unsigned long long *trace; /* time stamps (above; NULL: none; only trace builds write them) */
 } cb_moe_dev_t;
 
 void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s);

@@ -21,6 +21,7 @@
  * that peer arrived here (the peer's pushers have read them). */
 #include "error_gpu.h"
 #include "moe_rows.cuh"
+#include "moe_trace.cuh"
 
 namespace {
 
@@ -96,7 +97,9 @@ __device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
       }
     }
     __syncthreads(); /* the chunk's rows are stored, by every warp */
+    if (threadIdx.x == 0 && c == (int)blockIdx.x) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_A);
     if (threadIdx.x == 0) cb_st_release_sys(chunk_flag(a, q, r, ci), epoch);
+    if (threadIdx.x == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, c == (int)blockIdx.x ? CB_MOE_TP_B : CB_MOE_TP_PUSHED);
   }
 }
 
@@ -251,6 +254,7 @@ __device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
     if (lane < n && lane != r && pos >= 0)
       cb_wait_geq_acquire_sys(chunk_flag(a, r, lane, pos / a.chunk_rows), epoch, a.timeout_ns, a.ctl, r, lane, 1);
     __syncwarp(); /* the acquires above, for every lane; the previous item's readers of src[warp] are done */
+    if (threadIdx.x == 0 && i == b) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_SIGNALLED);
     if (lane < n && pos >= 0) {
       source s;
       if (lane == r) {
@@ -273,6 +277,7 @@ __device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
     uint4 *out = (uint4 *)((char *)a.out + (size_t)t * a.hidden * 2);
     sum_slice<FP8, TWO>(a.hidden, src[warp], ns, v0 + lane, v1, out);
   }
+  if (threadIdx.x == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_WAITED);
 }
 
 /* One instance per dispatch dtype (FP8 = a.fp8) and one reduce loop per source bound (2 ranks
@@ -282,9 +287,11 @@ __device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
 template <bool FP8>
 __global__ void __launch_bounds__(kCombThreads) combine_fused_kernel(cb_moe_dev_t a) {
   const uint32_t epoch = a.epoch_combine[blockIdx.x] + 1;
+  if (threadIdx.x == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_START);
   if ((int)blockIdx.x < a.comb_push_blocks) push_chunks(a, epoch);
   else if (a.nranks <= 2) reduce_tokens<FP8, true>(a, epoch); /* two item loops: one sum path each */
   else reduce_tokens<FP8, false>(a, epoch);
+  CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_END);
   if (threadIdx.x == 0) a.epoch_combine[blockIdx.x] = epoch;
 }
 

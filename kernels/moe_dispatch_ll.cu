@@ -46,6 +46,7 @@
  * few at 4096, against a kernel launch and a cross-GPU count round trip saved. */
 #include "error_gpu.h"
 #include "moe_rows.cuh"
+#include "moe_trace.cuh"
 
 namespace {
 
@@ -84,6 +85,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
             warp = tid >> 5;
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
   const uint32_t e = a.epoch_dispatch[blockIdx.x] + 1; /* this block's word, advanced at the end */
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_START);
   if (tid < n) before[tid] = total[tid] = 0;
   /* this call's lists count from zero (the layout kernel's job in peer) */
   if (blockIdx.x == 0)
@@ -101,6 +103,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
     }
   }
   __syncthreads();
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_A);
   /* 2. block 0 publishes this rank's totals (the receivers learn theirs from the ranges) */
   if (blockIdx.x == 0 && tid < n) {
     a.send_count[tid] = total[tid];
@@ -144,16 +147,19 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
     }
     __syncthreads(); /* warp_cnt is reused; send_pos is read below */
   }
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_B);
   /* 4. this range's rows: each part loaded (quantized) once, stored to every destination */
   const int P = row_parts(a.hidden);
   for (int k = warp; k < (t1 - t0) * P; k += kDispatchWarps) push_token_part(a, t0 + k / P, k % P, lane);
   /* 5. this block's range of each peer's list, then its flag there (rows, metadata and range
    * published by the release after the barrier) */
   __syncthreads();
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_PUSHED);
   if (tid < n && tid != r) {
     const uint2 range = make_uint2((uint32_t)before[tid], (uint32_t)(running[tid] - before[tid]));
     *range_slot(a, a.base[tid], e, blockIdx.x, r) = range;
     cb_st_release_sys(cb_pad_flag((char *)a.base[tid] + a.pad_off, kDispatchFlagSlot, blockIdx.x, r), e);
+    if (tid == (r + 1) % n) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_SIGNALLED);
   }
   /* 6. the rows block b of every source wrote here, into the expert lists */
   if (tid < n) {
@@ -171,7 +177,9 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   }
   if (tid == 0) cb_wait_geq_acquire_sys(a.expert_zeroed, e, a.timeout_ns, a.ctl, r, r, kDispatchFlagSlot);
   __syncthreads();
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_WAITED);
   for (int q = 0; q < n; q++) list_rows(a, q, first[q], rows[q]);
+  CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_END);
   if (tid == 0) a.epoch_dispatch[blockIdx.x] = e;
 }
 

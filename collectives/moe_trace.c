@@ -1,0 +1,62 @@
+/* Implementation of moe_trace.h. */
+#include "moe_trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "error_gpu.h"
+#include "dtype.h"
+
+#define TRACE_WORDS ((size_t)CB_MOE_TRACE_SLOTS * CB_MOE_TRACE_KERNELS * CB_MOE_MAX_PUSH_BLOCKS * CB_MOE_TRACE_POINTS)
+
+int cb_moe_trace_setup(cb_moe_state_t *st, char *why, size_t n) {
+  const char *dir = getenv("CB_MOE_TRACE");
+  if (!dir) return 0;
+#if !(defined(CB_MOE_TRACE) && CB_MOE_TRACE)
+  snprintf(why, n, "CB_MOE_TRACE is set, but this build has no MoE kernel time stamps (configure with -DCB_MOE_TRACE=ON)");
+  return -1;
+#else
+  struct stat sb;
+  if (!*dir || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+    snprintf(why, n, "CB_MOE_TRACE='%.200s': not an existing folder (the time stamp files go there)", dir);
+    return -1;
+  }
+  /* not through cb_moe_alloc: a diagnostic buffer is no part of the row's mem_bytes */
+  if (CB_TRY_CUDA(cudaMalloc((void **)&st->trace, TRACE_WORDS * 8), why, n)) return -1;
+  CB_CUDA(cudaMemset(st->trace, 0, TRACE_WORDS * 8));
+  return 0;
+#endif
+}
+
+void cb_moe_trace_dump(const cb_inst_t *in, const cb_moe_state_t *st) {
+  if (!st->trace) return;
+  unsigned long long *h = malloc(TRACE_WORDS * 8);
+  if (!h) {
+    CB_WARN("CB_MOE_TRACE: out of host memory, time stamps not written");
+    return;
+  }
+  CB_CUDA(cudaMemcpy(h, st->trace, TRACE_WORDS * 8, cudaMemcpyDeviceToHost));
+  char path[1024];
+  snprintf(path, sizeof path, "%s/moe-r%d-%s-%s-%s-%llu.txt", getenv("CB_MOE_TRACE"), st->r, in->algo->name,
+           cb_dtype_name(in->p.dtype), in->p.graph ? "graph" : "eager", (unsigned long long)in->p.tokens);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    CB_WARN("CB_MOE_TRACE: cannot write %s, time stamps not written", path);
+    free(h);
+    return;
+  }
+  fprintf(f, "# kernel block epoch t0 t1 t2 t3 t4 t5 t6 (kernels/moe.h CB_MOE_TK_*, CB_MOE_TP_*; ns, 0 = none)\n");
+  for (size_t slot = 0; slot < CB_MOE_TRACE_SLOTS; slot++)
+    for (int k = 0; k < CB_MOE_TRACE_KERNELS; k++)
+      for (int b = 0; b < CB_MOE_MAX_PUSH_BLOCKS; b++) {
+        const unsigned long long *p =
+            h + ((slot * CB_MOE_TRACE_KERNELS + (size_t)k) * CB_MOE_MAX_PUSH_BLOCKS + (size_t)b) * CB_MOE_TRACE_POINTS;
+        if (!p[CB_MOE_TRACE_EPOCH]) continue;
+        fprintf(f, "%d %d %llu", k, b, p[CB_MOE_TRACE_EPOCH]);
+        for (int i = 0; i < CB_MOE_TRACE_EPOCH; i++) fprintf(f, " %llu", p[i]);
+        fputc('\n', f);
+      }
+  if (fclose(f) != 0) CB_WARN("CB_MOE_TRACE: writing %s failed", path);
+  free(h);
+}

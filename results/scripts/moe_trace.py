@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Reads the MoE kernel time stamps of a -DCB_MOE_TRACE=ON build (collectives/moe_trace.h) and
+prints, per file, where a call's time goes: for every kernel and stamp point, the earliest,
+median and latest block, in microseconds after the call's first stamp (the earliest block start
+of its first kernel), as the mean over the calls in the file (the first and last WARM calls
+left out). Also the call period (first stamp to the next call's first stamp), which in a graph
+of back-to-back calls is the round trip the bench reports.
+
+  results/scripts/moe_trace.py FILE...   (moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>.txt)
+"""
+import statistics
+import sys
+
+KERNELS = {0: "dispatch_ll", 1: "combine", 2: "dispatch_push", 3: "expert_layout"}
+POINTS = {
+    0: ["start", "counted", "positions", "pushed", "flag raised", "waited", "end"],
+    1: ["start", "push: 1st chunk stored", "push: 1st flag", "push: last flag", "reduce: 1st wait done",
+        "reduce: warp 0 done", "end"],
+    2: ["start", "", "", "pushed", "signalled", "", "end"],
+    3: ["start", "", "", "", "", "waited", "end"],
+}
+WARM = 2
+
+
+def read(path):
+    calls = {}  # epoch -> kernel -> [stamps per block]
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            v = [int(x) for x in line.split()]
+            k, _b, e, ts = v[0], v[1], v[2], v[3:]
+            calls.setdefault(e, {}).setdefault(k, []).append(ts)
+    return calls
+
+
+def report(path):
+    calls = read(path)
+    epochs = sorted(calls)
+    if len(epochs) <= 2 * WARM:
+        print(f"{path}: {len(epochs)} calls, too few")
+        return
+    firsts = {}
+    for e in epochs:
+        starts = [ts[0] for k in calls[e] for ts in calls[e][k] if ts[0]]
+        firsts[e] = min(starts)
+    use = epochs[WARM:-WARM]
+    acc = {}  # (k, p) -> list of (min, med, max)
+    for e in use:
+        for k, blocks in calls[e].items():
+            for p in range(7):
+                xs = [(ts[p] - firsts[e]) / 1000.0 for ts in blocks if ts[p]]
+                if xs:
+                    acc.setdefault((k, p), []).append((min(xs), statistics.median(xs), max(xs)))
+    periods = [(firsts[b] - firsts[a]) / 1000.0 for a, b in zip(epochs, epochs[1:]) if b == a + 1]
+    print(f"== {path}: {len(use)} calls (epochs {use[0]}..{use[-1]})")
+    if periods:
+        print(f"   call period (first stamp to the next call's): median {statistics.median(periods):.2f} us, "
+              f"min {min(periods):.2f}")
+    print(f"   {'kernel':14s} {'point':24s} {'first':>8s} {'median':>8s} {'last':>8s}  (us after the call's first stamp)")
+    for (k, p) in sorted(acc, key=lambda kp: (statistics.mean(x[0] for x in acc[kp]), kp)):
+        xs = acc[(k, p)]
+        m = [statistics.mean(x[i] for x in xs) for i in range(3)]
+        name = POINTS.get(k, [""] * 7)[p] or f"p{p}"
+        print(f"   {KERNELS.get(k, k):14s} {name:24s} {m[0]:8.2f} {m[1]:8.2f} {m[2]:8.2f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for p in sys.argv[1:]:
+        report(p)
