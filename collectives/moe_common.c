@@ -156,6 +156,7 @@ void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {
   d->epoch_dispatch = st->epochs + CB_MOE_MAX_PUSH_BLOCKS;
   d->epoch_combine = st->epochs + 2 * CB_MOE_MAX_PUSH_BLOCKS;
   d->expert_zeroed = st->epochs + 3 * CB_MOE_MAX_PUSH_BLOCKS;
+  d->work = st->epochs + 3 * CB_MOE_MAX_PUSH_BLOCKS + 1;
   d->push_blocks = w->grid_sms < CB_MOE_MAX_PUSH_BLOCKS ? w->grid_sms : CB_MOE_MAX_PUSH_BLOCKS;
   d->timeout_ns = w->spin_timeout_ns;
   d->ctl = w->ctl_dev;

@@ -59,17 +59,29 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
 
 /* Token-major: a warp loads (and for fp8 quantizes) one part of a token's row once and stores
  * it to each of the token's destinations (was: one item per destination, each loading and
- * quantizing again). */
+ * quantizing again). Items (token, part) go in batches of G consecutive ones: warp w of the grid
+ * takes batch w, then claims more from the call's work counter (moe.h CB_MOE_WORK_*), the
+ * claim issued before the batch so its answer is there when the batch is done. G: about 8
+ * batches per warp, so the counter sees a few thousand claims at 4096 tokens, and one item per
+ * batch at decode sizes, where the first (fixed) batch is all a warp does. */
 __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_dev_t a) {
   const int tid = threadIdx.x, lane = tid & 31;
-  const int P = row_parts(a.hidden);
-  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, a.epoch_dispatch[blockIdx.x] + 1, CB_MOE_TP_START);
-  for (int k = blockIdx.x * kDispatchWarps + (tid >> 5); k < a.ntokens * P; k += gridDim.x * kDispatchWarps)
-    push_token_part(a, k / P, k % P, lane);
-  CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_DISPATCH, a.epoch_dispatch[blockIdx.x] + 1, CB_MOE_TP_PUSHED);
+  const int P = row_parts(a.hidden), items = a.ntokens * P, W = gridDim.x * kDispatchWarps;
+  const uint32_t e = a.epoch_dispatch[blockIdx.x] + 1;
+  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, e, CB_MOE_TP_START);
+  uint32_t *claim = a.work + CB_MOE_WORK_DISPATCH + (e & 1u);
+  if (blockIdx.x == 0 && tid == 0) a.work[CB_MOE_WORK_DISPATCH + ((e + 1u) & 1u)] = 0; /* the next call's */
+  const int G = min(8, max(1, items / (8 * W)));
+  for (int batch = blockIdx.x * kDispatchWarps + (tid >> 5); batch * G < items;) {
+    int next = 0;
+    if (lane == 0) next = W + (int)atomicAdd(claim, 1u);
+    for (int k = batch * G; k < min(items, batch * G + G); k++) push_token_part(a, k / P, k % P, lane, a.send_pos + (size_t)(k / P) * a.nranks);
+    batch = __shfl_sync(0xffffffffu, next, 0);
+  }
+  CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_DISPATCH, e, CB_MOE_TP_PUSHED);
   if (a.custom) signal_peers(a, 0);
-  if (tid == (a.rank + 1) % a.nranks) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, a.epoch_dispatch[blockIdx.x] + 1, CB_MOE_TP_SIGNALLED);
-  if (tid == 0) a.epoch_dispatch[blockIdx.x] += 1;
+  if (tid == (a.rank + 1) % a.nranks) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, e, CB_MOE_TP_SIGNALLED);
+  if (tid == 0) a.epoch_dispatch[blockIdx.x] = e;
 }
 
 /* Per local expert, the received rows that selected it (order within an expert is

@@ -27,8 +27,17 @@ extern "C" {
 /* Most blocks of the push kernels (per-block epoch words of each kind); the grid itself is
  * push_blocks below. */
 #define CB_MOE_MAX_PUSH_BLOCKS 256
-/* Epoch words per instance: layout, dispatch, combine per block, then expert_zeroed. */
-#define CB_MOE_EPOCH_WORDS (3 * CB_MOE_MAX_PUSH_BLOCKS + 1)
+/* Work counters of the push kernels (cb_moe_dev_t.work): blocks that finish their first share
+ * claim more from a counter instead of each taking a fixed stripe (with a fixed stripe, blocks on
+ * some SMs finished in 120 us and others in 185, 4096 tokens at 32 SMs: the kernel waited for
+ * the slowest). Two counters per kernel, used by call parity; a call zeroes the one the next call
+ * uses (the call before last used it, and has ended). */
+#define CB_MOE_WORK_DISPATCH 0 /* dispatch push: row-part batches claimed */
+#define CB_MOE_WORK_COMBINE 2  /* one-kernel combine: chunks claimed by push blocks */
+#define CB_MOE_WORK_WORDS 4
+/* Epoch words per instance: layout, dispatch, combine per block, then expert_zeroed, then the
+ * work counters. */
+#define CB_MOE_EPOCH_WORDS (3 * CB_MOE_MAX_PUSH_BLOCKS + 1 + CB_MOE_WORK_WORDS)
 /* Rows per completion flag of the custom combine (moe_combine.cu), chunk_rows below: cap /
  * push blocks, so every push block gets work even at decode sizes, within [MIN, MAX]. 32 rows
  * of 7168 channels are 7 row parts per warp of a 1024-thread block (no idle warps before the
@@ -91,6 +100,7 @@ typedef struct cb_moe_dev {
   /* peer_ll: the dispatch epoch whose expert counters block 0 has zeroed (one word,
    * moe_dispatch_ll.cu) */
   uint32_t *expert_zeroed;
+  uint32_t *work; /* CB_MOE_WORK_WORDS work counters (above) */
   uint64_t timeout_ns;
   unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */
   unsigned long long *trace; /* time stamps (above; NULL: none; only trace builds write them) */

@@ -70,15 +70,21 @@ __device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
   for (int q = 0; q < n; q++)
     if (q != r) maxc = max(maxc, (int)a.recv_count[q]);
   const int CH = a.chunk_rows, nch = (maxc + CH - 1) / CH;
-  /* chunks alternate between sources so every source's first rows go out first */
-  for (int c = blockIdx.x; c < nch * nsrc; c += a.comb_push_blocks) {
+  /* this call's chunk counter (moe.h CB_MOE_WORK_*); push block 0 zeroes the next call's */
+  uint32_t *claim = a.work + CB_MOE_WORK_COMBINE + (epoch & 1u);
+  if (blockIdx.x == 0 && threadIdx.x == 0) a.work[CB_MOE_WORK_COMBINE + ((epoch + 1u) & 1u)] = 0;
+  __shared__ int next_chunk;
+  /* Chunks alternate between sources so every source's first rows go out first. Push block b
+   * takes chunk b, then claims the next one from the counter while it moves the current one
+   * (fixed stripes left blocks on some SMs pushing long after the others were done). */
+  for (int c = blockIdx.x; c < nch * nsrc;) {
+    int claimed = 0;
+    if (threadIdx.x == 0) claimed = a.comb_push_blocks + (int)atomicAdd(claim, 1u);
     const int ci = c / nsrc, qi = c % nsrc, q = qi < r ? qi : qi + 1;
-    const int j0 = ci * CH, j1 = min((int)a.recv_count[q], j0 + CH);
-    if (j0 >= j1) continue; /* the same for the whole block */
+    const int j0 = ci * CH, j1 = min((int)a.recv_count[q], j0 + CH); /* j0 >= j1: nothing (whole block) */
     for (int it = warp; it < (j1 - j0) * P; it += kCombWarps) {
       const int j = j0 + it / P, part = it % P;
       const size_t row = (size_t)q * a.cap + j;
-      const float w = local_weight_sum(a, a.recv_meta + row * a.meta_bytes, lane);
       const char *x = a.recv_rows + row * a.row_bytes;
       uint4 *y = (uint4 *)(a.comb_dst[q] + (size_t)j * a.comb_row_bytes);
       const int v0 = part * kPartChannels / 8, v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
@@ -86,6 +92,8 @@ __device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
 #pragma unroll
       for (int u = 0; u < 4; u++)
         if (v0 + lane + 32 * u < v1) raw[u] = load_dispatched(a, x, v0 + lane + 32 * u);
+      /* the row's weight after its data loads are issued (both in flight at once) */
+      const float w = local_weight_sum(a, a.recv_meta + row * a.meta_bytes, lane);
 #pragma unroll
       for (int u = 0; u < 4; u++) {
         const int v = v0 + lane + 32 * u;
@@ -97,9 +105,16 @@ __device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
       }
     }
     __syncthreads(); /* the chunk's rows are stored, by every warp */
-    if (threadIdx.x == 0 && c == (int)blockIdx.x) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_A);
-    if (threadIdx.x == 0) cb_st_release_sys(chunk_flag(a, q, r, ci), epoch);
-    if (threadIdx.x == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, c == (int)blockIdx.x ? CB_MOE_TP_B : CB_MOE_TP_PUSHED);
+    if (threadIdx.x == 0) {
+      if (j0 < j1) {
+        if (c == (int)blockIdx.x) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_A);
+        cb_st_release_sys(chunk_flag(a, q, r, ci), epoch);
+        CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, c == (int)blockIdx.x ? CB_MOE_TP_B : CB_MOE_TP_PUSHED);
+      }
+      next_chunk = claimed;
+    }
+    __syncthreads(); /* next_chunk; it is written again only after the next chunk's first barrier */
+    c = next_chunk;
   }
 }
 

@@ -72,15 +72,31 @@ __device__ __forceinline__ uint2 *range_slot(const cb_moe_dev_t &a, void *base, 
   return (uint2 *)((char *)base + a.cnt_off) + ((size_t)(e & 1u) * CB_MOE_MAX_PUSH_BLOCKS + (size_t)b) * CB_MAX_RANKS + src;
 }
 
-/* The received rows [j0, j0 + cnt) of source q into the per-expert lists (whole block). */
-__device__ __forceinline__ void list_rows(const cb_moe_dev_t &a, int q, int j0, int cnt) {
-  for (int j = j0 + (int)threadIdx.x; j < j0 + cnt; j += kDispatchThreads) list_row(a, (size_t)q * a.cap + (size_t)j);
+/* The received rows [first[q], first[q] + rows[q]) of every source q into the per-expert lists
+ * (whole block): one pass over all sources' rows, so at decode sizes the rows of different
+ * sources go to different threads at once (a pass per source put them one after another). */
+__device__ __forceinline__ void list_rows(const cb_moe_dev_t &a, const int *first, const int *rows) {
+  int total = 0;
+  for (int q = 0; q < a.nranks; q++) total += rows[q];
+  for (int i = (int)threadIdx.x; i < total; i += kDispatchThreads) {
+    int q = 0, k = i;
+    while (k >= rows[q]) k -= rows[q++];
+    list_row(a, (size_t)q * a.cap + (size_t)(first[q] + k));
+  }
 }
+
+/* A block's range kept in shared memory when it fits: its tokens' destination masks (from
+ * step 1, so step 3 does not load the ids again) and, when range x ranks fits, their positions
+ * (from step 3, so step 4 does not load send_pos back); beyond these the global copies serve. */
+constexpr int kMaskCache = 1024;
+constexpr int kPosCache = 2048;
 
 __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_dev_t a) {
   __shared__ int before[CB_MAX_RANKS], total[CB_MAX_RANKS], running[CB_MAX_RANKS];
   __shared__ int first[CB_MAX_RANKS], rows[CB_MAX_RANKS];
   __shared__ int warp_cnt[kDispatchWarps][CB_MAX_RANKS];
+  __shared__ uint32_t smask[kMaskCache];
+  __shared__ int32_t spos[kPosCache];
   const int n = a.nranks, r = a.rank, T = a.ntokens, B = gridDim.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
@@ -96,6 +112,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   for (int base = 0; base < T; base += kDispatchThreads) {
     const int t = base + tid;
     const uint32_t m = t < T ? dest_mask(a, t) : 0u;
+    if (t >= t0 && t < t1 && t - t0 < kMaskCache) smask[t - t0] = m;
     for (int d = 0; d < n; d++) {
       const unsigned all = __ballot_sync(0xffffffffu, (m >> d) & 1u), early = __ballot_sync(0xffffffffu, ((m >> d) & 1u) && t < t0);
       if (lane == 0 && all) atomicAdd(&total[d], __popc(all));
@@ -112,9 +129,10 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   if (tid < n) running[tid] = before[tid];
   __syncthreads();
   /* 3. positions of this range's tokens in each destination's list (block-wide scan) */
+  const bool pos_cached = (long long)(t1 - t0) * n <= kPosCache;
   for (int c0 = t0; c0 < t1; c0 += kDispatchThreads) {
     const int t = c0 + tid;
-    const uint32_t m = t < t1 ? dest_mask(a, t) : 0u;
+    const uint32_t m = t < t1 ? (t - t0 < kMaskCache ? smask[t - t0] : dest_mask(a, t)) : 0u;
     unsigned bal[CB_MAX_RANKS];
 #pragma unroll
     for (int d = 0; d < CB_MAX_RANKS; d++) {
@@ -136,13 +154,10 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
 #pragma unroll
       for (int d = 0; d < CB_MAX_RANKS; d++) {
         if (d >= n) break;
-        if ((m >> d) & 1u) {
-          const int j = warp_cnt[warp][d] + __popc(bal[d] & ((1u << lane) - 1u));
-          a.send_pos[(size_t)t * n + d] = j;
-          a.send_idx[(size_t)d * a.cap + j] = t;
-        } else {
-          a.send_pos[(size_t)t * n + d] = -1;
-        }
+        const int j = (m >> d) & 1u ? warp_cnt[warp][d] + __popc(bal[d] & ((1u << lane) - 1u)) : -1;
+        a.send_pos[(size_t)t * n + d] = j;
+        if (j >= 0) a.send_idx[(size_t)d * a.cap + j] = t;
+        if (pos_cached) spos[(t - t0) * n + d] = j;
       }
     }
     __syncthreads(); /* warp_cnt is reused; send_pos is read below */
@@ -150,7 +165,10 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_B);
   /* 4. this range's rows: each part loaded (quantized) once, stored to every destination */
   const int P = row_parts(a.hidden);
-  for (int k = warp; k < (t1 - t0) * P; k += kDispatchWarps) push_token_part(a, t0 + k / P, k % P, lane);
+  for (int k = warp; k < (t1 - t0) * P; k += kDispatchWarps) {
+    const int i = k / P; /* the token's index in the range */
+    push_token_part(a, t0 + i, k % P, lane, pos_cached ? spos + i * n : a.send_pos + (size_t)(t0 + i) * n);
+  }
   /* 5. this block's range of each peer's list, then its flag there (rows, metadata and range
    * published by the release after the barrier) */
   __syncthreads();
@@ -178,7 +196,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   if (tid == 0) cb_wait_geq_acquire_sys(a.expert_zeroed, e, a.timeout_ns, a.ctl, r, r, kDispatchFlagSlot);
   __syncthreads();
   if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_WAITED);
-  for (int q = 0; q < n; q++) list_rows(a, q, first[q], rows[q]);
+  list_rows(a, first, rows);
   CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_END);
   if (tid == 0) a.epoch_dispatch[blockIdx.x] = e;
 }

@@ -109,7 +109,7 @@ __device__ __forceinline__ void load_row_part(const cb_moe_dev_t &a, int t, int 
   if (!a.fp8) {
     /* four 16-byte loads in flight per lane */
 #pragma unroll
-    for (int u = 0; u < 4; u++)
+    for (int u = 0; u < 8; u++)
       if (c0 / 8 + lane + 32 * u < c1 / 8) p.v[u] = src[c0 / 8 + lane + 32 * u];
     return;
   }
@@ -151,7 +151,7 @@ __device__ __forceinline__ void store_row_part(const cb_moe_dev_t &a, int part, 
   const int c0 = part * kPartChannels, c1 = min(a.hidden, c0 + kPartChannels);
   if (!a.fp8) {
 #pragma unroll
-    for (int u = 0; u < 4; u++)
+    for (int u = 0; u < 8; u++)
       if (c0 / 8 + lane + 32 * u < c1 / 8) ((uint4 *)dst)[c0 / 8 + lane + 32 * u] = p.v[u];
     return;
   }
@@ -212,11 +212,13 @@ __device__ __forceinline__ void write_meta(const cb_moe_dev_t &a, int t, int d, 
 }
 
 /* Token t's row part `part` (at part 0 also its metadata) to every destination it goes to
- * (send_pos), loaded and quantized once: remote destinations first, this rank last. Whole warp;
- * a token going nowhere (every selection dropped) costs one load of its positions. */
-__device__ __forceinline__ void push_token_part(const cb_moe_dev_t &a, int t, int part, int lane) {
+ * (its positions: n ints, send_pos's row of t, or a copy of it in shared memory), loaded and
+ * quantized once: remote destinations first, this rank last. Whole warp; a token going nowhere
+ * (every selection dropped) costs one load of its positions. */
+__device__ __forceinline__ void push_token_part(const cb_moe_dev_t &a, int t, int part, int lane,
+                                                const int32_t *positions) {
   const int n = a.nranks;
-  const int pos = lane < n ? a.send_pos[(size_t)t * n + lane] : -1;
+  const int pos = lane < n ? positions[lane] : -1;
   if (!__ballot_sync(0xffffffffu, pos >= 0)) return;
   row_part p;
   load_row_part(a, t, part, lane, p);
@@ -252,14 +254,21 @@ __device__ __forceinline__ int block_compact_pos(bool sel, int lane, int warp, i
 }
 
 /* Received row `row` into the list of each local expert its metadata names (one thread; order
- * within a list is arbitrary: grouped GEMMs gather by these lists). */
+ * within a list is arbitrary: grouped GEMMs gather by these lists). Eight slots at a time: their
+ * loads, then their counter atomics, then their stores, so the atomics' round trips overlap
+ * (one after another they were most of a decode call's list time). */
 __device__ __forceinline__ void list_row(const cb_moe_dev_t &a, size_t row) {
   const int32_t *loc = meta_ints(a.recv_meta + row * a.meta_bytes) + 2;
-  for (int k = 0; k < a.topk; k++) {
-    const int le = loc[k];
-    if (le < 0) continue;
-    const int pos = atomicAdd(&a.expert_count[le], 1);
-    a.expert_rows[(size_t)le * a.nranks * a.cap + pos] = (int32_t)row;
+  for (int k0 = 0; k0 < a.topk; k0 += 8) {
+    int le[8], pos[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) le[u] = k0 + u < a.topk ? loc[k0 + u] : -1;
+#pragma unroll
+    for (int u = 0; u < 8; u++)
+      if (le[u] >= 0) pos[u] = atomicAdd(&a.expert_count[le[u]], 1);
+#pragma unroll
+    for (int u = 0; u < 8; u++)
+      if (le[u] >= 0) a.expert_rows[(size_t)le[u] * a.nranks * a.cap + pos[u]] = (int32_t)row;
   }
 }
 
