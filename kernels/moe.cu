@@ -88,6 +88,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_
  * arbitrary; grouped GEMMs gather by these lists). */
 __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_t a) {
   __shared__ int pre[CB_MAX_RANKS + 1], cnt[CB_MAX_RANKS];
+  __shared__ int ecnt[kListExperts], ebase[kListExperts];
   const int tid = threadIdx.x, n = a.nranks;
   if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_EXPERT, a.epoch_dispatch[0], CB_MOE_TP_START);
   if (a.custom) wait_peers(a, 0, a.epoch_dispatch[0]);
@@ -96,11 +97,17 @@ __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_
   __syncthreads();
   if (tid == 0) prefix_counts(cnt, n, pre);
   __syncthreads();
-  for (int i = blockIdx.x * blockDim.x + tid; i < pre[n]; i += gridDim.x * blockDim.x) {
-    int q = 0;
-    while (i >= pre[q + 1]) q++;
-    list_row(a, row_base(a, pre, q) + (size_t)(i - pre[q]));
-  }
+  /* block b lists received rows [i0, i1) of pre[n], in one range */
+  const int i0 = (int)((long long)pre[n] * blockIdx.x / gridDim.x), i1 = (int)((long long)pre[n] * (blockIdx.x + 1) / gridDim.x);
+  list_rows_block(
+      a, i1 - i0,
+      [&](int k) {
+        const int i = i0 + k;
+        int q = 0;
+        while (i >= pre[q + 1]) q++;
+        return row_base(a, pre, q) + (size_t)(i - pre[q]);
+      },
+      ecnt, ebase);
   CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_EXPERT, a.epoch_dispatch[0], CB_MOE_TP_END);
 }
 

@@ -62,59 +62,73 @@ __device__ __forceinline__ void dispatched_to_float(bool fp8, const uint4 &raw, 
 
 /* ---- push blocks ---- */
 
+/* Weights and stores chunk c's rows (rows [j0, j1) from source q) with warps 1..31 of the
+ * block; warp 0 is the block's control warp (push_chunks). */
+__device__ __forceinline__ void push_chunk_rows(const cb_moe_dev_t &a, int q, int j0, int j1, int warp, int lane) {
+  const int P = row_parts(a.hidden);
+  for (int it = warp - 1; it < (j1 - j0) * P; it += kCombWarps - 1) {
+    const int j = j0 + it / P, part = it % P;
+    const size_t row = (size_t)q * a.cap + j;
+    const char *x = a.recv_rows + row * a.row_bytes;
+    uint4 *y = (uint4 *)(a.comb_dst[q] + (size_t)j * a.comb_row_bytes);
+    const int v0 = part * kPartChannels / 8, v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
+    uint4 raw[4];
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+      if (v0 + lane + 32 * u < v1) raw[u] = load_dispatched(a, x, v0 + lane + 32 * u);
+    /* the row's weight after its data loads are issued (both in flight at once) */
+    const float w = local_weight_sum(a, a.recv_meta + row * a.meta_bytes, lane);
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      const int v = v0 + lane + 32 * u;
+      if (v >= v1) continue;
+      float f[8];
+      dispatched_to_float(a.fp8, raw[u], f);
+      for (int i = 0; i < 8; i++) f[i] *= w;
+      y[v] = cb_vec_from_float<__nv_bfloat16>(f);
+    }
+  }
+}
+
+/* Chunks alternate between sources so every source's first rows go out first. Push block b
+ * moves chunk b, then chunks claimed from the call's counter (moe.h CB_MOE_WORK_*; fixed
+ * stripes left blocks on some SMs pushing long after the others were done). Warps 1..31 move
+ * the rows; warp 0 claims the next chunk while they do, and after the chunk's barrier raises
+ * its flag: the flag's system-scope release waits for the chunk's stores to land (~4 us at
+ * 4096 tokens), and with warp 0 alone waiting the other warps go on with the next chunk
+ * (the whole block used to wait for it, chunk after chunk).
+ *   chunk_of[k & 1]: the block's k-th chunk, written by warp 0 before barrier k - 1, read by
+ *   the others before barrier k; warp 0 writes that slot again (chunk k + 2) only after
+ *   barrier k. */
 __device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
   const int n = a.nranks, r = a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (n < 2) return;
-  const int P = row_parts(a.hidden), nsrc = n - 1;
+  const int nsrc = n - 1;
   int maxc = 0;
   for (int q = 0; q < n; q++)
     if (q != r) maxc = max(maxc, (int)a.recv_count[q]);
-  const int CH = a.chunk_rows, nch = (maxc + CH - 1) / CH;
-  /* this call's chunk counter (moe.h CB_MOE_WORK_*); push block 0 zeroes the next call's */
+  const int CH = a.chunk_rows, nchunks = (maxc + CH - 1) / CH * nsrc;
   uint32_t *claim = a.work + CB_MOE_WORK_COMBINE + (epoch & 1u);
-  if (blockIdx.x == 0 && threadIdx.x == 0) a.work[CB_MOE_WORK_COMBINE + ((epoch + 1u) & 1u)] = 0;
-  __shared__ int next_chunk;
-  /* Chunks alternate between sources so every source's first rows go out first. Push block b
-   * takes chunk b, then claims the next one from the counter while it moves the current one
-   * (fixed stripes left blocks on some SMs pushing long after the others were done). */
-  for (int c = blockIdx.x; c < nch * nsrc;) {
-    int claimed = 0;
-    if (threadIdx.x == 0) claimed = a.comb_push_blocks + (int)atomicAdd(claim, 1u);
+  if (blockIdx.x == 0 && threadIdx.x == 0) a.work[CB_MOE_WORK_COMBINE + ((epoch + 1u) & 1u)] = 0; /* the next call's */
+  __shared__ int chunk_of[2];
+  int c = blockIdx.x;
+  for (int k = 0; c < nchunks; k++) {
     const int ci = c / nsrc, qi = c % nsrc, q = qi < r ? qi : qi + 1;
     const int j0 = ci * CH, j1 = min((int)a.recv_count[q], j0 + CH); /* j0 >= j1: nothing (whole block) */
-    for (int it = warp; it < (j1 - j0) * P; it += kCombWarps) {
-      const int j = j0 + it / P, part = it % P;
-      const size_t row = (size_t)q * a.cap + j;
-      const char *x = a.recv_rows + row * a.row_bytes;
-      uint4 *y = (uint4 *)(a.comb_dst[q] + (size_t)j * a.comb_row_bytes);
-      const int v0 = part * kPartChannels / 8, v1 = min(a.hidden, (part + 1) * kPartChannels) / 8;
-      uint4 raw[4];
-#pragma unroll
-      for (int u = 0; u < 4; u++)
-        if (v0 + lane + 32 * u < v1) raw[u] = load_dispatched(a, x, v0 + lane + 32 * u);
-      /* the row's weight after its data loads are issued (both in flight at once) */
-      const float w = local_weight_sum(a, a.recv_meta + row * a.meta_bytes, lane);
-#pragma unroll
-      for (int u = 0; u < 4; u++) {
-        const int v = v0 + lane + 32 * u;
-        if (v >= v1) continue;
-        float f[8];
-        dispatched_to_float(a.fp8, raw[u], f);
-        for (int i = 0; i < 8; i++) f[i] *= w;
-        y[v] = cb_vec_from_float<__nv_bfloat16>(f);
-      }
+    if (warp == 0) {
+      int next = 0;
+      if (lane == 0) next = a.comb_push_blocks + (int)atomicAdd(claim, 1u);
+      if (lane == 0) chunk_of[(k + 1) & 1] = next;
+    } else {
+      push_chunk_rows(a, q, j0, j1, warp, lane);
     }
-    __syncthreads(); /* the chunk's rows are stored, by every warp */
-    if (threadIdx.x == 0) {
-      if (j0 < j1) {
-        if (c == (int)blockIdx.x) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_A);
-        cb_st_release_sys(chunk_flag(a, q, r, ci), epoch);
-        CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, c == (int)blockIdx.x ? CB_MOE_TP_B : CB_MOE_TP_PUSHED);
-      }
-      next_chunk = claimed;
+    __syncthreads(); /* chunk c's rows are stored, by every warp; chunk_of[(k + 1) & 1] is written */
+    if (threadIdx.x == 0 && j0 < j1) {
+      if (k == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_A);
+      cb_st_release_sys(chunk_flag(a, q, r, ci), epoch);
+      CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, k == 0 ? CB_MOE_TP_B : CB_MOE_TP_PUSHED);
     }
-    __syncthreads(); /* next_chunk; it is written again only after the next chunk's first barrier */
-    c = next_chunk;
+    c = chunk_of[(k + 1) & 1];
   }
 }
 

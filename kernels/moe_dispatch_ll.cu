@@ -73,16 +73,18 @@ __device__ __forceinline__ uint2 *range_slot(const cb_moe_dev_t &a, void *base, 
 }
 
 /* The received rows [first[q], first[q] + rows[q]) of every source q into the per-expert lists
- * (whole block): one pass over all sources' rows, so at decode sizes the rows of different
- * sources go to different threads at once (a pass per source put them one after another). */
-__device__ __forceinline__ void list_rows(const cb_moe_dev_t &a, const int *first, const int *rows) {
+ * (whole block, one pass over all sources' rows: list_rows_block). */
+__device__ __forceinline__ void list_rows(const cb_moe_dev_t &a, const int *first, const int *rows, int *cnt, int *base) {
   int total = 0;
   for (int q = 0; q < a.nranks; q++) total += rows[q];
-  for (int i = (int)threadIdx.x; i < total; i += kDispatchThreads) {
-    int q = 0, k = i;
-    while (k >= rows[q]) k -= rows[q++];
-    list_row(a, (size_t)q * a.cap + (size_t)(first[q] + k));
-  }
+  list_rows_block(
+      a, total,
+      [&](int i) {
+        int q = 0, k = i;
+        while (k >= rows[q]) k -= rows[q++];
+        return (size_t)q * a.cap + (size_t)(first[q] + k);
+      },
+      cnt, base);
 }
 
 /* A block's range kept in shared memory when it fits: its tokens' destination masks (from
@@ -97,6 +99,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   __shared__ int warp_cnt[kDispatchWarps][CB_MAX_RANKS];
   __shared__ uint32_t smask[kMaskCache];
   __shared__ int32_t spos[kPosCache];
+  __shared__ int ecnt[kListExperts], ebase[kListExperts];
   const int n = a.nranks, r = a.rank, T = a.ntokens, B = gridDim.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
@@ -196,7 +199,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   if (tid == 0) cb_wait_geq_acquire_sys(a.expert_zeroed, e, a.timeout_ns, a.ctl, r, r, kDispatchFlagSlot);
   __syncthreads();
   if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_WAITED);
-  list_rows(a, first, rows);
+  list_rows(a, first, rows, ecnt, ebase);
   CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_END);
   if (tid == 0) a.epoch_dispatch[blockIdx.x] = e;
 }

@@ -272,6 +272,45 @@ __device__ __forceinline__ void list_row(const cb_moe_dev_t &a, size_t row) {
   }
 }
 
+/* Local experts a block can count in shared memory (list_rows_block's two arrays). */
+constexpr int kListExperts = 2048;
+
+/* Block-wide (every thread calls it): the received rows row_of(i), i in [0, count), into the
+ * per-expert lists. The block counts its rows per expert with shared-memory atomics, reserves
+ * each expert's range with one global atomic, then writes: one global atomic per (block,
+ * expert) instead of one per (row, expert) on 128 contended counters (those made the list of
+ * 8192 received rows take 12 us at 32 blocks). cnt and base: shared arrays of kListExperts.
+ * With more local experts than that, list_row per row. */
+template <class RowOf>
+__device__ __forceinline__ void list_rows_block(const cb_moe_dev_t &a, int count, RowOf row_of, int *cnt, int *base) {
+  const int E = a.experts_per_rank, tid = threadIdx.x, nt = blockDim.x;
+  if (E > kListExperts) {
+    for (int i = tid; i < count; i += nt) list_row(a, row_of(i));
+    return;
+  }
+  for (int e = tid; e < E; e += nt) cnt[e] = 0;
+  __syncthreads();
+  for (int i = tid; i < count; i += nt) {
+    const int32_t *loc = meta_ints(a.recv_meta + row_of(i) * a.meta_bytes) + 2;
+    for (int k = 0; k < a.topk; k++)
+      if (loc[k] >= 0) atomicAdd(&cnt[loc[k]], 1);
+  }
+  __syncthreads();
+  for (int e = tid; e < E; e += nt) {
+    base[e] = cnt[e] ? atomicAdd(&a.expert_count[e], cnt[e]) : 0;
+    cnt[e] = 0;
+  }
+  __syncthreads();
+  for (int i = tid; i < count; i += nt) {
+    const size_t row = row_of(i);
+    const int32_t *loc = meta_ints(a.recv_meta + row * a.meta_bytes) + 2;
+    for (int k = 0; k < a.topk; k++) {
+      const int le = loc[k];
+      if (le >= 0) a.expert_rows[(size_t)le * a.nranks * a.cap + base[le] + atomicAdd(&cnt[le], 1)] = (int32_t)row;
+    }
+  }
+}
+
 /* Sums the rows at src[0..kMax) (bf16 combine rows; NULL entries skipped, in index order) over
  * the channels of one part into dst (one warp): moe.cu's two-kernel combine and moe_hier.cu's
  * node and final reduces. */
