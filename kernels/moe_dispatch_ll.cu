@@ -103,6 +103,8 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   const int n = a.nranks, r = a.rank, T = a.ntokens, B = gridDim.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
+  griddep_wait(); /* the previous kernel (a combine) is complete: moe_rows.cuh, PDL */
+  griddep_launch();
   const uint32_t e = a.epoch_dispatch[blockIdx.x] + 1; /* this block's word, advanced at the end */
   if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_START);
   if (tid < n) before[tid] = total[tid] = 0;
@@ -207,6 +209,6 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
 } // namespace
 
 extern "C" void cb_moe_dispatch_ll(const cb_moe_dev_t *d, cudaStream_t s) {
-  dispatch_ll_kernel<<<d->push_blocks, kDispatchThreads, 0, s>>>(*d);
+  CB_CUDA(launch_pdl(dispatch_ll_kernel, d->push_blocks, kDispatchThreads, s, *d));
   CB_CUDA_LAUNCH("moe dispatch_ll_kernel");
 }

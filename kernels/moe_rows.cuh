@@ -48,6 +48,42 @@ __device__ __forceinline__ bool goes_to(const int32_t *ids, int t, int K, int El
 }
 
 
+/* ---- programmatic dependent launch (the decode pair: dispatch_ll, combine) ----
+ * The two kernels of a peer_ll call are launched with programmatic stream serialization
+ * (launch_pdl): the next kernel's grid is launched while the previous one still runs, and its
+ * blocks take SMs as the previous kernel's blocks leave, so the launch no longer sits between
+ * the kernels. Each of these kernels first waits for the previous grid to complete and its
+ * memory to be visible (griddep_wait: before any global memory access, so everything before it
+ * in the stream is complete, as without PDL), then lets the next one launch (griddep_launch).
+ * No deadlock: a grid is launched early only once every block of the previous one has started
+ * (each calls griddep_launch right away), so the blocks the flags wait for are all resident.
+ * Both are no-ops for a kernel launched without the attribute. */
+__device__ __forceinline__ void griddep_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void griddep_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+/* Launches kernel<<<grid, block, 0, s>>>(args...) with programmatic stream serialization. */
+template <class... Params, class... Args>
+inline cudaError_t launch_pdl(void (*kernel)(Params...), int grid, int block, cudaStream_t s, Args &&...args) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)grid);
+  cfg.blockDim = dim3((unsigned)block);
+  cfg.stream = s;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, kernel, static_cast<Args &&>(args)...);
+}
+
 /* ---- rows ---- */
 
 /* bf16 pairs straight from their 32-bit words (no float arrays: the 1024-thread dispatch
