@@ -11,6 +11,7 @@
  * push call k+1's rows only after its call-k combine, which waited for every receiver's call-k
  * combine signal, sent after that receiver finished reading its call-k rows. */
 #include "error_gpu.h"
+#include "moe_lists.cuh"
 #include "moe_rows.cuh"
 #include "moe_trace.cuh"
 

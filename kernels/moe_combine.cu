@@ -21,6 +21,7 @@
  * that peer arrived here (the peer's pushers have read them). */
 #include "error_gpu.h"
 #include "moe_rows.cuh"
+#include "pdl.cuh"
 #include "moe_trace.cuh"
 
 namespace {
@@ -315,8 +316,8 @@ __device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
  * this way bf16 spills nothing and fp8 28 bytes, the old kernel 24). */
 template <bool FP8>
 __global__ void __launch_bounds__(kCombThreads) combine_fused_kernel(cb_moe_dev_t a) {
-  griddep_wait(); /* the previous kernel (the dispatch) is complete: moe_rows.cuh, PDL */
-  griddep_launch();
+  cb_griddep_wait(); /* the previous kernel (the dispatch) is complete (pdl.cuh) */
+  cb_griddep_launch();
   const uint32_t epoch = a.epoch_combine[blockIdx.x] + 1;
   if (threadIdx.x == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_START);
   if ((int)blockIdx.x < a.comb_push_blocks) push_chunks(a, epoch);
@@ -329,7 +330,7 @@ __global__ void __launch_bounds__(kCombThreads) combine_fused_kernel(cb_moe_dev_
 } // namespace
 
 extern "C" void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s) {
-  if (d->fp8) CB_CUDA(launch_pdl(combine_fused_kernel<true>, d->push_blocks, kCombThreads, s, *d));
-  else CB_CUDA(launch_pdl(combine_fused_kernel<false>, d->push_blocks, kCombThreads, s, *d));
+  if (d->fp8) CB_CUDA(cb_launch_pdl(combine_fused_kernel<true>, d->push_blocks, kCombThreads, s, *d));
+  else CB_CUDA(cb_launch_pdl(combine_fused_kernel<false>, d->push_blocks, kCombThreads, s, *d));
   CB_CUDA_LAUNCH("moe combine_fused_kernel");
 }

@@ -45,7 +45,9 @@
  * Counting all T tokens in every block costs T·topk id loads per block: 1 µs at 128 tokens, a
  * few at 4096, against a kernel launch and a cross-GPU count round trip saved. */
 #include "error_gpu.h"
+#include "moe_lists.cuh"
 #include "moe_rows.cuh"
+#include "pdl.cuh"
 #include "moe_trace.cuh"
 
 namespace {
@@ -103,8 +105,8 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   const int n = a.nranks, r = a.rank, T = a.ntokens, B = gridDim.x, tid = threadIdx.x, lane = tid & 31,
             warp = tid >> 5;
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
-  griddep_wait(); /* the previous kernel (a combine) is complete: moe_rows.cuh, PDL */
-  griddep_launch();
+  cb_griddep_wait(); /* the previous kernel (a combine) is complete (pdl.cuh) */
+  cb_griddep_launch();
   const uint32_t e = a.epoch_dispatch[blockIdx.x] + 1; /* this block's word, advanced at the end */
   if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH_LL, e, CB_MOE_TP_START);
   if (tid < n) before[tid] = total[tid] = 0;
@@ -209,6 +211,6 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
 } // namespace
 
 extern "C" void cb_moe_dispatch_ll(const cb_moe_dev_t *d, cudaStream_t s) {
-  CB_CUDA(launch_pdl(dispatch_ll_kernel, d->push_blocks, kDispatchThreads, s, *d));
+  CB_CUDA(cb_launch_pdl(dispatch_ll_kernel, d->push_blocks, kDispatchThreads, s, *d));
   CB_CUDA_LAUNCH("moe dispatch_ll_kernel");
 }
