@@ -109,7 +109,7 @@ __device__ __forceinline__ void load_row_part(const cb_moe_dev_t &a, int t, int 
   if (!a.fp8) {
     /* four 16-byte loads in flight per lane */
 #pragma unroll
-    for (int u = 0; u < 8; u++)
+    for (int u = 0; u < 4; u++)
       if (c0 / 8 + lane + 32 * u < c1 / 8) p.v[u] = src[c0 / 8 + lane + 32 * u];
     return;
   }
@@ -151,7 +151,7 @@ __device__ __forceinline__ void store_row_part(const cb_moe_dev_t &a, int part, 
   const int c0 = part * kPartChannels, c1 = min(a.hidden, c0 + kPartChannels);
   if (!a.fp8) {
 #pragma unroll
-    for (int u = 0; u < 8; u++)
+    for (int u = 0; u < 4; u++)
       if (c0 / 8 + lane + 32 * u < c1 / 8) ((uint4 *)dst)[c0 / 8 + lane + 32 * u] = p.v[u];
     return;
   }
