@@ -37,9 +37,20 @@ void cb_moe_trace_dump(const cb_inst_t *in, const cb_moe_state_t *st) {
     return;
   }
   CB_CUDA(cudaMemcpy(h, st->trace, TRACE_WORDS * 8, cudaMemcpyDeviceToHost));
+  size_t stamped = 0;
+  for (size_t i = CB_MOE_TRACE_EPOCH; i < TRACE_WORDS; i += CB_MOE_TRACE_POINTS) stamped += h[i] != 0;
+  const char *dir = getenv("CB_MOE_TRACE");
+  if (!stamped || !dir) { /* a setup that failed, or an instance never run: keep any earlier file */
+    free(h);
+    return;
+  }
   char path[1024];
-  snprintf(path, sizeof path, "%s/moe-r%d-%s-%s-%s-%llu.txt", getenv("CB_MOE_TRACE"), st->r, in->algo->name,
-           cb_dtype_name(in->p.dtype), in->p.graph ? "graph" : "eager", (unsigned long long)in->p.tokens);
+  if (snprintf(path, sizeof path, "%s/moe-r%d-%s-%s-%s-%llu-b%d.txt", dir, st->r, in->algo->name, cb_dtype_name(in->p.dtype),
+               in->p.graph ? "graph" : "eager", (unsigned long long)in->p.tokens, st->dev.push_blocks) >= (int)sizeof path) {
+    CB_WARN("CB_MOE_TRACE: the folder name is too long, time stamps not written");
+    free(h);
+    return;
+  }
   FILE *f = fopen(path, "w");
   if (!f) {
     CB_WARN("CB_MOE_TRACE: cannot write %s, time stamps not written", path);

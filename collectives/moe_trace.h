@@ -1,9 +1,10 @@
 /* MoE kernel time stamps on the host side (a diagnostic; kernels/moe_trace.cuh has the device
  * side): with CB_MOE_TRACE=<folder> and a build configured with -DCB_MOE_TRACE=ON, every MoE
  * instance gets a stamp buffer, and its teardown writes the last CB_MOE_TRACE_SLOTS calls'
- * stamps to <folder>/moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>.txt, one line per (kernel, call,
- * block): "kernel block epoch t0 .. t6" (ns of %globaltimer, 0 = not stamped). Read them with
- * results/scripts/moe_trace.py. */
+ * stamps to <folder>/moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>-b<blocks>.txt (blocks: the push
+ * kernels' grid), one line per (kernel, call, block): "kernel block epoch t0 .. t6" (ns of
+ * %globaltimer, 0 = not stamped in that call). Nothing is written for an instance that never
+ * ran. Read them with results/scripts/moe_trace.py. */
 #ifndef CB_MOE_TRACE_H
 #define CB_MOE_TRACE_H
 

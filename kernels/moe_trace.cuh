@@ -28,11 +28,16 @@ __device__ __forceinline__ unsigned long long *trace_slot(const cb_moe_dev_t &a,
 }
 
 /* The calling thread stamps `point` of `kernel` for this block (and, at the start point, the
- * epoch). */
+ * epoch, after clearing the slot's other points: a slot is reused every CB_MOE_TRACE_SLOTS
+ * calls, and a point a block does not reach in this call must not show the old call's time;
+ * every other point is stamped after a barrier that follows the start). */
 __device__ __forceinline__ void trace_at(const cb_moe_dev_t &a, int kernel, uint32_t epoch, int point) {
   if (!a.trace) return;
+  if (point == CB_MOE_TP_START) {
+    for (int p = 0; p < CB_MOE_TRACE_EPOCH; p++) *trace_slot(a, kernel, epoch, p) = 0;
+    *trace_slot(a, kernel, epoch, CB_MOE_TRACE_EPOCH) = epoch;
+  }
   *trace_slot(a, kernel, epoch, point) = globaltimer_ns();
-  if (point == CB_MOE_TP_START) *trace_slot(a, kernel, epoch, CB_MOE_TRACE_EPOCH) = epoch;
 }
 
 } // namespace cb_moe

@@ -8,8 +8,9 @@
  * returns once the previous grid has completed and its memory is visible, so everything earlier
  * in the stream is complete, as without PDL), and cb_griddep_launch() to let the next kernel
  * launch. A kernel whose blocks wait on each other or on peers stays deadlock-free when every
- * block calls cb_griddep_launch() first thing: the next grid is launched only once every block
- * of this one has started, so the blocks being waited for are all resident. Both are no-ops
+ * block calls cb_griddep_launch() right after cb_griddep_wait(), before waiting for anything
+ * else: the next grid is launched only once every block of this one has got there, so the
+ * blocks being waited for are all resident. Both are no-ops
  * for a kernel launched without the attribute, and below sm_90. */
 #ifndef CB_PDL_CUH
 #define CB_PDL_CUH

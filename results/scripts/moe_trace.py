@@ -6,7 +6,7 @@ of its first kernel), as the mean over the calls in the file (the first and last
 left out). Also the call period (first stamp to the next call's first stamp), which in a graph
 of back-to-back calls is the round trip the bench reports.
 
-  results/scripts/moe_trace.py FILE...   (moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>.txt)
+  results/scripts/moe_trace.py FILE...   (moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>-b<blocks>.txt)
 """
 import statistics
 import sys
