@@ -2,7 +2,10 @@
 #include "knobs.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cb_limits.h"
 #include "env.h"
@@ -31,6 +34,34 @@ int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n) {
   v = 50;
   if (cb_env_u64("CB_MOE_PUSH_PCT", 1, 99, &v, why, n) < 0) return -1;
   k->moe_push_pct = (int)v;
+#if defined(CB_MOE_TRACE) && CB_MOE_TRACE
+  const int traced = 1;
+#else
+  const int traced = 0;
+#endif
+  return cb_moe_trace_knob(getenv("CB_MOE_TRACE"), traced, k->moe_trace, why, n);
+}
+
+int cb_moe_trace_knob(const char *value, int traced_build, char *out, char *why, size_t n) {
+  out[0] = '\0';
+  if (!value) return 0;
+  struct stat sb;
+  const char *problem = NULL;
+  if (!traced_build)
+    problem = "this build has no MoE kernel time stamps (configure with -DCB_MOE_TRACE=ON)";
+  else if (!*value)
+    problem = "empty (name the folder for the time stamp files)";
+  else if (strlen(value) >= CB_MOE_TRACE_DIR_MAX)
+    problem = "too long for a folder name here";
+  else if (stat(value, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    problem = "not an existing folder (the time stamp files go there)";
+  else if (access(value, W_OK | X_OK) != 0)
+    problem = "a folder this process cannot write into";
+  if (problem) {
+    snprintf(why, n, "CB_MOE_TRACE='%.200s%s': %s", value, strlen(value) > 200 ? "..." : "", problem);
+    return -1;
+  }
+  snprintf(out, CB_MOE_TRACE_DIR_MAX, "%s", value);
   return 0;
 }
 

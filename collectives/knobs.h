@@ -14,6 +14,10 @@
  *   CB_AR_HIER_CHUNKS  hier's pipeline chunks (1..16; unset: by size)
  *   CB_MOE_PUSH_PCT    moe peer's combine: percent of its blocks that push (1..99, default 50;
  *                      the others reduce)
+ *   CB_MOE_TRACE       a diagnostic, not a tuning knob: the folder for the MoE kernels' time
+ *                      stamps (collectives/moe_trace.h); only builds configured with
+ *                      -DCB_MOE_TRACE=ON take it, and it must name an existing, writable folder
+ *                      (at most CB_MOE_TRACE_DIR_MAX - 1 bytes); it may differ between ranks
  * Every knob but the SM cap must be the same on every rank (launcher/main.c checks it: grids,
  * auto's choices and moe's chunk sizes derive from them); the world agrees on the smallest
  * SM cap. */
@@ -25,6 +29,8 @@
 
 #include "allreduce_plan.h"
 
+#define CB_MOE_TRACE_DIR_MAX 400
+
 typedef struct cb_knobs {
   int max_blocks;            /* 0 = each algorithm's own cap */
   int sm_count;              /* SM cap (CB_SMS, --sms); 0 = the device's */
@@ -32,10 +38,16 @@ typedef struct cb_knobs {
   uint64_t ar_ce_chunk;      /* bytes */
   int ar_hier_chunks;        /* 0 = by size */
   int moe_push_pct;          /* percent of moe peer's combine blocks that push */
+  char moe_trace[CB_MOE_TRACE_DIR_MAX]; /* CB_MOE_TRACE's folder; "" = no time stamps */
 } cb_knobs_t;
 
 /* Reads every knob for a run of nranks ranks. Returns 0, or -1 with why naming the variable. */
 int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n);
+
+/* CB_MOE_TRACE's value (NULL: unset) into out (CB_MOE_TRACE_DIR_MAX bytes; "" when unset), for
+ * a build with (traced_build = 1) or without the time stamps: 0, or -1 with why naming the
+ * variable and the value (cb_knobs_read passes this build's flag; the tests pass both). */
+int cb_moe_trace_knob(const char *value, int traced_build, char *out, char *why, size_t n);
 
 /* The SM cap against the device (once the GPU is known): 0, or -1 with why when the cap
  * (`source` names where it came from: "--sms" or "CB_SMS") exceeds the device's sm_count. */

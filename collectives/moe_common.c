@@ -124,7 +124,7 @@ int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n) 
     }
   }
   CB_CUDA(cudaMemcpy(st->all_ntokens, nt, (size_t)N * 4, cudaMemcpyHostToDevice));
-  return cb_moe_trace_setup(st, why, n);
+  return cb_moe_trace_setup(in->world->knobs.moe_trace, st, why, n);
 }
 
 void cb_moe_dev_init(cb_inst_t *in, cb_moe_state_t *st) {

@@ -3,30 +3,18 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "error_gpu.h"
 #include "dtype.h"
 
 #define TRACE_WORDS ((size_t)CB_MOE_TRACE_SLOTS * CB_MOE_TRACE_KERNELS * CB_MOE_MAX_PUSH_BLOCKS * CB_MOE_TRACE_POINTS)
 
-int cb_moe_trace_setup(cb_moe_state_t *st, char *why, size_t n) {
-  const char *dir = getenv("CB_MOE_TRACE");
-  if (!dir) return 0;
-#if !(defined(CB_MOE_TRACE) && CB_MOE_TRACE)
-  snprintf(why, n, "CB_MOE_TRACE is set, but this build has no MoE kernel time stamps (configure with -DCB_MOE_TRACE=ON)");
-  return -1;
-#else
-  struct stat sb;
-  if (!*dir || stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-    snprintf(why, n, "CB_MOE_TRACE='%.200s': not an existing folder (the time stamp files go there)", dir);
-    return -1;
-  }
+int cb_moe_trace_setup(const char *dir, cb_moe_state_t *st, char *why, size_t n) {
+  if (!dir[0]) return 0; /* (the folder and the build were checked at start: knobs.c) */
   /* not through cb_moe_alloc: a diagnostic buffer is no part of the row's mem_bytes */
   if (CB_TRY_CUDA(cudaMalloc((void **)&st->trace, TRACE_WORDS * 8), why, n)) return -1;
   CB_CUDA(cudaMemset(st->trace, 0, TRACE_WORDS * 8));
   return 0;
-#endif
 }
 
 void cb_moe_trace_dump(const cb_inst_t *in, const cb_moe_state_t *st) {
@@ -39,8 +27,8 @@ void cb_moe_trace_dump(const cb_inst_t *in, const cb_moe_state_t *st) {
   CB_CUDA(cudaMemcpy(h, st->trace, TRACE_WORDS * 8, cudaMemcpyDeviceToHost));
   size_t stamped = 0;
   for (size_t i = CB_MOE_TRACE_EPOCH; i < TRACE_WORDS; i += CB_MOE_TRACE_POINTS) stamped += h[i] != 0;
-  const char *dir = getenv("CB_MOE_TRACE");
-  if (!stamped || !dir) { /* a setup that failed, or an instance never run: keep any earlier file */
+  const char *dir = in->world->knobs.moe_trace;
+  if (!stamped) { /* a setup that failed, or an instance never run: keep any earlier file */
     free(h);
     return;
   }

@@ -1,5 +1,5 @@
 /* MoE kernel time stamps on the host side (a diagnostic; kernels/moe_trace.cuh has the device
- * side): with CB_MOE_TRACE=<folder> and a build configured with -DCB_MOE_TRACE=ON, every MoE
+ * side): with CB_MOE_TRACE=<folder> (knobs.h, checked at start) in a -DCB_MOE_TRACE=ON build, every MoE
  * instance gets a stamp buffer, and its teardown writes the last CB_MOE_TRACE_SLOTS calls'
  * stamps to <folder>/moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>-b<blocks>.txt (blocks: the push
  * kernels' grid), one line per (kernel, call, block): "kernel block epoch t0 .. t6" (ns of
@@ -12,9 +12,9 @@
 
 #include "moe_common.h"
 
-/* 0 when CB_MOE_TRACE is unset or the buffer is made; -1 with why when it is set in a build
- * without stamps, names no folder, or the buffer cannot be allocated. */
-int cb_moe_trace_setup(cb_moe_state_t *st, char *why, size_t n);
+/* dir: the world's knobs.moe_trace (checked at start, knobs.c). 0 when it is empty or the
+ * buffer is made; -1 with why when the buffer cannot be allocated. */
+int cb_moe_trace_setup(const char *dir, cb_moe_state_t *st, char *why, size_t n);
 /* Writes the stamps (nothing without a buffer); warns, never fails, when the file cannot be
  * written: the measurements are not at stake. */
 void cb_moe_trace_dump(const cb_inst_t *in, const cb_moe_state_t *st);

@@ -22,15 +22,27 @@ POINTS = {
 WARM = 2
 
 
+class BadFile(Exception):
+    pass
+
+
 def read(path):
     calls = {}  # epoch -> kernel -> [stamps per block]
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            v = [int(x) for x in line.split()]
-            k, _b, e, ts = v[0], v[1], v[2], v[3:]
-            calls.setdefault(e, {}).setdefault(k, []).append(ts)
+    try:
+        with open(path, encoding="ascii") as f:
+            for no, line in enumerate(f, 1):
+                if line.startswith("#") or not line.strip():
+                    continue
+                try:
+                    v = [int(x) for x in line.split()]
+                except ValueError:
+                    v = []
+                if len(v) != 10 or min(v) < 0 or max(v) >= 1 << 64:
+                    raise BadFile(f"line {no}: expected 10 integers in [0, 2^64) (kernel block epoch t0..t6)")
+                k, _b, e, ts = v[0], v[1], v[2], v[3:]
+                calls.setdefault(e, {}).setdefault(k, []).append(ts)
+    except (OSError, UnicodeDecodeError) as err:
+        raise BadFile(str(err.strerror if isinstance(err, OSError) and err.strerror else err)) from None
     return calls
 
 
@@ -43,6 +55,8 @@ def report(path):
     firsts = {}
     for e in epochs:
         starts = [ts[0] for k in calls[e] for ts in calls[e][k] if ts[0]]
+        if not starts:
+            raise BadFile(f"call {e} has no start stamp")
         firsts[e] = min(starts)
     use = epochs[WARM:-WARM]
     acc = {}  # (k, p) -> list of (min, med, max)
@@ -68,5 +82,11 @@ def report(path):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    bad = 0
     for p in sys.argv[1:]:
-        report(p)
+        try:
+            report(p)
+        except BadFile as err:
+            print(f"moe_trace.py: {p}: {err}", file=sys.stderr)
+            bad += 1
+    sys.exit(2 if bad else 0)

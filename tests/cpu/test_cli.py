@@ -121,7 +121,7 @@ def main():
         for var, val in (("CB_SM_COUNT", "0"), ("CB_MAX_BLOCKS", "100000"), ("CB_AR_CE_CHUNK", "17"),
                          ("CB_AR_LL_MAX", "12k"), ("CB_AR_TWOSHOT_MAX", "-1"),
                          ("CB_AR_HIER_CHUNKS", "17"), ("CB_SMS", "0"), ("CB_SMS", "100000"), ("CB_SMS", "abc"),
-                         ("CB_MOE_PUSH_PCT", "100")):
+                         ("CB_MOE_PUSH_PCT", "100"), ("CB_MOE_TRACE", "/nonexistent-cb-trace")):
             env = dict(os.environ, **{var: val})
             cmd = ["timeout", "120", mpirun, *flags, "-x", var, "-np", "2", cb, "allreduce", "-b", "8", "-e", "8",
                    "-n", "1", "-w", "0"]

@@ -1,18 +1,22 @@
 /* CPU test of the CB_* knobs read at start (collectives/knobs.h) and of the grid cap every
  * custom kernel's grid goes through (kernels/grid.h): defaults when unset, each knob taken
  * when valid, each malformed one rejected naming itself, and the cap = min(algorithm cap,
- * SMs x blocks that fit on an SM by thread count). */
+ * SMs x blocks that fit on an SM by thread count); CB_MOE_TRACE's folder check, for builds with
+ * and without the time stamps. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cb_testing.h"
 #include "grid.h"
 #include "knobs.h"
 
 static const char *const kKnobs[] = {"CB_MAX_BLOCKS", "CB_SM_COUNT", "CB_SMS", "CB_AR_LL_MAX", "CB_AR_ONESHOT_MAX",
-                                     "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_MOE_PUSH_PCT"};
+                                     "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_MOE_PUSH_PCT", "CB_MOE_TRACE"};
 
 static void clear_knobs(void) {
   for (size_t i = 0; i < sizeof kKnobs / sizeof kKnobs[0]; i++) unsetenv(kKnobs[i]);
@@ -115,7 +119,63 @@ static void check_grid_cap(void) {
   CHECK_EQ_INT(cb_grid_cap(&small, 512), 4);
 }
 
+/* CB_MOE_TRACE: taken only by a build with time stamps, and only naming an existing folder it
+ * can write into; everything else rejected naming the variable (and the value, cut at 200
+ * bytes). */
+static void check_moe_trace(void) {
+  char out[CB_MOE_TRACE_DIR_MAX], why[400], dir[] = "/tmp/cb-knobs-XXXXXX", path[600];
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp failed");
+  CHECK(cb_moe_trace_knob(NULL, 1, out, why, sizeof why) == 0 && out[0] == '\0', "unset: not off");
+  CHECK(cb_moe_trace_knob(dir, 1, out, why, sizeof why) == 0, "folder %s rejected: %s", dir, why);
+  CHECK(strcmp(out, dir) == 0, "folder not kept: '%s'", out);
+  snprintf(path, sizeof path, "%s/link", dir); /* a symlink to a folder is a folder */
+  CHECK(symlink(dir, path) == 0, "symlink failed");
+  CHECK(cb_moe_trace_knob(path, 1, out, why, sizeof why) == 0, "symlink to a folder rejected: %s", why);
+  char file[620], dangling[620], longv[5000], bytes[] = "/tmp/\xff\xfe-not-utf8";
+  snprintf(file, sizeof file, "%s/file", dir);
+  FILE *f = fopen(file, "w");
+  CHECK(f != NULL, "cannot make %s", file);
+  if (f) fclose(f);
+  snprintf(dangling, sizeof dangling, "%s/dangling", dir);
+  CHECK(symlink("/nonexistent/cb-knobs", dangling) == 0, "symlink failed");
+  memset(longv, 'a', sizeof longv - 1);
+  longv[0] = '/';
+  longv[sizeof longv - 1] = '\0';
+  const char *bad[] = {"", file, dangling, "/nonexistent/cb-knobs", longv, bytes, "18446744073709551616"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    why[0] = '\0';
+    CHECK(cb_moe_trace_knob(bad[i], 1, out, why, sizeof why) == -1, "CB_MOE_TRACE='%.40s' accepted", bad[i]);
+    CHECK(strstr(why, "CB_MOE_TRACE='") != NULL && strlen(why) < sizeof why - 1, "reason '%.100s'", why);
+    CHECK(strncmp(why + strlen("CB_MOE_TRACE='"), bad[i], strlen(bad[i]) < 200 ? strlen(bad[i]) : 200) == 0,
+          "reason does not show the value: '%.100s'", why);
+  }
+  /* read-only folder: only a process that is not root can be refused */
+  if (geteuid() != 0) {
+    CHECK(chmod(dir, 0500) == 0, "chmod failed");
+    CHECK(cb_moe_trace_knob(dir, 1, out, why, sizeof why) == -1, "read-only folder accepted");
+    CHECK(chmod(dir, 0700) == 0, "chmod failed");
+  }
+  /* a build without stamps refuses even a good folder, saying how to get them */
+  CHECK(cb_moe_trace_knob(dir, 0, out, why, sizeof why) == -1 && strstr(why, "-DCB_MOE_TRACE=ON"),
+        "build without stamps: '%s'", why);
+  /* cb_knobs_read passes this build's flag (CI builds have none) */
+  clear_knobs();
+  setenv("CB_MOE_TRACE", dir, 1);
+  cb_knobs_t k;
+#if defined(CB_MOE_TRACE) && CB_MOE_TRACE
+  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0 && strcmp(k.moe_trace, dir) == 0, "trace build: %s", why);
+#else
+  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == -1 && strstr(why, "CB_MOE_TRACE"), "normal build took it");
+#endif
+  clear_knobs();
+  unlink(path);
+  unlink(dangling);
+  unlink(file);
+  rmdir(dir);
+}
+
 int main(void) {
+  check_moe_trace();
   check_defaults();
   check_values();
   check_rejected();

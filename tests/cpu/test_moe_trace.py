@@ -2,7 +2,8 @@
 """results/scripts/moe_trace.py on synthetic stamp files (the format collectives/moe_trace.c
 writes): the call period, and the first / median / last block per point relative to the call's
 first stamp, averaged over the calls kept (the first and last 2 left out); too few calls and no
-file argument are said so.
+file argument are said so; a missing file, a folder, malformed lines, bytes that are not
+text, numbers past 2^64 and calls without a start stamp are one clear line each and exit 2.
 
   test_moe_trace.py SCRIPT
 """
@@ -55,6 +56,22 @@ def main():
         checks.append(("too few calls said", "too few" in out))
         usage = subprocess.run([sys.executable, script], capture_output=True, text=True)
         checks.append(("no argument: usage, non-zero exit", usage.returncode != 0 and "FILE" in usage.stderr))
+        # bad input: one line each, exit 2, never a traceback; a good file beside them still reported
+        bad = {"missing": os.path.join(d, "nope.txt"), "directory": d}
+        for name, content in (("words", b"0 1 x 2 3 4 5 6 7 8\n"), ("short", b"0 1 2 3\n"),
+                              ("negative", b"0 1 5 -3 0 0 0 0 0 0\n"), ("not-utf8", b"0 1 \xff\xfe 3\n"),
+                              ("huge", b"0 1 5 " + b"9" * 5000 + b" 0 0 0 0 0 0\n"),
+                              ("2^64", b"0 1 5 18446744073709551616 0 0 0 0 0 0\n"),
+                              ("nostart", b"".join(b"0 0 %d 0 0 0 5 0 0 0\n" % e for e in range(1, 8)))):
+            p = os.path.join(d, name + ".txt")
+            with open(p, "wb") as f:
+                f.write(content)
+            bad[name] = p
+        for name, p in bad.items():
+            r = subprocess.run([sys.executable, script, p, good], capture_output=True, text=True)
+            checks.append((f"{name}: exit 2, one clear line, the good file still read",
+                           r.returncode == 2 and f"moe_trace.py: {p}:" in r.stderr and "Traceback" not in r.stderr
+                           and "median 30.00 us" in r.stdout))
     for name, ok in checks:
         print(("ok   " if ok else "FAIL ") + name)
         fails += not ok
