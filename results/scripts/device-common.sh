@@ -38,12 +38,14 @@ begin() {
   R=$OUT/results
 }
 
-# gpu_suite NAME LIMIT_S [REGEX]: ctest -L gpu (only the tests matching REGEX if given) as step
-# NAME, each test at most 240 s, then every test's collbench log into $OUT/logs/gpu/.
+# gpu_suite NAME LIMIT_S [REGEX [CTEST_ARGS...]]: ctest -L gpu (only the tests matching REGEX if
+# given, more ctest arguments after it) as step NAME, each test at most 240 s, then every test's
+# collbench log into $OUT/logs/gpu/.
 gpu_suite() {
   local name=$1 limit=$2 only=()
   [ -n "${3:-}" ] && only=(-R "$3")
-  step "$name" "$limit" ctest --test-dir build -L gpu ${only[@]+"${only[@]}"} --output-on-failure --timeout 240
+  shift 2; [ $# -gt 0 ] && shift
+  step "$name" "$limit" ctest --test-dir build -L gpu ${only[@]+"${only[@]}"} "$@" --output-on-failure --timeout 240
   local rc=$?
   mkdir -p "$OUT/logs/gpu"
   cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
