@@ -2,17 +2,21 @@
 # One GPU test case: runs `mpirun -np NP collbench ARGS --csv OUT.csv` on every local GPU (at most
 # 8), then asserts on the CSV with tests/lib/check_csv.py. Exits 77 (CTest "skipped") when this
 # machine has no GPU.
-#   run_gpu_case.sh NAME COLLBENCH "CHECK_ARGS" [--wrap "compute-sanitizer ..."] [--vnodes N:K] -- collbench args...
+#   run_gpu_case.sh NAME COLLBENCH "CHECK_ARGS" [--wrap "compute-sanitizer ..."] [--vnodes N:K] [--min-gpus N]
+#                   -- collbench args...
 # --vnodes N:K runs a virtual cluster instead: N nodes of K ranks on GPUs 0..K-1
 # (launcher/collbench-vnode); skipped (77) with fewer than K GPUs.
+# --min-gpus N: skipped (77) with fewer than N GPUs (a test whose point needs N ranks).
+# With one GPU the run has one rank: check_csv gets --ranks 1 (an algorithm that needs 2 ranks
+# may say so instead of running).
 # --usage REGEX expects a usage error instead (a check that needs the GPU, e.g. an SM cap above
 # the device's): exit 2, output matching REGEX, no result row written.
 set -u
 name=$1 collbench=$2 check_args=$3
 shift 3
-wrap="" vnodes="" usage=""
-while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ] || [ "${1:-}" = "--usage" ]; do
-  case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; --usage) usage=$2 ;; esac
+wrap="" vnodes="" usage="" min_gpus=1
+while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ] || [ "${1:-}" = "--usage" ] || [ "${1:-}" = "--min-gpus" ]; do
+  case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; --usage) usage=$2 ;; --min-gpus) min_gpus=$2 ;; esac
   shift 2
 done
 [ "${1:-}" = "--" ] && shift
@@ -20,6 +24,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
 if [ "$ngpu" -lt 1 ]; then
   echo "no GPU on this machine: skipping $name"
+  exit 77
+fi
+if [ "$ngpu" -lt "$min_gpus" ]; then
+  echo "$name needs $min_gpus GPUs ($ngpu here): skipping"
   exit 77
 fi
 np=$ngpu
@@ -61,4 +69,4 @@ if [ -n "$wrap" ] && grep -q "ERROR SUMMARY: [1-9]" "$out.log"; then
   exit 1
 fi
 # shellcheck disable=SC2086
-python3 "$here/../lib/check_csv.py" "$out.csv" $check_args
+python3 "$here/../lib/check_csv.py" "$out.csv" --ranks "$np" $check_args
