@@ -4,9 +4,12 @@
 # the whole job ended by itself within T + 5 s of the fault, with exit 4 (CB_EXIT_TIMEOUT), a
 # message on the healthy rank naming the step and rank 1, no crash (no SIGSEGV on either rank),
 # and every row finished before the fault intact in the CSV and the .partial.jsonl stream.
-# Exits 77 (CTest "skipped") with fewer than 2 GPUs.
+# Exits 77 (CTest "skipped") with fewer than 2 GPUs, unless --one-gpu-vnodes is given: then on a
+# one-GPU machine the two ranks run as 2 virtual nodes x 1 GPU on GPU 0 (launcher/collbench-vnode:
+# NCCL between them over its socket transport), for the cases that need no peer memory.
 #
-#   run_fault_case.sh NAME COLLBENCH T HOW MESSAGE_REGEX -- collbench args (without -T/--csv/--json)
+#   run_fault_case.sh NAME COLLBENCH T HOW MESSAGE_REGEX [--one-gpu-vnodes] -- collbench args
+#   (collbench args without -T/--csv/--json)
 #   HOW: sigstop   kill -STOP rank 1 once the first row is in the CSV
 #        fault:SPEC  CB_FAULT=SPEC; the fault time is when rank 1 announces it on stderr
 # OUT_DIR (default: CB_TEST_OUT or .) receives NAME.log, NAME.csv, NAME.json(.partial.jsonl).
@@ -16,9 +19,16 @@ set -u
 calc() { awk "BEGIN { v = $1; if (v == int(v) && \"$1\" ~ /[<>=]/) printf \"%d\", v; else printf \"%.1f\", v }"; }
 name=$1 collbench=$2 T=$3 how=$4 want=$5
 shift 5
+one_gpu_vnodes=0
+[ "${1:-}" = "--one-gpu-vnodes" ] && { one_gpu_vnodes=1; shift; }
 [ "${1:-}" = "--" ] && shift
+here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
-if [ "$ngpu" -lt 2 ]; then
+launch=()
+if [ "$ngpu" -eq 1 ] && [ $one_gpu_vnodes = 1 ]; then
+  launch=("$here/../../launcher/collbench-vnode" 1)
+  echo "one GPU: the two ranks run as 2 virtual nodes x 1 GPU on GPU 0"
+elif [ "$ngpu" -lt 2 ]; then
   echo "fewer than 2 GPUs on this machine: skipping $name"
   exit 77
 fi
@@ -34,9 +44,9 @@ case $how in
   fault:*) env_fault=(env "CB_FAULT=${how#fault:}") ;;
   *) echo "run_fault_case.sh: HOW must be sigstop or fault:SPEC, not '$how'" >&2; exit 2 ;;
 esac
-echo "+ ${env_fault[*]} mpirun ${flags[*]} $collbench $* -T $T --csv $out.csv --json $out.json"
+echo "+ ${env_fault[*]} mpirun ${flags[*]} ${launch[*]} $collbench $* -T $T --csv $out.csv --json $out.json"
 start=$(date +%s.%N)
-"${env_fault[@]}" mpirun "${flags[@]}" "$collbench" "$@" -T "$T" --csv "$out.csv" --json "$out.json" > "$out.log" 2>&1 &
+"${env_fault[@]}" mpirun "${flags[@]}" ${launch[@]+"${launch[@]}"} "$collbench" "$@" -T "$T" --csv "$out.csv" --json "$out.json" > "$out.log" 2>&1 &
 mpirun_pid=$!
 
 # rank 1's pid: the child of mpirun whose environment says OMPI_COMM_WORLD_RANK=1

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Branch next-decode against main on ONE H200, one rank (the session had no 2-GPU machine):
+# what a rank does alone in the decode call (peer_ll: counting, positions, row pushes to its own
+# buffers, lists, combine reduce; peer: the dispatch push's work claims) does not need a peer, so
+# its time can be compared here even though the cross-GPU part cannot. Main builds in build/,
+# the branch (main + $PATCH, `git diff main next-decode -- kernels`) in /tmp/nd/build; then the
+# two run alternately, 3 times each: DeepSeek-V3, 128 tokens (peer, peer_ll; fp8 and bf16
+# dispatch; graph, -n 200) at 132 and 32 SMs, and 4096 tokens (graph, -n 20). Last, the NCCL
+# fault tests that run on one GPU as 2 virtual nodes.
+cd "$(dirname "$0")/../.." || exit 1
+. results/scripts/device-common.sh
+PATCH=${PATCH:-next-decode.patch}
+begin
+rm -rf /tmp/nd && mkdir -p /tmp/nd && tar --exclude=./build -cf - . | tar -C /tmp/nd -xf -
+( cd /tmp/nd && patch -p1 < "$PATCH" ) > "$OUT/logs/patch.log" 2>&1 || { echo "patch failed" >> "$OUT/logs/steps.txt"; pack; exit 1; }
+step build-nd 200 bash -c "cd /tmp/nd && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
+for rep in 1 2 3; do
+  for tree in main nd; do
+    cb=$CB
+    [ $tree = nd ] && cb=/tmp/nd/build/launcher/collbench
+    for sms in 132 32; do
+      step "decode-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
+        --mode graph -n 200 -w 20 --sms $sms --csv "$R/decode-$tree-sms$sms-$rep.csv"
+    done
+    step "t4096-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
+      --mode graph -n 20 -w 5 --sms 32 --csv "$R/t4096-$tree-sms32-$rep.csv"
+  done
+done
+gpu_suite fault_one_gpu 150 "gpu_fault_(sigstop_nccl|nccl_stall|nccl_stop)"
+pack
