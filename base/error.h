@@ -44,10 +44,13 @@ void cb_check_hwloc(int rc, const char *call, const char *file, int line);
 void cb_error(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 #define CB_ERROR(...) cb_error(__FILE__, __LINE__, __VA_ARGS__)
 
+/* Seconds the abort hook and MPI_Abort get before an alarm ends the process (error.c). */
+#define CB_EXIT_GUARD_S 2
+
 /* Ends the job: runs the abort hook once, then MPI_Abort (if MPI is initialized and not
  * finalized) or exit(). Call it from the thread that owns NCCL and the CUDA streams (the main
  * thread): the hook aborts the communicator, which must not be in use by another thread. If the
- * hook or MPI_Abort itself hangs, an alarm ends the process with `code` after a few seconds. */
+ * hook or MPI_Abort itself hangs, an alarm ends the process with `code` after CB_EXIT_GUARD_S. */
 void cb_abort_job(int code) __attribute__((noreturn));
 
 /* The same without the hook, for a thread that does not own the resources (the watchdog thread

@@ -51,6 +51,16 @@ cb_fault_test(stop_inside_wait 2 stop:1:nccl:3 - --rc 4 ${CB_FAULT_OUT}
 cb_fault_test(stop_blocking 2 stop:1:round:3 blocking --rc 4 --lines {tmp}/results.csv 2
               --max-seconds 10 --stderr-not "abort hook" --stderr "did not arrive: rank 1 ("
               --stderr "blocked inside a library call")
+# the abort hook hangs (as ncclCommAbort over NCCL's socket transport with a stopped peer): the
+# exit guard ends the rank CB_EXIT_GUARD_S (2 s) after the takeover; the job ends within 3.6 s of
+# the timeout message (4-5 s with the former 4 s guard: mpirun takes up to 1 s more to end the
+# stopped rank), exit 4, the first row kept
+cb_fault_test(hang_hook 2 stop:1:round:3 hanghook --rc 4 ${CB_FAULT_OUT}
+              --stderr "abort hook: main thread (hangs)"
+              --end-within "timed round did not finish" 3.6)
+# a quick hook: the job ends within 2 s of the timeout message
+cb_fault_test(stop_round_quick 2 stop:1:round:3 - --rc 4 ${CB_FAULT_OUT}
+              --stderr "abort hook: main thread" --end-within "timed round did not finish" 2)
 # a dead rank: mpirun ends the job at once with the rank's own exit code (42, fault.h)
 cb_fault_test(exit_warmup 2 exit:1:warmup:2 - --rc 42 ${CB_FAULT_OUT} --stderr "rank 1 exits at")
 # no fault: every row, the final JSON, no .partial.jsonl left

@@ -6,11 +6,14 @@
  *             -> correctness check (polled all-reduce) -> result reduction (cb_aggregate_times)
  *             -> rank 0 reports the row (CSV + JSON with the .partial.jsonl stream)
  *
- * usage: mpi_faults OUTDIR TIMEOUT_S ROWS [blocking]
+ * usage: mpi_faults OUTDIR TIMEOUT_S ROWS [blocking | hanghook]
  *   CB_FAULT (fault.h) picks the rank that stalls, stops or exits, and where. With `blocking`
  *   the healthy ranks wait for a round in a blocking MPI_Barrier instead of a polled one: a
  *   stand-in for a blocking library call (an NCCL enqueue), which the watchdog thread must end
- *   without the abort hook. The "nccl" and "kernel" fault points are the timed round here.
+ *   without the abort hook. With `hanghook` the abort hook never returns, as ncclCommAbort did
+ *   on a communicator over NCCL's socket transport whose peer was stopped
+ *   (results/20261130-h200x1-gpu-suite): the exit guard (error.c) must end the rank. The "nccl"
+ *   and "kernel" fault points are the timed round here.
  *
  * The abort hook reports which thread it runs on ("abort hook: main thread"): NCCL may only be
  * aborted by the thread that uses it. Without a fault every row completes and it exits 0. */
@@ -32,16 +35,18 @@
 static pthread_t main_thread;
 
 static void hook(void *arg) {
-  (void)arg;
-  fprintf(stderr, "mpi_faults: abort hook: %s thread\n", pthread_equal(pthread_self(), main_thread) ? "main" : "watchdog");
+  const int hang = *(const int *)arg;
+  fprintf(stderr, "mpi_faults: abort hook: %s thread%s\n", pthread_equal(pthread_self(), main_thread) ? "main" : "watchdog",
+          hang ? " (hangs)" : "");
   fflush(stderr);
+  while (hang) sleep(60);
 }
 
 static void work_ms(int ms) { usleep((useconds_t)ms * 1000); }
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: mpi_faults OUTDIR TIMEOUT_S ROWS [blocking]\n");
+    fprintf(stderr, "usage: mpi_faults OUTDIR TIMEOUT_S ROWS [blocking | hanghook]\n");
     return CB_EXIT_USAGE;
   }
   cb_fault_t fault;
@@ -53,10 +58,12 @@ int main(int argc, char **argv) {
   const char *dir = argv[1];
   double timeout_s = atof(argv[2]);
   int nrows = atoi(argv[3]), blocking = argc > 4 && !strcmp(argv[4], "blocking");
+  static int hang_hook;
+  hang_hook = argc > 4 && !strcmp(argv[4], "hanghook");
   int provided = 0;
   CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
   main_thread = pthread_self();
-  cb_set_abort_hook(hook, NULL);
+  cb_set_abort_hook(hook, &hang_hook);
   cb_mpi_world_t w;
   cb_mpi_world_init(&w);
   cb_watchdog_t wd;

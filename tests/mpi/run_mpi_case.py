@@ -5,7 +5,7 @@ stalling CTest (exit 124 from timeout is reported as a hang).
 
 usage: run_mpi_case.py [--rc N | --rc nonzero] [--max-seconds S] [--timeout S]
                        [--stdout TEXT]... [--stderr TEXT]... [--stderr-not TEXT]...
-                       [--env K=V]... [--lines FILE N]... -- MPIRUN ARGS...
+                       [--env K=V]... [--lines FILE N]... [--end-within TEXT S] -- MPIRUN ARGS...
   --rc N        expected exit code of mpirun (default 0); "nonzero": any code except 0 and 124
   --max-seconds the job must end within S seconds (measured around mpirun)
   --timeout     the limit given to `timeout` (default 60)
@@ -14,13 +14,35 @@ usage: run_mpi_case.py [--rc N | --rc nonzero] [--max-seconds S] [--timeout S]
   --env K=V     set in the job's environment (CB_FAULT=...)
   --lines FILE N  FILE must exist with exactly N lines (rows kept after a fault); {tmp} in FILE
                 and in the command is a fresh temporary folder
+  --end-within TEXT S  the job must end within S seconds of the first stderr line holding TEXT
+                (the lines are read as they come and stamped on arrival)
 """
 import argparse
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+
+
+def run_stamped(full, env):
+    """Runs full, reading stdout and stderr line by line as they come: (exit code, stdout text,
+    stderr text, [(monotonic arrival time, stderr line)])."""
+    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    out, err = [], []
+
+    def pump(stream, sink):
+        for line in stream:
+            sink.append((time.monotonic(), line))
+
+    threads = [threading.Thread(target=pump, args=(p.stdout, out)), threading.Thread(target=pump, args=(p.stderr, err))]
+    for t in threads:
+        t.start()
+    rc = p.wait()
+    for t in threads:
+        t.join()
+    return rc, "".join(l for _, l in out), "".join(l for _, l in err), err
 
 
 def main():
@@ -33,6 +55,7 @@ def main():
     ap.add_argument("--stderr-not", action="append", default=[])
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--lines", nargs=2, action="append", default=[], metavar=("FILE", "N"))
+    ap.add_argument("--end-within", nargs=2, action="append", default=[], metavar=("TEXT", "S"))
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="cb-mpi-")
@@ -47,12 +70,23 @@ def main():
     full = ["timeout", "--kill-after=10", str(a.timeout), *cmd]
     print("+", " ".join(full), flush=True)
     t0 = time.monotonic()
-    p = subprocess.run(full, capture_output=True, text=True, env=env)
-    dt = time.monotonic() - t0
+    rc, stdout, stderr, err_lines = run_stamped(full, env)
+    t_end = time.monotonic()
+    dt = t_end - t0
+    p = subprocess.CompletedProcess(full, rc, stdout, stderr)
     sys.stdout.write(p.stdout)
     sys.stdout.write(p.stderr)
     print(f"-> exit {p.returncode} after {dt:.1f} s")
     problems = []
+    for text, limit in a.end_within:
+        seen = [t for t, line in err_lines if text in line]
+        if not seen:
+            problems.append(f"stderr lacks {text!r} (for --end-within)")
+        else:
+            after = t_end - seen[0]
+            print(f"-> ended {after:.2f} s after {text!r}")
+            if after > float(limit):
+                problems.append(f"ended {after:.2f} s after {text!r}, expected at most {float(limit):g} s")
     if p.returncode in (124, 137):
         problems.append(f"the job hung: killed by timeout after {a.timeout} s")
     elif a.rc == "nonzero":
