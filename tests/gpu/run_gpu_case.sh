@@ -16,9 +16,11 @@ name=$1 collbench=$2 check_args=$3
 shift 3
 wrap="" vnodes="" usage="" min_gpus=1
 while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ] || [ "${1:-}" = "--usage" ] || [ "${1:-}" = "--min-gpus" ]; do
+  [ $# -ge 2 ] || { echo "run_gpu_case.sh: $1 needs a value" >&2; exit 2; }
   case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; --usage) usage=$2 ;; --min-gpus) min_gpus=$2 ;; esac
   shift 2
 done
+[[ "$min_gpus" =~ ^[1-9][0-9]*$ ]] || { echo "run_gpu_case.sh: --min-gpus '$min_gpus' is not a positive number" >&2; exit 2; }
 [ "${1:-}" = "--" ] && shift
 here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi

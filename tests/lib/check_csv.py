@@ -14,8 +14,9 @@ no grid at all; a timed row of an algorithm in --max-sms reports an sms column o
 (N = 0: the column must be 0, a copy-engine row); a timed row of algorithm nccl with a
 non-empty sms column.
 --ranks 1 (a run with one rank, e.g. on a one-GPU machine): rows skipped because they need 2 or
-more ranks (ONE_RANK_NOTE) are allowed, and an algorithm whose rows are all such skips is not
-required by --algos.
+more ranks (ONE_RANK_NOTE) are allowed, except for an algorithm in --skipped (whose reason must
+match --allow-skip as always), and an algorithm whose rows are all such skips is not required by
+--algos; a run in which nothing was timed because of that exits 77 (CTest "skipped").
 """
 import argparse
 import csv
@@ -71,7 +72,7 @@ def main():
         if a.nodes and r["nodes"] != str(a.nodes):
             problems.append(f"{where}: nodes {r['nodes']}, expected {a.nodes}")
         if r["time_us_mean"] == "":
-            if a.ranks == 1 and re.search(ONE_RANK_NOTE, r["note"]):
+            if a.ranks == 1 and re.search(ONE_RANK_NOTE, r["note"]) and r["algo"] not in a.skipped.split(","):
                 one_rank_algos.add(r["algo"])
                 continue
             if not a.allow_skip or not re.search(a.allow_skip, r["note"]):
@@ -112,6 +113,9 @@ def main():
         for v in filter(None, want.split(",")):
             if v not in seen[key]:
                 problems.append(f"no timed row with {key}={v}")
+    if not timed_algos and one_rank_algos and not problems:
+        print(f"check_csv: {a.csv}: nothing could run with one rank ({', '.join(sorted(one_rank_algos))}): skipped")
+        return 77
     for p in problems[:50]:
         print("check_csv:", p)
     if problems:

@@ -29,19 +29,23 @@ import time
 def run_stamped(full, env):
     """Runs full, reading stdout and stderr line by line as they come: (exit code, stdout text,
     stderr text, [(monotonic arrival time, stderr line)])."""
-    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # bytes that are not UTF-8 become escapes (a reader that died on them would leave the pipe
+    # unread: a full pipe blocks the job, and a crash message after them would go unseen)
+    p = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         errors="backslashreplace", env=env)
     out, err = [], []
 
     def pump(stream, sink):
         for line in stream:
             sink.append((time.monotonic(), line))
 
-    threads = [threading.Thread(target=pump, args=(p.stdout, out)), threading.Thread(target=pump, args=(p.stderr, err))]
+    threads = [threading.Thread(target=pump, args=(p.stdout, out), daemon=True),
+               threading.Thread(target=pump, args=(p.stderr, err), daemon=True)]
     for t in threads:
         t.start()
     rc = p.wait()
     for t in threads:
-        t.join()
+        t.join(timeout=30)  # a grandchild holding the pipe open must not stall the test
     return rc, "".join(l for _, l in out), "".join(l for _, l in err), err
 
 
@@ -58,6 +62,12 @@ def main():
     ap.add_argument("--end-within", nargs=2, action="append", default=[], metavar=("TEXT", "S"))
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    for _, limit in a.end_within:
+        try:
+            if not float(limit) > 0:
+                raise ValueError
+        except ValueError:
+            ap.error(f"--end-within: {limit!r} is not a positive number of seconds")
     tmp = tempfile.mkdtemp(prefix="cb-mpi-")
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     cmd = [c.replace("{tmp}", tmp) for c in cmd]

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""CPU test of tests/lib/check_csv.py's one-rank rules (--ranks): on a one-GPU machine a row that
+needs 2 ranks may say so instead of running (allowed, and its algorithm is not required by
+--algos), never for an algorithm in --skipped (whose reason must match --allow-skip), and a run
+in which nothing could be timed for that reason is "skipped" (77); with 2 ranks the same rows
+fail. Synthetic CSVs with the result columns.
+
+usage: test_check_csv.py CHECK_CSV"""
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+COLS = ["family", "algo", "dtype", "op", "bytes", "count", "inplace", "ranks", "nodes", "gpu", "time_us_mean",
+        "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs", "wrong", "note", "mode", "sms"]
+TIMED = dict(algo="peer", time_us_mean="5", time_us_max="5", time_us_p50="5", time_us_p99="5", algbw_gbs="1",
+             busbw_gbs="0", wrong="0", sms="8")
+ONE_RANK = dict(algo="copy_ce", note="not supported: a peer copy needs 2 or more ranks")
+FP8_AVG = dict(algo="nccl", note="not supported: NCCL 2.28.3 refuses avg of fp8e4m3 on one rank (invalid argument)")
+OTHER = dict(algo="nccl", note="skipped: something else")
+
+
+def write(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLS)
+        w.writeheader()
+        for r in rows:
+            d = {c: "" for c in COLS}
+            d.update(family="moe", dtype="bfloat16", op="none", bytes="0", count="0", inplace="0", ranks="1",
+                     nodes="1", gpu="H200", mode="eager")
+            d.update(r)
+            w.writerow(d)
+
+
+def main():
+    tool = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="cb-check-csv-")
+    cases = [  # rows, arguments, expected exit
+        ([TIMED, ONE_RANK], ["--ranks", "1", "--algos", "peer,copy_ce"], 0),
+        ([TIMED, ONE_RANK], ["--ranks", "2", "--algos", "peer,copy_ce"], 1),
+        ([TIMED, ONE_RANK], ["--algos", "peer"], 1),
+        ([TIMED, FP8_AVG], ["--ranks", "1", "--algos", "peer"], 0),
+        ([TIMED, OTHER], ["--ranks", "1", "--algos", "peer"], 1),
+        ([ONE_RANK], ["--ranks", "1", "--algos", "copy_ce"], 77),
+        ([ONE_RANK, OTHER], ["--ranks", "1"], 1),
+        ([TIMED, ONE_RANK], ["--ranks", "1", "--skipped", "copy_ce", "--allow-skip", "other.reason"], 1),
+        ([TIMED, ONE_RANK], ["--ranks", "1", "--skipped", "copy_ce", "--allow-skip", "needs.2"], 0),
+    ]
+    failures = 0
+    for i, (rows, args, want) in enumerate(cases):
+        path = os.path.join(tmp, f"case{i}.csv")
+        write(path, rows)
+        p = subprocess.run([sys.executable, tool, path, *args], capture_output=True, text=True)
+        ok = p.returncode == want
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} case {i}: {' '.join(args)} -> exit {p.returncode} (expected {want})")
+        if not ok:
+            print(p.stdout + p.stderr)
+    print("test_check_csv:", "all passed" if not failures else f"{failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
