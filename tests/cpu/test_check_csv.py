@@ -3,7 +3,7 @@
 needs 2 ranks may say so instead of running (allowed, and its algorithm is not required by
 --algos), never for an algorithm in --skipped (whose reason must match --allow-skip), and a run
 in which nothing could be timed for that reason is "skipped" (77); with 2 ranks the same rows
-fail. Synthetic CSVs with the result columns.
+fail; nonsense for --ranks is a usage error. Synthetic CSVs with the result columns.
 
 usage: test_check_csv.py CHECK_CSV"""
 import csv
@@ -47,6 +47,8 @@ def main():
         ([TIMED, ONE_RANK], ["--ranks", "1", "--skipped", "copy_ce", "--allow-skip", "other.reason"], 1),
         ([TIMED, ONE_RANK], ["--ranks", "1", "--skipped", "copy_ce", "--allow-skip", "needs.2"], 0),
     ]
+    # nonsense for --ranks: argparse's usage error (exit 2)
+    cases += [([TIMED], ["--ranks", bad], 2) for bad in ["abc", "1.5", "", "9" * 5000 + "x"]]
     failures = 0
     for i, (rows, args, want) in enumerate(cases):
         path = os.path.join(tmp, f"case{i}.csv")
@@ -54,7 +56,7 @@ def main():
         p = subprocess.run([sys.executable, tool, path, *args], capture_output=True, text=True)
         ok = p.returncode == want
         failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} case {i}: {' '.join(args)} -> exit {p.returncode} (expected {want})")
+        print(f"{'ok  ' if ok else 'FAIL'} case {i}: {' '.join(a[:40] for a in args)} -> exit {p.returncode} (expected {want})")
         if not ok:
             print(p.stdout + p.stderr)
     print("test_check_csv:", "all passed" if not failures else f"{failures} failed")

@@ -20,7 +20,7 @@ while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ] || [ "${1:-}" = "--us
   case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; --usage) usage=$2 ;; --min-gpus) min_gpus=$2 ;; esac
   shift 2
 done
-[[ "$min_gpus" =~ ^[1-9][0-9]*$ ]] || { echo "run_gpu_case.sh: --min-gpus '$min_gpus' is not a positive number" >&2; exit 2; }
+[[ "$min_gpus" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "run_gpu_case.sh: --min-gpus '${min_gpus:0:40}' is not a number of GPUs (1..9999)" >&2; exit 2; }
 [ "${1:-}" = "--" ] && shift
 here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
