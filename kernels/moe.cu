@@ -65,7 +65,7 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
  * claim issued before the batch so its answer is there when the batch is done. G: about 8
  * batches per warp, at most 8 items (4096 tokens of 7 parts: G = 3 and ~9,600 claims on 32 SMs,
  * G = 1 and ~28,700 on 132); one item per batch at decode sizes, where the first (fixed) batch
- * is all a warp does (its one claim finds the counter past the end). */
+ * is all a warp does and no warp claims (the grid's first batches cover every item). */
 __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_dev_t a) {
   const int tid = threadIdx.x, lane = tid & 31;
   const int P = row_parts(a.hidden), items = a.ntokens * P, W = gridDim.x * kDispatchWarps;
@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_
   if (blockIdx.x == 0 && tid == 0) a.work[CB_MOE_WORK_DISPATCH + ((e + 1u) & 1u)] = 0; /* the next call's */
   const int G = min(8, max(1, items / (8 * W)));
   for (int batch = blockIdx.x * kDispatchWarps + (tid >> 5); batch * G < items;) {
-    int next = 0;
-    if (lane == 0) next = W + (int)atomicAdd(claim, 1u);
+    int next = W; /* W * G >= items: the first batches were all there is */
+    if (lane == 0 && W * G < items) next = W + (int)atomicAdd(claim, 1u);
     for (int k = batch * G; k < min(items, batch * G + G); k++) push_token_part(a, k / P, k % P, lane, a.send_pos + (size_t)(k / P) * a.nranks);
     batch = __shfl_sync(0xffffffffu, next, 0);
   }

@@ -54,12 +54,17 @@ namespace {
 
 using namespace cb_moe;
 
-/* Bit d set when token t has an expert on rank d. */
+/* Bit d set when token t has an expert on rank d. Eight ids loaded at a time, all before any
+ * is looked at (a branch on each loaded id serialized the loads). */
 __device__ __forceinline__ uint32_t dest_mask(const cb_moe_dev_t &a, int t) {
+  const int32_t *row = a.ids + (size_t)t * a.topk;
   uint32_t m = 0;
-  for (int k = 0; k < a.topk; k++) {
-    const int id = a.ids[(size_t)t * a.topk + k];
-    if (id >= 0) m |= 1u << (id / a.experts_per_rank);
+  for (int k0 = 0; k0 < a.topk; k0 += 8) {
+    int id[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) id[u] = k0 + u < a.topk ? row[k0 + u] : -1;
+#pragma unroll
+    for (int u = 0; u < 8; u++) m |= id[u] >= 0 ? 1u << (id[u] / a.experts_per_rank) : 0u;
   }
   return m;
 }
