@@ -42,7 +42,7 @@ if want moe; then
   moe moe-decode 40 --sms 16 --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 --mode graph -n 50 -w 10
 fi
 if want suite && ! late suite; then
-  step ctest_gpu 330 ctest --test-dir build -L gpu -E gpu_vnodes --output-on-failure --timeout 120
+  step ctest_gpu 400 ctest --test-dir build -L gpu -E gpu_vnodes --output-on-failure --timeout 120
   mkdir -p "$OUT/logs/gpu"; cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
 fi
 if want vnodes && ! late vnodes; then

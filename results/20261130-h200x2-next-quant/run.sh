@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Branch next-quant (cheaper fp8 quantization in the MoE dispatch, issue 14) against main on
+# 2 x H200, plus what session 8's first check left unrun on main. Main builds in build/, the
+# branch (main + $PATCH, `git diff main next-quant -- kernels`) in /tmp/nq/build.
+#  1. main: the GPU tests the first call's 330 s suite limit cut off (gpu_fault_nccl_stop on),
+#     and the single-node spot check (results/scripts/spot-check.sh's run) after the exit-guard
+#     change in base/;
+#  2. main and branch alternately, 3 times each: DeepSeek-V3, 4096 tokens per rank at 32 and
+#     132 SMs (peer, peer_ll and the copy_ce reference, bf16 and fp8 dispatch, graph, -n 20), and
+#     the 128-token decode form (peer_ll, graph, -n 200);
+#  3. the branch's MoE GPU tests (fp8 exact, validate, memcheck, racecheck, SM caps, the 2 x 1
+#     virtual-node hier MoE tests that quantize through the same code).
+cd "$(dirname "$0")/../.." || exit 1
+. results/scripts/device-common.sh
+PATCH=${PATCH:-next-quant.patch}
+begin
+rm -rf /tmp/nq && mkdir -p /tmp/nq && tar --exclude=./build -cf - . | tar -C /tmp/nq -xf -
+( cd /tmp/nq && patch -p1 < "$PATCH" ) > "$OUT/logs/patch.log" 2>&1 || { echo "patch failed" >> "$OUT/logs/steps.txt"; pack; exit 1; }
+step build-nq 200 bash -c "cd /tmp/nq && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
+gpu_suite main_rest 150 "gpu_fault_nccl_stop|gpu_fault_ipc_stall|gpu_sm8_|gpu_ringattn_save|topo_gpu_busids"
+step spot 120 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot_ll,twoshot,twoshot_pull,twoshot_ce,auto --sizes 8,64K,16M,64M,1G -d float --inplace 0 --mode both -n 100 -w 10 -T 60 --csv "$R/spot.csv"
+for rep in 1 2 3; do
+  [ $(( $(date +%s) - T0 )) -gt 380 ] && { echo "reps from $rep skipped: past 380 s" >> "$OUT/logs/steps.txt"; break; }
+  for tree in main nq; do
+    cb=$CB
+    [ $tree = nq ] && cb=/tmp/nq/build/launcher/collbench
+    for sms in 32 132; do
+      step "t4096-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
+        --mode graph -n 20 -w 5 --sms $sms -T 30 --csv "$R/t4096-$tree-sms$sms-$rep.csv"
+    done
+    step "decode-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer_ll -d fp8e4m3,bfloat16 \
+      --mode graph -n 200 -w 20 -T 30 --csv "$R/decode-$tree-$rep.csv"
+  done
+done
+step nq_moe_tests 150 ctest --test-dir /tmp/nq/build -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_fault_sigstop_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 120
+mkdir -p "$OUT/logs/nq-gpu"; cp /tmp/nq/build/tests/gpu/*.log "$OUT/logs/nq-gpu/" 2>/dev/null
+pack
