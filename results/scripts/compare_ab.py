@@ -19,6 +19,8 @@ def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__)
     folder, ta, tb = sys.argv[1:]
+    if not os.path.isdir(folder):
+        sys.exit(f"compare_ab.py: {folder}: not a folder")
     runs = collections.defaultdict(list)
     wrong = 0
     for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
@@ -35,12 +37,13 @@ def main():
                 wrong += int(r.get("wrong") or 0)
                 g = float(r.get("remote_gbs") or 0)
                 runs[(name, r["dtype"], r["phase"], r["algo"], parts[1])].append((t, g))
+    pairs = sorted(k for k in {k[:-1] for k in runs} if k + (ta,) in runs and k + (tb,) in runs)
+    if not pairs:
+        sys.exit(f"compare_ab.py: no run of {folder} has CSV files for both {ta} and {tb} (NAME-TREE[-MORE]-REP.csv)")
     print(f"| run | dtype | phase | algo | {ta} us | {tb} us | median change | GB/s {ta} | GB/s {tb} |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for key in sorted({k[:-1] for k in runs}):
-        a, b = runs.get(key + (ta,)), runs.get(key + (tb,))
-        if not a or not b:
-            continue
+    for key in pairs:
+        a, b = runs[key + (ta,)], runs[key + (tb,)]
         ma, mb = statistics.median(x[0] for x in a), statistics.median(x[0] for x in b)
         ga, gb = statistics.median(x[1] for x in a), statistics.median(x[1] for x in b)
         print("| " + " | ".join(key) + " | " + " ".join(f"{x[0]:.2f}" for x in a) + " | " +

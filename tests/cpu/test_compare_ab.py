@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""results/scripts/compare_ab.py on synthetic A/B files: the median change per row, every
+repetition listed, exit 1 when a row has wrong elements, and clear errors (non-zero exit, a
+message) for a missing folder, files of only one tree and a wrong argument count."""
+import os
+import subprocess
+import sys
+import tempfile
+
+SCRIPT = sys.argv[1]
+HEAD = "family,algo,dtype,phase,time_us_mean,remote_gbs,wrong\n"
+
+
+def write(folder, name, rows):
+    with open(os.path.join(folder, name), "w") as f:
+        f.write(HEAD + "".join(rows))
+
+
+def run(*args):
+    return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        for rep, (ta, tb) in enumerate([(100.0, 90.0), (102.0, 91.0), (101.0, 95.0)], 1):
+            write(d, f"t4096-main-sms32-{rep}.csv", [f"moe,peer,fp8e4m3,dispatch,{ta},300,0\n", "moe,peer,fp8e4m3,layout,,,\n"])
+            write(d, f"t4096-nq-sms32-{rep}.csv", [f"moe,peer,fp8e4m3,dispatch,{tb},330,0\n"])
+        write(d, "t4096-other-sms32-1.csv", ["moe,peer,fp8e4m3,dispatch,7777.0,1,0\n"])
+        r = run(d, "main", "nq")
+        assert r.returncode == 0, r
+        line = [l for l in r.stdout.splitlines() if "| dispatch | peer |" in l]
+        assert len(line) == 1, r.stdout
+        # medians 101 -> 91: -9.9 %; the reps in file order; the other tree's file ignored
+        assert "| t4096-sms32 | fp8e4m3 | dispatch | peer | 100.00 102.00 101.00 | 90.00 91.00 95.00 | -9.9 % | 300 | 330 |" in line[0], line
+        assert "7777" not in r.stdout
+        write(d, "t4096-nq-sms32-4.csv", ["moe,peer,fp8e4m3,dispatch,90.0,330,3\n"])
+        r = run(d, "main", "nq")
+        assert r.returncode == 1 and "3 wrong elements" in r.stdout, r
+        r = run(d, "main", "absent")
+        assert r.returncode != 0 and "no run of" in r.stderr, r
+    r = run("/nonexistent-folder-xyz", "a", "b")
+    assert r.returncode != 0 and "not a folder" in r.stderr, r
+    r = run("only-one-arg")
+    assert r.returncode != 0 and "compare_ab.py DIR TREE_A TREE_B" in r.stderr, r
+    print("compare_ab.py: medians, repetitions, wrong rows and bad input as expected")
+
+
+if __name__ == "__main__":
+    main()
