@@ -10,9 +10,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 PATCH=${PATCH:-next-decode-ac.patch}
 begin
-rm -rf /tmp/nd && mkdir -p /tmp/nd && tar --exclude=./build -cf - . | tar -C /tmp/nd -xf -
-( cd /tmp/nd && patch -p1 < "$PATCH" ) > "$OUT/logs/patch.log" 2>&1 || { echo "patch failed" >> "$OUT/logs/steps.txt"; pack; exit 1; }
-step build-nd 200 bash -c "cd /tmp/nd && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
+build_patched /tmp/nd "$PATCH" build-nd
 for rep in 1 2 3; do
   [ $(( $(date +%s) - T0 )) -gt 330 ] && { echo "reps from $rep skipped: past 330 s" >> "$OUT/logs/steps.txt"; break; }
   for tree in main nd; do

@@ -14,9 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 PATCH=${PATCH:-next-quant.patch}
 begin
-rm -rf /tmp/nq && mkdir -p /tmp/nq && tar --exclude=./build -cf - . | tar -C /tmp/nq -xf -
-( cd /tmp/nq && patch -p1 < "$PATCH" ) > "$OUT/logs/patch.log" 2>&1 || { echo "patch failed" >> "$OUT/logs/steps.txt"; pack; exit 1; }
-step build-nq 200 bash -c "cd /tmp/nq && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
+build_patched /tmp/nq "$PATCH" build-nq
 gpu_suite main_rest 150 "gpu_fault_nccl_stop|gpu_fault_ipc_stall|gpu_sm8_|gpu_ringattn_save|topo_gpu_busids"
 step spot 120 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot_ll,twoshot,twoshot_pull,twoshot_ce,auto --sizes 8,64K,16M,64M,1G -d float --inplace 0 --mode both -n 100 -w 10 -T 60 --csv "$R/spot.csv"
 for rep in 1 2 3; do

@@ -38,6 +38,17 @@ begin() {
   R=$OUT/results
 }
 
+# build_patched DIR PATCH STEP: a copy of the tree (without build/) in DIR with PATCH applied
+# (patch -p1 inside DIR, so a relative PATCH names a file of the tree), built in DIR/build as step
+# STEP: the "branch" side of the A/B scripts (results/*-next-*/run.sh). A patch that does not
+# apply packs the logs and exits 1.
+build_patched() {
+  local dir=$1 patch=$2 name=$3
+  rm -rf "$dir" && mkdir -p "$dir" && tar --exclude=./build -cf - . | tar -C "$dir" -xf -
+  ( cd "$dir" && patch -p1 < "$patch" ) > "$OUT/logs/patch.log" 2>&1 || { echo "patch failed" | tee -a "$OUT/logs/steps.txt"; pack; exit 1; }
+  step "$name" 200 bash -c "cd $dir && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
+}
+
 # gpu_suite NAME LIMIT_S [REGEX [CTEST_ARGS...]]: ctest -L gpu (only the tests matching REGEX if
 # given, more ctest arguments after it) as step NAME, each test at most 240 s, then every test's
 # collbench log into $OUT/logs/gpu/.
