@@ -12,18 +12,15 @@ cd "$(dirname "$0")/../.." || exit 1
 PATCH=${PATCH:-next-decode.patch}
 begin
 build_patched /tmp/nd "$PATCH" build-nd
-for rep in 1 2 3; do
-  [ $(( $(date +%s) - T0 )) -gt 300 ] && { echo "reps from $rep skipped: past 300 s" >> "$OUT/logs/steps.txt"; break; }
-  for tree in main nd; do
-    cb=$CB
-    [ $tree = nd ] && cb=/tmp/nd/build/launcher/collbench
-    for sms in 132 32; do
-      step "decode-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
-        --mode graph -n 200 -w 20 --sms $sms --csv "$R/decode-$tree-sms$sms-$rep.csv"
-    done
-    step "t4096-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
-      --mode graph -n 20 -w 5 --sms 32 --csv "$R/t4096-$tree-sms32-$rep.csv"
+one_round() { # one_round TREE COLLBENCH REP
+  local tree=$1 cb=$2 rep=$3 sms
+  for sms in 132 32; do
+    step "decode-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
+      --mode graph -n 200 -w 20 --sms $sms --csv "$R/decode-$tree-sms$sms-$rep.csv"
   done
-done
+  step "t4096-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
+    --mode graph -n 20 -w 5 --sms 32 --csv "$R/t4096-$tree-sms32-$rep.csv"
+}
+ab_rounds 3 300 nd /tmp/nd one_round
 gpu_suite fault_one_gpu 150 "gpu_fault_(sigstop_nccl|nccl_stall|nccl_stop)"
 pack

@@ -11,19 +11,16 @@ cd "$(dirname "$0")/../.." || exit 1
 PATCH=${PATCH:-next-decode-ac.patch}
 begin
 build_patched /tmp/nd "$PATCH" build-nd
-for rep in 1 2 3; do
-  [ $(( $(date +%s) - T0 )) -gt 330 ] && { echo "reps from $rep skipped: past 330 s" >> "$OUT/logs/steps.txt"; break; }
-  for tree in main nd; do
-    cb=$CB
-    [ $tree = nd ] && cb=/tmp/nd/build/launcher/collbench
-    for sms in 132 32; do
-      step "decode-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
-        --mode graph -n 200 -w 20 --sms $sms -T 30 --csv "$R/decode-$tree-sms$sms-$rep.csv"
-    done
-    step "t4096-$tree-sms32-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
-      --mode graph -n 20 -w 5 --sms 32 -T 30 --csv "$R/t4096-$tree-sms32-$rep.csv"
+one_round() { # one_round TREE COLLBENCH REP
+  local tree=$1 cb=$2 rep=$3 sms
+  for sms in 132 32; do
+    step "decode-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
+      --mode graph -n 200 -w 20 --sms $sms -T 30 --csv "$R/decode-$tree-sms$sms-$rep.csv"
   done
-done
+  step "t4096-$tree-sms32-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
+    --mode graph -n 20 -w 5 --sms 32 -T 30 --csv "$R/t4096-$tree-sms32-$rep.csv"
+}
+ab_rounds 3 330 nd /tmp/nd one_round
 step nd_moe_tests 150 ctest --test-dir /tmp/nd/build -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_fault_sigstop_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 120
 mkdir -p "$OUT/logs/nd-gpu"; cp /tmp/nd/build/tests/gpu/*.log "$OUT/logs/nd-gpu/" 2>/dev/null
 pack

@@ -17,19 +17,16 @@ begin
 build_patched /tmp/nq "$PATCH" build-nq
 gpu_suite main_rest 150 "gpu_fault_nccl_stop|gpu_fault_ipc_stall|gpu_sm8_|gpu_ringattn_save|topo_gpu_busids"
 step spot 120 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot_ll,twoshot,twoshot_pull,twoshot_ce,auto --sizes 8,64K,16M,64M,1G -d float --inplace 0 --mode both -n 100 -w 10 -T 60 --csv "$R/spot.csv"
-for rep in 1 2 3; do
-  [ $(( $(date +%s) - T0 )) -gt 380 ] && { echo "reps from $rep skipped: past 380 s" >> "$OUT/logs/steps.txt"; break; }
-  for tree in main nq; do
-    cb=$CB
-    [ $tree = nq ] && cb=/tmp/nq/build/launcher/collbench
-    for sms in 32 132; do
-      step "t4096-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
-        --mode graph -n 20 -w 5 --sms $sms -T 30 --csv "$R/t4096-$tree-sms$sms-$rep.csv"
-    done
-    step "decode-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer_ll -d fp8e4m3,bfloat16 \
-      --mode graph -n 200 -w 20 -T 30 --csv "$R/decode-$tree-$rep.csv"
+one_round() { # one_round TREE COLLBENCH REP
+  local tree=$1 cb=$2 rep=$3 sms
+  for sms in 32 132; do
+    step "t4096-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
+      --mode graph -n 20 -w 5 --sms $sms -T 30 --csv "$R/t4096-$tree-sms$sms-$rep.csv"
   done
-done
+  step "decode-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer_ll -d fp8e4m3,bfloat16 \
+    --mode graph -n 200 -w 20 -T 30 --csv "$R/decode-$tree-$rep.csv"
+}
+ab_rounds 3 380 nq /tmp/nq one_round
 step nq_moe_tests 150 ctest --test-dir /tmp/nq/build -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_fault_sigstop_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 120
 mkdir -p "$OUT/logs/nq-gpu"; cp /tmp/nq/build/tests/gpu/*.log "$OUT/logs/nq-gpu/" 2>/dev/null
 pack

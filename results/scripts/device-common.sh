@@ -49,6 +49,18 @@ build_patched() {
   step "$name" 200 bash -c "cd $dir && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
 }
 
+# ab_rounds REPS STOP_S TAG DIR FN: REPS rounds of FN main $CB REP, then FN TAG DIR's collbench REP
+# (build_patched's tree), so main and the branch alternate in one call; rounds that would start
+# past STOP_S seconds are skipped (and logged).
+ab_rounds() {
+  local reps=$1 stop=$2 tag=$3 dir=$4 fn=$5 rep
+  for rep in $(seq 1 "$reps"); do
+    if [ $(( $(date +%s) - T0 )) -gt "$stop" ]; then echo "reps from $rep skipped: past $stop s" >> "$OUT/logs/steps.txt"; break; fi
+    "$fn" main "$CB" "$rep"
+    "$fn" "$tag" "$dir/build/launcher/collbench" "$rep"
+  done
+}
+
 # gpu_suite NAME LIMIT_S [REGEX [CTEST_ARGS...]]: ctest -L gpu (only the tests matching REGEX if
 # given, more ctest arguments after it) as step NAME, each test at most 240 s, then every test's
 # collbench log into $OUT/logs/gpu/.
