@@ -21,6 +21,6 @@ one_round() { # one_round TREE COLLBENCH REP
   step "t4096-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
     --mode graph -n 20 -w 5 --sms 32 --csv "$R/t4096-$tree-sms32-$rep.csv"
 }
-ab_rounds 3 300 nd /tmp/nd one_round
+ab_rounds 3 300 one_round nd:/tmp/nd
 gpu_suite fault_one_gpu 150 "gpu_fault_(sigstop_nccl|nccl_stall|nccl_stop)"
 pack

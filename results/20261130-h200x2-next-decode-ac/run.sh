@@ -20,7 +20,7 @@ one_round() { # one_round TREE COLLBENCH REP
   step "t4096-$tree-sms32-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
     --mode graph -n 20 -w 5 --sms 32 -T 30 --csv "$R/t4096-$tree-sms32-$rep.csv"
 }
-ab_rounds 3 330 nd /tmp/nd one_round
+ab_rounds 3 330 one_round nd:/tmp/nd
 step nd_moe_tests 150 ctest --test-dir /tmp/nd/build -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_fault_sigstop_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 120
 mkdir -p "$OUT/logs/nd-gpu"; cp /tmp/nd/build/tests/gpu/*.log "$OUT/logs/nd-gpu/" 2>/dev/null
 pack

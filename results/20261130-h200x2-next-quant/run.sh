@@ -26,7 +26,7 @@ one_round() { # one_round TREE COLLBENCH REP
   step "decode-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer_ll -d fp8e4m3,bfloat16 \
     --mode graph -n 200 -w 20 -T 30 --csv "$R/decode-$tree-$rep.csv"
 }
-ab_rounds 3 380 nq /tmp/nq one_round
+ab_rounds 3 380 one_round nq:/tmp/nq
 step nq_moe_tests 150 ctest --test-dir /tmp/nq/build -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_fault_sigstop_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 120
 mkdir -p "$OUT/logs/nq-gpu"; cp /tmp/nq/build/tests/gpu/*.log "$OUT/logs/nq-gpu/" 2>/dev/null
 pack

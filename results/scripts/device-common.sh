@@ -49,15 +49,16 @@ build_patched() {
   step "$name" 200 bash -c "cd $dir && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
 }
 
-# ab_rounds REPS STOP_S TAG DIR FN: REPS rounds of FN main $CB REP, then FN TAG DIR's collbench REP
-# (build_patched's tree), so main and the branch alternate in one call; rounds that would start
-# past STOP_S seconds are skipped (and logged).
+# ab_rounds REPS STOP_S FN TAG:DIR...: REPS rounds of FN main $CB REP, then FN TAG DIR's collbench
+# REP for each TAG:DIR (build_patched's trees), so main and the branches alternate in one call;
+# rounds that would start past STOP_S seconds are skipped (and logged).
 ab_rounds() {
-  local reps=$1 stop=$2 tag=$3 dir=$4 fn=$5 rep
+  local reps=$1 stop=$2 fn=$3 rep td
+  shift 3
   for rep in $(seq 1 "$reps"); do
     if [ $(( $(date +%s) - T0 )) -gt "$stop" ]; then echo "reps from $rep skipped: past $stop s" >> "$OUT/logs/steps.txt"; break; fi
     "$fn" main "$CB" "$rep"
-    "$fn" "$tag" "$dir/build/launcher/collbench" "$rep"
+    for td in "$@"; do "$fn" "${td%%:*}" "${td#*:}/build/launcher/collbench" "$rep"; done
   done
 }
 
