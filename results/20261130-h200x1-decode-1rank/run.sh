@@ -9,7 +9,7 @@
 # fault tests that run on one GPU as 2 virtual nodes.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-PATCH=${PATCH:-next-decode.patch}
+PATCH=${PATCH:-results/20261130-h200x1-decode-1rank/next-decode.patch}
 begin
 build_patched /tmp/nd "$PATCH" build-nd
 one_round() { # one_round TREE COLLBENCH REP

@@ -8,7 +8,7 @@
 # last the branch's MoE GPU tests (memcheck and racecheck included, the 2 x 1 hier MoE tests).
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-PATCH=${PATCH:-next-decode-ac.patch}
+PATCH=${PATCH:-results/20261130-h200x2-next-decode-ac/next-decode-ac.patch}
 begin
 build_patched /tmp/nd "$PATCH" build-nd
 one_round() { # one_round TREE COLLBENCH REP

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """A/B table of alternating runs of two builds in one device call (the run.sh of
-results/*-next-*/ and results/20261130-h200x1-decode-1rank/): CSV files named
+results/*-next-*/, -combine-tail/ and 20261130-h200x1-decode-1rank/): CSV files named
 NAME-TREE[-MORE]-REP.csv, e.g. t4096-main-sms32-2.csv and t4096-nq-sms32-2.csv. For every run
-name, dtype, phase and algorithm: each repetition's mean time for tree A and for tree B, the
-change of the median, and the median remote GB/s; exits 1 if any row has wrong elements.
+name, dtype, mode, tokens, phase and algorithm: each repetition's mean time for tree A and for
+tree B (repetitions in numeric order), the change of the median, and the median remote GB/s.
+Exits 1 if any row has wrong elements, 2 on bad input (no such folder, no run with both trees,
+two rows of one file with the same key).
 
   results/scripts/compare_ab.py DIR TREE_A TREE_B
 """
@@ -15,39 +17,57 @@ import statistics
 import sys
 
 
+def fail(msg):
+    print(f"compare_ab.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def files(folder, trees):
+    """(rep, name, tree, path) of the folder's CSV files of the given trees, reps in numeric order."""
+    out = []
+    for path in glob.glob(os.path.join(folder, "*.csv")):
+        parts = os.path.basename(path)[:-4].split("-")
+        if len(parts) < 3 or parts[1] not in trees or not parts[-1].isdigit():
+            continue
+        out.append((int(parts[-1]), "-".join([parts[0]] + parts[2:-1]), parts[1], path))
+    return sorted(out)
+
+
 def main():
     if len(sys.argv) != 4:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     folder, ta, tb = sys.argv[1:]
     if not os.path.isdir(folder):
-        sys.exit(f"compare_ab.py: {folder}: not a folder")
+        fail(f"{folder}: not a folder")
     runs = collections.defaultdict(list)
     wrong = 0
-    for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
-        parts = os.path.basename(path)[:-4].split("-")
-        if len(parts) < 3 or parts[1] not in (ta, tb) or not parts[-1].isdigit():
-            continue
-        name = "-".join([parts[0]] + parts[2:-1])
+    for _, name, tree, path in files(folder, (ta, tb)):
+        seen = set()
         with open(path, newline="") as f:
             for r in csv.DictReader(f):
+                wrong += int(r.get("wrong") or 0)
                 try:
                     t = float(r["time_us_mean"])
                 except (KeyError, ValueError):
                     continue
-                wrong += int(r.get("wrong") or 0)
-                g = float(r.get("remote_gbs") or 0)
-                runs[(name, r["dtype"], r["phase"], r["algo"], parts[1])].append((t, g))
+                key = (name, r["dtype"], r.get("mode", ""), r.get("tokens", ""), r["phase"], r["algo"])
+                if key in seen:
+                    fail(f"{path}: two rows for {' '.join(key[1:])}")
+                seen.add(key)
+                runs[key + (tree,)].append((t, float(r.get("remote_gbs") or 0)))
     pairs = sorted(k for k in {k[:-1] for k in runs} if k + (ta,) in runs and k + (tb,) in runs)
     if not pairs:
-        sys.exit(f"compare_ab.py: no run of {folder} has CSV files for both {ta} and {tb} (NAME-TREE[-MORE]-REP.csv)")
-    print(f"| run | dtype | phase | algo | {ta} us | {tb} us | median change | GB/s {ta} | GB/s {tb} |")
-    print("|---|---|---|---|---|---|---|---|---|")
+        fail(f"no run of {folder} has CSV files for both {ta} and {tb} (NAME-TREE[-MORE]-REP.csv)")
+    print(f"| run | dtype | mode | tokens | phase | algo | {ta} us | {tb} us | median change | GB/s {ta} | GB/s {tb} |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for key in pairs:
         a, b = runs[key + (ta,)], runs[key + (tb,)]
         ma, mb = statistics.median(x[0] for x in a), statistics.median(x[0] for x in b)
         ga, gb = statistics.median(x[1] for x in a), statistics.median(x[1] for x in b)
+        change = f"{100 * (mb / ma - 1):+.1f} %" if ma > 0 else "-"
         print("| " + " | ".join(key) + " | " + " ".join(f"{x[0]:.2f}" for x in a) + " | " +
-              " ".join(f"{x[0]:.2f}" for x in b) + f" | {100 * (mb / ma - 1):+.1f} % | {ga:.0f} | {gb:.0f} |")
+              " ".join(f"{x[0]:.2f}" for x in b) + f" | {change} | {ga:.0f} | {gb:.0f} |")
     if wrong:
         print(f"\n{wrong} wrong elements in these files")
         sys.exit(1)

@@ -38,15 +38,18 @@ begin() {
   R=$OUT/results
 }
 
-# build_patched DIR PATCH STEP: a copy of the tree (without build/) in DIR with PATCH applied
-# (patch -p1 inside DIR, so a relative PATCH names a file of the tree), built in DIR/build as step
-# STEP: the "branch" side of the A/B scripts (results/*-next-*/run.sh). A patch that does not
-# apply packs the logs and exits 1.
+# build_patched DIR PATCH STEP: a copy of the tree (without build directories or ./out) in DIR
+# with PATCH applied (inside DIR, so a relative PATCH names a file of the tree, e.g. one kept in
+# a results folder), built in DIR/build as step STEP: the branch side of the A/B scripts
+# (results/*/run.sh). A patch that does not apply (or was applied already) or a failed build
+# packs the logs and exits 1; the patch's output is in logs/STEP-patch.log.
 build_patched() {
   local dir=$1 patch=$2 name=$3
-  rm -rf "$dir" && mkdir -p "$dir" && tar --exclude=./build -cf - . | tar -C "$dir" -xf -
-  ( cd "$dir" && patch -p1 < "$patch" ) > "$OUT/logs/patch.log" 2>&1 || { echo "patch failed" | tee -a "$OUT/logs/steps.txt"; pack; exit 1; }
-  step "$name" 200 bash -c "cd $dir && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)"
+  rm -rf "$dir" && mkdir -p "$dir" && tar --exclude=./build --exclude='./build-*' --exclude=./out -cf - . | tar -C "$dir" -xf -
+  ( cd "$dir" && patch -p1 --forward --batch -i "$patch" ) > "$OUT/logs/$name-patch.log" 2>&1 ||
+    { echo "$name: patch $patch failed" | tee -a "$OUT/logs/steps.txt"; pack; exit 1; }
+  step "$name" 200 bash -c "cd '$dir' && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null && cmake --build build -j $(nproc)" ||
+    { pack; exit 1; }
 }
 
 # ab_rounds REPS STOP_S FN TAG:DIR...: REPS rounds of FN main $CB REP, then FN TAG DIR's collbench

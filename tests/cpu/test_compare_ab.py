@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """results/scripts/compare_ab.py on synthetic A/B files: the median change per row, every
-repetition listed, exit 1 when a row has wrong elements, and clear errors (non-zero exit, a
-message) for a missing folder, files of only one tree and a wrong argument count."""
+repetition listed in numeric order, eager and graph rows apart, exit 1 when a row has wrong
+elements (timed or not), and clear errors (exit 2, a message) for a missing folder, files of
+only one tree, two rows with one key in a file and a wrong argument count."""
 import os
 import subprocess
 import sys
 import tempfile
 
 SCRIPT = sys.argv[1]
-HEAD = "family,algo,dtype,phase,time_us_mean,remote_gbs,wrong\n"
+HEAD = "family,algo,dtype,mode,tokens,phase,time_us_mean,remote_gbs,wrong\n"
 
 
 def write(folder, name, rows):
@@ -23,25 +24,43 @@ def run(*args):
 def main():
     with tempfile.TemporaryDirectory() as d:
         for rep, (ta, tb) in enumerate([(100.0, 90.0), (102.0, 91.0), (101.0, 95.0)], 1):
-            write(d, f"t4096-main-sms32-{rep}.csv", [f"moe,peer,fp8e4m3,dispatch,{ta},300,0\n", "moe,peer,fp8e4m3,layout,,,\n"])
-            write(d, f"t4096-nq-sms32-{rep}.csv", [f"moe,peer,fp8e4m3,dispatch,{tb},330,0\n"])
-        write(d, "t4096-other-sms32-1.csv", ["moe,peer,fp8e4m3,dispatch,7777.0,1,0\n"])
+            write(d, f"t4096-main-sms32-{rep}.csv", [f"moe,peer,fp8e4m3,graph,4096,dispatch,{ta},300,0\n", "moe,peer,fp8e4m3,graph,4096,layout,,,\n"])
+            write(d, f"t4096-nq-sms32-{rep}.csv", [f"moe,peer,fp8e4m3,graph,4096,dispatch,{tb},330,0\n"])
+        write(d, "t4096-other-sms32-1.csv", ["moe,peer,fp8e4m3,graph,4096,dispatch,7777.0,1,0\n"])
         r = run(d, "main", "nq")
         assert r.returncode == 0, r
         line = [l for l in r.stdout.splitlines() if "| dispatch | peer |" in l]
         assert len(line) == 1, r.stdout
-        # medians 101 -> 91: -9.9 %; the reps in file order; the other tree's file ignored
-        assert "| t4096-sms32 | fp8e4m3 | dispatch | peer | 100.00 102.00 101.00 | 90.00 91.00 95.00 | -9.9 % | 300 | 330 |" in line[0], line
+        # medians 101 -> 91: -9.9 %; the reps in numeric order; the other tree's file ignored
+        assert "| t4096-sms32 | fp8e4m3 | graph | 4096 | dispatch | peer | 100.00 102.00 101.00 | 90.00 91.00 95.00 | -9.9 % | 300 | 330 |" in line[0], line
         assert "7777" not in r.stdout
-        write(d, "t4096-nq-sms32-4.csv", ["moe,peer,fp8e4m3,dispatch,90.0,330,3\n"])
+        write(d, "t4096-nq-sms32-4.csv", ["moe,peer,fp8e4m3,graph,4096,dispatch,90.0,330,3\n"])
         r = run(d, "main", "nq")
         assert r.returncode == 1 and "3 wrong elements" in r.stdout, r
+        # a wrong count on a row without a time (a failed point) counts too
+        os.remove(os.path.join(d, "t4096-nq-sms32-4.csv"))
+        write(d, "t4096-nq-sms32-4.csv", ["moe,peer,fp8e4m3,graph,4096,layout,,,2\n"])
+        r = run(d, "main", "nq")
+        assert r.returncode == 1 and "2 wrong elements" in r.stdout, r
         r = run(d, "main", "absent")
-        assert r.returncode != 0 and "no run of" in r.stderr, r
+        assert r.returncode == 2 and "no run of" in r.stderr, r
+    with tempfile.TemporaryDirectory() as d:
+        # repetitions in numeric order (10 after 2); eager and graph rows are different rows
+        for rep, t in [(2, 20.0), (10, 100.0), (1, 10.0)]:
+            write(d, f"x-a-{rep}.csv", [f"moe,peer,bfloat16,eager,128,roundtrip,{t},1,0\n", f"moe,peer,bfloat16,graph,128,roundtrip,{t + 1},1,0\n"])
+            write(d, f"x-b-{rep}.csv", [f"moe,peer,bfloat16,eager,128,roundtrip,{t},1,0\n", f"moe,peer,bfloat16,graph,128,roundtrip,{t + 1},1,0\n"])
+        r = run(d, "a", "b")
+        assert r.returncode == 0, r
+        assert "| x | bfloat16 | eager | 128 | roundtrip | peer | 10.00 20.00 100.00 |" in r.stdout, r.stdout
+        assert "| x | bfloat16 | graph | 128 | roundtrip | peer | 11.00 21.00 101.00 |" in r.stdout, r.stdout
+        # two rows of one file with the same key: an error, not a silent mix
+        write(d, "x-b-3.csv", ["moe,peer,bfloat16,eager,128,roundtrip,5,1,0\n", "moe,peer,bfloat16,eager,128,roundtrip,6,1,0\n"])
+        r = run(d, "a", "b")
+        assert r.returncode == 2 and "two rows" in r.stderr, r
     r = run("/nonexistent-folder-xyz", "a", "b")
-    assert r.returncode != 0 and "not a folder" in r.stderr, r
+    assert r.returncode == 2 and "not a folder" in r.stderr, r
     r = run("only-one-arg")
-    assert r.returncode != 0 and "compare_ab.py DIR TREE_A TREE_B" in r.stderr, r
+    assert r.returncode == 2 and "compare_ab.py DIR TREE_A TREE_B" in r.stderr, r
     print("compare_ab.py: medians, repetitions, wrong rows and bad input as expected")
 
 
