@@ -8,8 +8,8 @@
 # TREES="TAG:PATCH ..." measures other patches the same way (e.g. TREES="cc:cc.patch").
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-begin
 TREES=${TREES:-"ca:results/20261130-h200x2-combine-tail/ct-a.patch cb:results/20261130-h200x2-combine-tail/ct-b.patch"}
+begin
 dirs=()
 for tp in $TREES; do
   tag=${tp%%:*}
@@ -19,8 +19,7 @@ done
 one_round() { # one_round TREE COLLBENCH REP
   local tree=$1 cb=$2 rep=$3 sms
   for sms in 32 132; do
-    step "t4096-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,copy_ce -d bfloat16,fp8e4m3 \
-      --mode graph -n 20 -w 5 --sms $sms -T 30 --csv "$R/t4096-$tree-sms$sms-$rep.csv"
+    moe_step "t4096-$tree-sms$sms-$rep" 40 "$cb" --tokens 4096 --algo peer,copy_ce -d bfloat16,fp8e4m3 --mode graph -n 20 -w 5 --sms $sms -T 30
   done
 }
 ab_rounds 3 230 one_round "${dirs[@]}"

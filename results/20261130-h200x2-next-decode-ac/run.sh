@@ -14,11 +14,9 @@ build_patched /tmp/nd "$PATCH" build-nd
 one_round() { # one_round TREE COLLBENCH REP
   local tree=$1 cb=$2 rep=$3 sms
   for sms in 132 32; do
-    step "decode-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 \
-      --mode graph -n 200 -w 20 --sms $sms -T 30 --csv "$R/decode-$tree-sms$sms-$rep.csv"
+    moe_step "decode-$tree-sms$sms-$rep" 40 "$cb" --tokens 128 --algo peer,peer_ll -d fp8e4m3,bfloat16 --mode graph -n 200 -w 20 --sms $sms -T 30
   done
-  step "t4096-$tree-sms32-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
-    --mode graph -n 20 -w 5 --sms 32 -T 30 --csv "$R/t4096-$tree-sms32-$rep.csv"
+  moe_step "t4096-$tree-sms32-$rep" 40 "$cb" --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 --mode graph -n 20 -w 5 --sms 32 -T 30
 }
 ab_rounds 3 330 one_round nd:/tmp/nd
 step nd_moe_tests 150 ctest --test-dir /tmp/nd/build -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_fault_sigstop_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 120

@@ -20,11 +20,9 @@ step spot 120 "${MPIRUN[@]}" $CB allreduce --algo nccl,oneshot_ll,twoshot,twosho
 one_round() { # one_round TREE COLLBENCH REP
   local tree=$1 cb=$2 rep=$3 sms
   for sms in 32 132; do
-    step "t4096-$tree-sms$sms-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 \
-      --mode graph -n 20 -w 5 --sms $sms -T 30 --csv "$R/t4096-$tree-sms$sms-$rep.csv"
+    moe_step "t4096-$tree-sms$sms-$rep" 40 "$cb" --tokens 4096 --algo peer,peer_ll,copy_ce -d fp8e4m3,bfloat16 --mode graph -n 20 -w 5 --sms $sms -T 30
   done
-  step "decode-$tree-$rep" 40 "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 --tokens 128 --algo peer_ll -d fp8e4m3,bfloat16 \
-    --mode graph -n 200 -w 20 -T 30 --csv "$R/decode-$tree-$rep.csv"
+  moe_step "decode-$tree-$rep" 40 "$cb" --tokens 128 --algo peer_ll -d fp8e4m3,bfloat16 --mode graph -n 200 -w 20 -T 30
 }
 ab_rounds 3 380 one_round nq:/tmp/nq
 step nq_moe_tests 150 ctest --test-dir /tmp/nq/build -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_fault_sigstop_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 120

@@ -38,6 +38,14 @@ begin() {
   R=$OUT/results
 }
 
+# moe_step NAME LIMIT_S COLLBENCH ARGS...: `COLLBENCH moe --model deepseek-v3 ARGS` on every GPU
+# as step NAME, its CSV in $R/NAME.csv (the MoE runs of h200x2-check.sh and the A/B scripts).
+moe_step() {
+  local name=$1 limit=$2 cb=$3
+  shift 3
+  step "$name" "$limit" "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 "$@" --csv "$R/$name.csv"
+}
+
 # build_patched DIR PATCH STEP: a copy of the tree (without build directories or ./out) in DIR
 # with PATCH applied (inside DIR, so a relative PATCH names a file of the tree, e.g. one kept in
 # a results folder), built in DIR/build as step STEP: the branch side of the A/B scripts

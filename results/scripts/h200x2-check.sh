@@ -32,7 +32,7 @@ moe() { # moe NAME LIMIT ARGS...: one collbench moe run, CSV and JSON under $R
   local name=$1 limit=$2
   shift 2
   late "$name" && return 0
-  step "$name" "$limit" "${MPIRUN[@]}" "$CB" moe --model deepseek-v3 -T 30 "$@" --csv "$R/$name.csv" --json "$R/$name.json"
+  moe_step "$name" "$limit" "$CB" -T 30 "$@" --json "$R/$name.json"
 }
 if want moe; then
   ALL=(--algo nccl,peer,peer_ll,copy_ce -d bfloat16,fp8e4m3 -n 20 -w 5)
