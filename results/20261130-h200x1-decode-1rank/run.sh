@@ -10,6 +10,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 PATCH=${PATCH:-results/20261130-h200x1-decode-1rank/next-decode.patch}
+need_patch "$PATCH"
 begin
 build_patched /tmp/nd "$PATCH" build-nd
 one_round() { # one_round TREE COLLBENCH REP

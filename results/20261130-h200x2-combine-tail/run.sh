@@ -9,6 +9,14 @@
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 TREES=${TREES:-"ca:results/20261130-h200x2-combine-tail/ct-a.patch cb:results/20261130-h200x2-combine-tail/ct-b.patch"}
+for tp in $TREES; do # TAG:PATCH, TAG a short word (it names /tmp/TAG and the result files)
+  tag=${tp%%:*}
+  if [ "$tag" = "$tp" ] || ! [[ "$tag" =~ ^[A-Za-z][A-Za-z0-9_]{0,15}$ ]] || [ "$tag" = main ]; then
+    printf '%s: TREES entry %.200s: want TAG:PATCH, TAG a letter and up to 15 letters, digits or _, not main\n' "$0" "$tp" >&2
+    exit 2
+  fi
+  need_patch "${tp#*:}"
+done
 begin
 dirs=()
 for tp in $TREES; do

@@ -13,6 +13,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 PATCH=${PATCH:-results/20261130-h200x2-next-quant/next-quant.patch}
+need_patch "$PATCH"
 begin
 build_patched /tmp/nq "$PATCH" build-nq
 gpu_suite main_rest 150 "gpu_fault_nccl_stop|gpu_fault_ipc_stall|gpu_sm8_|gpu_ringattn_save|topo_gpu_busids"

@@ -5,13 +5,15 @@ NAME-TREE[-MORE]-REP.csv, e.g. t4096-main-sms32-2.csv and t4096-nq-sms32-2.csv. 
 name, dtype, mode, tokens, phase and algorithm: each repetition's mean time for tree A and for
 tree B (repetitions in numeric order), the change of the median, and the median remote GB/s.
 Exits 1 if any row has wrong elements, 2 on bad input (no such folder, no run with both trees,
-two rows of one file with the same key).
+two rows of one file with the same key, a file that is not a readable UTF-8 collbench CSV, a
+count or time that is not a number).
 
   results/scripts/compare_ab.py DIR TREE_A TREE_B
 """
 import collections
 import csv
 import glob
+import math
 import os
 import statistics
 import sys
@@ -44,18 +46,29 @@ def main():
     wrong = 0
     for _, name, tree, path in files(folder, (ta, tb)):
         seen = set()
-        with open(path, newline="") as f:
-            for r in csv.DictReader(f):
+        try:
+            with open(path, newline="", encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+        except (OSError, UnicodeDecodeError, csv.Error) as e:
+            fail(f"{path}: cannot read it as a collbench CSV ({e.__class__.__name__}: {str(e)[:200]})")
+        for r in rows:
+            try:
                 wrong += int(r.get("wrong") or 0)
-                try:
-                    t = float(r["time_us_mean"])
-                except (KeyError, ValueError):
-                    continue
+            except ValueError:
+                fail(f"{path}: wrong = {str(r.get('wrong'))[:40]!r} is not a count")
+            if not r.get("time_us_mean"):
+                continue  # a skipped or failed point
+            try:
+                t, g = float(r["time_us_mean"]), float(r.get("remote_gbs") or 0)
                 key = (name, r["dtype"], r.get("mode", ""), r.get("tokens", ""), r["phase"], r["algo"])
-                if key in seen:
-                    fail(f"{path}: two rows for {' '.join(key[1:])}")
-                seen.add(key)
-                runs[key + (tree,)].append((t, float(r.get("remote_gbs") or 0)))
+            except (KeyError, TypeError, ValueError) as e:
+                fail(f"{path}: not a collbench MoE row ({e.__class__.__name__}: {str(e)[:80]})")
+            if not (math.isfinite(t) and t >= 0 and math.isfinite(g)):
+                fail(f"{path}: time {t} or GB/s {g} is not a finite measurement")
+            if key in seen:
+                fail(f"{path}: two rows for {' '.join(key[1:])}")
+            seen.add(key)
+            runs[key + (tree,)].append((t, g))
     pairs = sorted(k for k in {k[:-1] for k in runs} if k + (ta,) in runs and k + (tb,) in runs)
     if not pairs:
         fail(f"no run of {folder} has CSV files for both {ta} and {tb} (NAME-TREE[-MORE]-REP.csv)")

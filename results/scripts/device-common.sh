@@ -46,6 +46,14 @@ moe_step() {
   step "$name" "$limit" "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 "$@" --csv "$R/$name.csv"
 }
 
+# need_patch FILE: exit 2 with a message unless FILE is a readable regular file (the A/B
+# scripts check their patches before the first build, so a wrong name costs no device time).
+need_patch() {
+  [ -f "$1" ] && [ -r "$1" ] && return 0
+  printf '%s: patch %.200s: not a readable file\n' "$0" "$1" >&2
+  exit 2
+}
+
 # build_patched DIR PATCH STEP: a copy of the tree (without build directories or ./out) in DIR
 # with PATCH applied (inside DIR, so a relative PATCH names a file of the tree, e.g. one kept in
 # a results folder), built in DIR/build as step STEP: the branch side of the A/B scripts

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""results/scripts/compare_ab.py on synthetic A/B files: the median change per row, every
+"""The A/B tools: results/scripts/compare_ab.py on synthetic A/B files: the median change per row, every
 repetition listed in numeric order, eager and graph rows apart, exit 1 when a row has wrong
 elements (timed or not), and clear errors (exit 2, a message) for a missing folder, files of
-only one tree, two rows with one key in a file and a wrong argument count."""
+only one tree, two rows with one key in a file, a wrong argument count and the nastiest inputs
+(non-UTF-8 bytes, nan, counts past 2^64, directories and symlinks, very long names); and the
+A/B run.sh scripts' checks of their patches and TREES (ab_scripts)."""
 import os
 import subprocess
 import sys
@@ -19,6 +21,34 @@ def write(folder, name, rows):
 
 def run(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+
+
+def ab_scripts(root):
+    """The A/B run.sh scripts check their patches (and combine-tail its TREES) before building
+    anything: nonsense ends with exit 2 and a message, on a machine without a GPU too."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, OUT=os.path.join(d, "out"))
+        combine = os.path.join(root, "results/20261130-h200x2-combine-tail/run.sh")
+        quant = os.path.join(root, "results/20261130-h200x2-next-quant/run.sh")
+        cases = [
+            (combine, {"TREES": "nocolon"}, b"TREES entry"),
+            (combine, {"TREES": "main:x.patch"}, b"TREES entry"),
+            (combine, {"TREES": "a/b:x.patch"}, b"TREES entry"),
+            (combine, {"TREES": "t" * 5000 + ":x"}, b"TREES entry"),
+            (combine, {"TREES": "cc:/nonexistent.patch"}, b"not a readable file"),
+            (combine, {"TREES": "cc:" + d}, b"not a readable file"),
+            (combine, {"TREES": "cc:/tmp/\udcff.patch"}, b"not a readable file"),
+            (quant, {"PATCH": d}, b"not a readable file"),
+            (quant, {"PATCH": "/nonexistent/" + "p" * 5000}, b"not a readable file"),
+        ]
+        for script, extra, want in cases:
+            e = dict(env)
+            e.update({k: os.fsencode(v) for k, v in extra.items()})
+            p = subprocess.run(["bash", script], env={k: os.fsencode(v) if isinstance(v, str) else v for k, v in e.items()},
+                               capture_output=True, timeout=60)
+            out = p.stdout + p.stderr
+            assert p.returncode == 2 and want in out and len(out) < 4000, (script, str(extra)[:80], p.returncode, out[-500:])
+            assert not os.path.exists(os.path.join(d, "out", "logs", "cmake.log")), "built before checking"
 
 
 def main():
@@ -57,6 +87,43 @@ def main():
         write(d, "x-b-3.csv", ["moe,peer,bfloat16,eager,128,roundtrip,5,1,0\n", "moe,peer,bfloat16,eager,128,roundtrip,6,1,0\n"])
         r = run(d, "a", "b")
         assert r.returncode == 2 and "two rows" in r.stderr, r
+    with tempfile.TemporaryDirectory() as d:
+        good = ["moe,peer,bfloat16,graph,128,roundtrip,10.0,1,0\n"]
+        write(d, "x-a-1.csv", good)
+        write(d, "x-b-1.csv", good)
+        os.symlink(d, d + "-link")
+        try:
+            r = run(d + "-link", "a", "b")  # a symlink to the folder is the folder
+            assert r.returncode == 0 and "| x | bfloat16 |" in r.stdout, r
+        finally:
+            os.remove(d + "-link")
+        r = run(os.path.join(d, "x-a-1.csv"), "a", "b")  # a file, not a folder
+        assert r.returncode == 2 and "not a folder" in r.stderr, r
+        nasty = [
+            ("x-b-2.csv", HEAD.encode() + b"moe,peer,bfloat16,graph,128,roundtrip,1\xff\xfe,1,0\n", "cannot read"),
+            ("x-b-2.csv", HEAD.encode() + b"moe,peer,bfloat16,graph,128,roundtrip,10,1,abc\n", "is not a count"),
+            ("x-b-2.csv", HEAD.encode() + b"moe,peer,bfloat16,graph,128,roundtrip,nan,1,0\n", "not a finite"),
+            ("x-b-2.csv", HEAD.encode() + b"moe,peer,bfloat16,graph,128,roundtrip,1e999,1,0\n", "not a finite"),
+            ("x-b-2.csv", b"family,dtype,time_us_mean\nmoe,bfloat16,3\n", "not a collbench MoE row"),
+        ]
+        for fname, data, want in nasty:
+            with open(os.path.join(d, fname), "wb") as f:
+                f.write(data)
+            r = run(d, "a", "b")
+            assert r.returncode == 2 and want in r.stderr and len(r.stderr) < 2000, (want, r)
+            os.remove(os.path.join(d, fname))
+        os.mkdir(os.path.join(d, "x-b-2.csv"))  # a directory with a CSV's name
+        r = run(d, "a", "b")
+        assert r.returncode == 2 and "cannot read" in r.stderr, r
+        os.rmdir(os.path.join(d, "x-b-2.csv"))
+        # a count past 2^64 is still a count: reported, exit 1
+        write(d, "x-b-2.csv", [f"moe,peer,bfloat16,graph,128,roundtrip,10.0,1,{2**64 + 1}\n"])
+        r = run(d, "a", "b")
+        assert r.returncode == 1 and f"{2**64 + 1} wrong elements" in r.stdout, r
+    for folder in ["/nonexistent-" + "x" * 5000, "/tmp/\udcff\udcfe"]:
+        r = subprocess.run([sys.executable, SCRIPT, os.fsencode(folder), "a", "b"], capture_output=True)
+        assert r.returncode == 2 and b"not a folder" in r.stderr and len(r.stderr) < 12000, r
+    ab_scripts(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(SCRIPT)))))
     r = run("/nonexistent-folder-xyz", "a", "b")
     assert r.returncode == 2 and "not a folder" in r.stderr, r
     r = run("only-one-arg")
