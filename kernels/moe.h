@@ -39,11 +39,12 @@ extern "C" {
  * work counters. */
 #define CB_MOE_EPOCH_WORDS (3 * CB_MOE_MAX_PUSH_BLOCKS + 1 + CB_MOE_WORK_WORDS)
 /* Rows per completion flag of the custom combine (moe_combine.cu), chunk_rows below: cap /
- * push blocks, so every push block gets work even at decode sizes, within [MIN, MAX]. 32 rows
- * of 7168 channels are 7 row parts per warp of a 1024-thread block (no idle warps before the
- * chunk's barrier) and 458 KB, about a microsecond of NVLink. */
+ * push blocks, so every push block gets work even at decode sizes, within [MIN, MAX]. 16 rows
+ * of 7168 channels are 3.5 row parts per warp of a 1024-thread block and 229 KB: about a
+ * microsecond of NVLink, but ~10 us for one of 16 push SMs (~20 GB/s each), so the push blocks'
+ * last chunks end up to that far apart (32-row chunks: ~17 us in the 4096-token trace). */
 #define CB_MOE_CHUNK_ROWS_MIN 4
-#define CB_MOE_CHUNK_ROWS_MAX 32
+#define CB_MOE_CHUNK_ROWS_MAX 16
 
 /* Kernel time stamps (kernels/moe_trace.cuh, builds with -DCB_MOE_TRACE=ON only): the buffer
  * cb_moe_dev_t.trace is uint64 [CB_MOE_TRACE_SLOTS][CB_MOE_TRACE_KERNELS][CB_MOE_MAX_PUSH_BLOCKS]
