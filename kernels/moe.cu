@@ -70,7 +70,10 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_
   const int tid = threadIdx.x, lane = tid & 31;
   const int P = row_parts(a.hidden), items = a.ntokens * P, W = gridDim.x * kDispatchWarps;
   const uint32_t e = a.epoch_dispatch[blockIdx.x] + 1;
-  if (tid == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, e, CB_MOE_TP_START);
+  if (tid == 0) {
+    CB_MOE_TRACE_AT(a, CB_MOE_TK_DISPATCH, e, CB_MOE_TP_START);
+    CB_MOE_TRACE_SM(a, CB_MOE_TK_DISPATCH, e, CB_MOE_TP_A);
+  }
   uint32_t *claim = a.work + CB_MOE_WORK_DISPATCH + (e & 1u);
   if (blockIdx.x == 0 && tid == 0) a.work[CB_MOE_WORK_DISPATCH + ((e + 1u) & 1u)] = 0; /* the next call's */
   const int G = min(8, max(1, items / (8 * W)));

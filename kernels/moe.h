@@ -57,7 +57,8 @@ extern "C" {
 #define CB_MOE_TK_DISPATCH 2    /* peer's dispatch push */
 #define CB_MOE_TK_EXPERT 3      /* peer's expert layout */
 #define CB_MOE_TP_START 0 /* first instruction (thread 0) */
-#define CB_MOE_TP_A 1     /* dispatch_ll: counted; combine push block: first chunk stored */
+#define CB_MOE_TP_A 1     /* dispatch_ll: counted; combine push block: first chunk stored;
+                           * dispatch push: not a time, the block's SM (%smid) + 1 */
 #define CB_MOE_TP_B 2     /* dispatch_ll: positions written; combine push block: first flag raised */
 #define CB_MOE_TP_PUSHED 3 /* rows pushed (block barrier); combine push block: last flag raised */
 #define CB_MOE_TP_SIGNALLED 4 /* the flag / completion signal to the first peer stored (its thread);

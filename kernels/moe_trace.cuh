@@ -40,10 +40,24 @@ __device__ __forceinline__ void trace_at(const cb_moe_dev_t &a, int kernel, uint
   *trace_slot(a, kernel, epoch, point) = globaltimer_ns();
 }
 
+/* The SM this thread runs on (%smid), for the dispatch push's CB_MOE_TP_A value. */
+__device__ __forceinline__ unsigned int sm_id() {
+  unsigned int v;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(v));
+  return v;
+}
+
+/* A value instead of a time at `point` (after the start point's stamp, which clears the slot). */
+__device__ __forceinline__ void trace_value(const cb_moe_dev_t &a, int kernel, uint32_t epoch, int point,
+                                            unsigned long long v) {
+  if (a.trace) *trace_slot(a, kernel, epoch, point) = v;
+}
+
 } // namespace cb_moe
 
 #if defined(CB_MOE_TRACE) && CB_MOE_TRACE
 #define CB_MOE_TRACE_AT(a, kernel, epoch, point) cb_moe::trace_at((a), (kernel), (epoch), (point))
+#define CB_MOE_TRACE_SM(a, kernel, epoch, point) cb_moe::trace_value((a), (kernel), (epoch), (point), cb_moe::sm_id() + 1ull)
 /* A point that stands for the whole block: every thread gets there first (trace builds only,
  * so the barrier changes nothing elsewhere). */
 #define CB_MOE_TRACE_BLOCK(a, kernel, epoch, point)                                                                    \
@@ -53,6 +67,7 @@ __device__ __forceinline__ void trace_at(const cb_moe_dev_t &a, int kernel, uint
   } while (0)
 #else
 #define CB_MOE_TRACE_AT(a, kernel, epoch, point) ((void)0)
+#define CB_MOE_TRACE_SM(a, kernel, epoch, point) ((void)0)
 #define CB_MOE_TRACE_BLOCK(a, kernel, epoch, point) ((void)0)
 #endif
 

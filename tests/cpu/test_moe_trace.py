@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """results/scripts/moe_trace.py on synthetic stamp files (the format collectives/moe_trace.c
 writes): the call period, and the first / median / last block per point relative to the call's
-first stamp, averaged over the calls kept (the first and last 2 left out); too few calls and no
+first stamp, averaged over the calls kept (the first and last 2 left out); the dispatch push's
+latest and earliest blocks with the SM each ran on (a value, not a time); too few calls and no
 file argument are said so; a missing file, a folder, malformed lines, bytes that are not
 text, numbers past 2^64 and calls without a start stamp are one clear line each and exit 2.
 
@@ -25,6 +26,10 @@ def write_trace(path, ncalls, period_ns):
                 # combine (kernel 1): start at 6000, end at 9000 + b*500
                 t = [base + 6000, 0, 0, 0, 0, 0, base + 9000 + b * 500]
                 f.write(f"1 {b} {e} " + " ".join(str(x) for x in t) + "\n")
+                # dispatch_push (kernel 2): point 1 is a value (SM 40 + b, stored + 1), pushed at
+                # 3000 - b*1000 (block 0 the latest)
+                t = [base + 50, 41 + b, 0, base + 3000 - b * 1000, 0, 0, base + 4000]
+                f.write(f"2 {b} {e} " + " ".join(str(x) for x in t) + "\n")
 
 
 def row(out, kernel, point):
@@ -49,6 +54,10 @@ def main():
             ("dispatch_ll end", row(out, "dispatch_ll", "end") == [5.0, 6.0, 7.0]),
             ("combine start", row(out, "combine", "start") == [6.0, 6.0, 6.0]),
             ("combine end", row(out, "combine", "end") == [9.0, 9.5, 10.0]),
+            ("dispatch_push pushed", row(out, "dispatch_push", "pushed") == [1.0, 2.0, 3.0]),
+            ("the SM value is not a time row", " sm " not in out.replace("/sm", "")),
+            ("latest blocks with their SMs", "latest:   0/sm40 3.00, 1/sm41 2.00, 2/sm42 1.00" in out),
+            ("earliest blocks with their SMs", "earliest: 2/sm42 1.00, 1/sm41 2.00, 0/sm40 3.00" in out),
         ]
         few = os.path.join(d, "few.txt")
         write_trace(few, 3, 30_000)
