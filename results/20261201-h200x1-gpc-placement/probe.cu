@@ -35,7 +35,9 @@ __global__ void __launch_bounds__(1024, 1) where(int *sm) {
 
 static int find(int *p, int x) { return p[x] == x ? x : (p[x] = find(p, p[x])); }
 
-static void launch(int grid, int cluster, size_t smem, int *d_sm) {
+/* grid blocks of 1024 threads (smem bytes of dynamic shared memory each), in clusters of
+ * `cluster` blocks when cluster > 1; waits for them. */
+static cudaError_t try_launch(int grid, int cluster, size_t smem, int *d_sm) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)grid);
   cfg.blockDim = dim3(1024);
@@ -46,9 +48,11 @@ static void launch(int grid, int cluster, size_t smem, int *d_sm) {
   at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
   cfg.attrs = at;
   cfg.numAttrs = cluster > 1 ? 1 : 0;
-  CK(cudaLaunchKernelEx(&cfg, where, d_sm));
-  CK(cudaDeviceSynchronize());
+  cudaError_t e = cudaLaunchKernelEx(&cfg, where, d_sm);
+  return e != cudaSuccess ? e : cudaDeviceSynchronize();
 }
+
+static void launch(int grid, int cluster, size_t smem, int *d_sm) { CK(try_launch(grid, cluster, smem, d_sm)); }
 
 int main(int argc, char **argv) {
   cudaDeviceProp prop;
@@ -73,17 +77,7 @@ int main(int argc, char **argv) {
     const int C = 2 << (rep % 4);
     if (C > cmax) continue;
     const int k = 1 + rand() % (nsm / C);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3((unsigned)(C * k));
-    cfg.blockDim = dim3(1024);
-    cfg.dynamicSmemBytes = smem;
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeClusterDimension;
-    at[0].val.clusterDim.x = (unsigned)C;
-    at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
-    if (cudaLaunchKernelEx(&cfg, where, d_sm) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+    if (try_launch(C * k, C, smem, d_sm) != cudaSuccess) {
       cudaGetLastError(); /* e.g. more clusters of 16 than fit at once: skip */
       continue;
     }
