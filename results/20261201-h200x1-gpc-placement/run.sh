@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # probe.cu on the GPU machine: build it, run it for grids of 16, 24, 32, 48 and 64 blocks;
-# output in $OUT/probe.txt (or ./out).
+# output in $OUT/probe.txt (or /tmp/cb-gpc-probe).
 cd "$(dirname "$0")" || exit 1
-OUT=${OUT:-$PWD/out}
+OUT=${OUT:-/tmp/cb-gpc-probe}
 mkdir -p "$OUT"
 nvidia-smi -L > "$OUT/probe.txt" 2>&1
 nvcc -O2 -arch=sm_90 -o "$OUT/probe" probe.cu >> "$OUT/probe.txt" 2>&1 || { cat "$OUT/probe.txt"; exit 1; }
