@@ -4,12 +4,15 @@
 # KERNEL after the warm-up, for each dispatch dtype, at $SMS SMs (default 32); then the SASS
 # instruction count of each function whose name matches KERNEL.
 #   results/scripts/h200-moe-ncu.sh [KERNEL]     (default dispatch_push)
+# KERNEL and SMS are checked before anything else (exit 2, a message; CPU test cpu_compare_ab).
+[ $# -le 1 ] || { printf '%s: want at most one argument (KERNEL), got %d\n' "$0" $# >&2; exit 2; }
+KERNEL=${1-dispatch_push}
+SMS=${SMS-32}
+[[ "$KERNEL" =~ ^[A-Za-z_][A-Za-z0-9_]{0,63}$ ]] ||
+  { printf '%s: KERNEL: want a C identifier of at most 64 characters, got %.200q\n' "$0" "$KERNEL" >&2; exit 2; }
+[[ "$SMS" =~ ^[1-9][0-9]{0,3}$ ]] || { printf '%s: SMS: want a number of SMs (1-9999), got %.200q\n' "$0" "$SMS" >&2; exit 2; }
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
-KERNEL=${1:-dispatch_push}
-SMS=${SMS:-32}
-[[ "$KERNEL" =~ ^[A-Za-z_][A-Za-z0-9_]{0,63}$ ]] || { echo "$0: KERNEL: want a C identifier, got '$KERNEL'" >&2; exit 2; }
-[[ "$SMS" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "$0: SMS: want a number of SMs, got '$SMS'" >&2; exit 2; }
 begin
 for dt in fp8e4m3 bfloat16; do
   step "ncu-$KERNEL-$dt-sms$SMS" 150 ncu --clock-control none -k "regex:$KERNEL" --launch-skip 10 --launch-count 1 \

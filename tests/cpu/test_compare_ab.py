@@ -4,7 +4,8 @@ repetition listed in numeric order, eager and graph rows apart, exit 1 when a ro
 elements (timed or not), and clear errors (exit 2, a message) for a missing folder, files of
 only one tree, two rows with one key in a file, a wrong argument count and the nastiest inputs
 (non-UTF-8 bytes, nan, counts past 2^64, directories and symlinks, very long names); and the
-A/B run.sh scripts' checks of their patches and TREES (ab_scripts)."""
+A/B run.sh scripts' checks of their patches and TREES and h200-moe-ncu.sh's of its KERNEL and SMS
+(ab_scripts)."""
 import os
 import subprocess
 import sys
@@ -24,12 +25,14 @@ def run(*args):
 
 
 def ab_scripts(root):
-    """The A/B run.sh scripts check their patches (and combine-tail its TREES) before building
-    anything: nonsense ends with exit 2 and a message, on a machine without a GPU too."""
+    """The A/B run.sh scripts check their patches (and combine-tail its TREES), h200-moe-ncu.sh its
+    KERNEL and SMS, before building anything: nonsense ends with exit 2 and a message, on a machine without a GPU too."""
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, OUT=os.path.join(d, "out"))
         combine = os.path.join(root, "results/20261130-h200x2-combine-tail/run.sh")
         quant = os.path.join(root, "results/20261130-h200x2-next-quant/run.sh")
+        ahead = os.path.join(root, "results/20261201-h200x1-fp8-ahead/run.sh")
+        ncu = os.path.join(root, "results/scripts/h200-moe-ncu.sh")
         cases = [
             (combine, {"TREES": "nocolon"}, b"TREES entry"),
             (combine, {"TREES": "main:x.patch"}, b"TREES entry"),
@@ -40,11 +43,25 @@ def ab_scripts(root):
             (combine, {"TREES": "cc:/tmp/\udcff.patch"}, b"not a readable file"),
             (quant, {"PATCH": d}, b"not a readable file"),
             (quant, {"PATCH": "/nonexistent/" + "p" * 5000}, b"not a readable file"),
+            (ahead, {"PATCH": d}, b"not a readable file"),
+            (ahead, {"PATCH": "/tmp/\udcfe\udcff"}, b"not a readable file"),
+            # h200-moe-ncu.sh: its KERNEL argument and SMS
+            (ncu, {}, b"KERNEL", "a;rm -rf /"),
+            (ncu, {}, b"KERNEL", "k" * 5000),
+            (ncu, {}, b"KERNEL", "dispatch_\udcff"),
+            (ncu, {}, b"KERNEL", ""),
+            (ncu, {"SMS": ""}, b"SMS"),
+            (ncu, {}, b"at most one argument", "dispatch_push", "combine"),
+            (ncu, {"SMS": "0"}, b"SMS"),
+            (ncu, {"SMS": "18446744073709551616"}, b"SMS"),
+            (ncu, {"SMS": "-1"}, b"SMS"),
+            (ncu, {"SMS": "3\udcff"}, b"SMS"),
+            (ncu, {"SMS": "9" * 5000}, b"SMS"),
         ]
-        for script, extra, want in cases:
+        for script, extra, want, *args in cases:
             e = dict(env)
             e.update({k: os.fsencode(v) for k, v in extra.items()})
-            p = subprocess.run(["bash", script], env={k: os.fsencode(v) if isinstance(v, str) else v for k, v in e.items()},
+            p = subprocess.run(["bash", script, *map(os.fsencode, args)], env={k: os.fsencode(v) if isinstance(v, str) else v for k, v in e.items()},
                                capture_output=True, timeout=60)
             out = p.stdout + p.stderr
             assert p.returncode == 2 and want in out and len(out) < 4000, (script, str(extra)[:80], p.returncode, out[-500:])
