@@ -4,8 +4,8 @@ prints, per file, where a call's time goes: for every kernel and stamp point, th
 median and latest block, in microseconds after the call's first stamp (the earliest block start
 of its first kernel), as the mean over the calls in the file (the first and last WARM calls
 left out); for the dispatch push also the latest and earliest blocks with the SM each ran on
-(the SM is a value the kernel stores, not a time). Also the call period (first stamp to the next call's first stamp), which in a graph
-of back-to-back calls is the round trip the bench reports.
+(the SM is a value the kernel stores, not a time). Also the call period (first stamp to the next
+call's first stamp), which in a graph of back-to-back calls is the round trip the bench reports.
 
   results/scripts/moe_trace.py FILE...   (moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>-b<blocks>.txt)
 """
