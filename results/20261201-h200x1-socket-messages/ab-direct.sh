@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Issue 13's all-to-all on 2 x 2 virtual nodes (2 x H200, 4 ranks under the CUDA MPS daemon):
+# main's `hier` (rail staging, then one network message per node pair and rail) against the
+# direct form of branch next-a2a-direct ($PATCH = `git diff main next-a2a-direct -- collectives`:
+# off-node blocks straight to their ranks over NCCL from the start, the node's own blocks over
+# NVLink alongside). First the branch's 2 x 2 all-to-all GPU tests (checks on, memcheck), then 3
+# alternating rounds of main and branch: nccl, nccl_p2p and hier at 256 KiB - 64 MiB per rank,
+# bf16, NCCL in the same run. Needs 2 GPUs.
+cd "$(dirname "$0")/../.." || exit 1
+. results/scripts/device-common.sh
+PATCH=${PATCH:-results/20261201-h200x1-socket-messages/direct.patch}
+need_patch "$PATCH"
+[ "$NGPU" -ge 2 ] || { echo "$0: needs 2 GPUs, this machine has $NGPU" >&2; exit 2; }
+begin
+build_patched /tmp/ad "$PATCH" build-ad
+mps_start
+step ad_tests 200 ctest --test-dir /tmp/ad/build -L gpu -R "gpu_vnodes_2x2_(alltoall|a2a_memcheck)" --output-on-failure --timeout 90
+mkdir -p "$OUT/logs/ad-gpu"; cp /tmp/ad/build/tests/gpu/gpu-vnodes*.log "$OUT/logs/ad-gpu/" 2>/dev/null
+one_round() { # one_round TREE ROOT REP
+  local tree=$1 root=$2 rep=$3
+  step "a2a-$tree-$rep" 90 "$root/launcher/collbench-run" --build "$root/build" --out "$R/$tree-$rep" --no-plots --vnodes 2 --gpus 2 -- \
+    alltoall --algo nccl,nccl_p2p,hier -b 256K -e 64M -f 4 -d bfloat16 -n 20 -w 5 -T 120
+}
+for rep in 1 2 3; do
+  [ $(( $(date +%s) - T0 )) -gt 480 ] && { echo "round $rep skipped: past 480 s" >> "$OUT/logs/steps.txt"; break; }
+  one_round main "$PWD" "$rep"
+  one_round ad /tmp/ad "$rep"
+done
+mps_stop
+pack
