@@ -59,6 +59,10 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
   }
   cb_sb_printf(b, ",");
   if (w->sms) cb_sb_printf(b, "%d", w->sms > 0 ? w->sms : 0);
+  cb_sb_printf(b, ",");
+  num(b, w->loaded && w->timed, w->slowdown_comm, "%.4f");
+  cb_sb_printf(b, ",");
+  num(b, w->loaded && w->timed, w->slowdown_compute, "%.4f");
 }
 
 static void jnum(cb_strbuf_t *b, const char *key, int present, double v) {
@@ -106,6 +110,8 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
   }
   if (w->sms) cb_sb_printf(b, ",\"sms\":%d", w->sms > 0 ? w->sms : 0);
   else cb_sb_printf(b, ",\"sms\":null");
+  jnum(b, "slowdown_comm", w->loaded && w->timed, w->slowdown_comm);
+  jnum(b, "slowdown_compute", w->loaded && w->timed, w->slowdown_compute);
   cb_sb_printf(b, "}");
 }
 
