@@ -269,7 +269,7 @@ static attn_metrics_t attn_metrics(cb_bench_t *b, const slot_t *s, double time_u
 /* moe --overlap: the roundtrip_loaded row (collective: every rank calls it). Times are the
  * slowest rank's; the slowdowns divide them by the round trip's mean alone and by the slowest
  * rank's compute kernel alone. */
-static void report_loaded(cb_bench_t *b, const group_t *g, slot_t *s) {
+static void report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned long long mem_max) {
   const int np = s->algo->nphases;
   cb_stats_t alone;
   cb_aggregate_times(&b->w->mpi, s->t[np], b->a->iters, &alone);
@@ -282,6 +282,7 @@ static void report_loaded(cb_bench_t *b, const group_t *g, slot_t *s) {
   r.phase = "roundtrip_loaded";
   r.loaded = 1;
   r.sms = s->in.sms;
+  r.mem_bytes = mem_max;
   if (s->ov_state < 0) {
     snprintf(r.note, sizeof r.note, "skipped: %s", s->ov_why);
     b->rows_skipped++;
@@ -370,7 +371,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     cb_report_row(b->rep, &r);
   }
   b->rows++;
-  if (s->ov_state) report_loaded(b, g, s);
+  if (s->ov_state) report_loaded(b, g, s, mem_max);
 }
 
 /* moe: each custom algorithm's remote GB/s per phase against copy_ce's (the copy engine's peer

@@ -51,12 +51,16 @@ int cb_overlap_measure(int sm_count, int comm_sms, double comm_alone_us, int ite
   cudaEvent_t ev[4];
   for (int i = 0; i < 4; i++) CB_CUDA(cudaEventCreate(&ev[i]));
 
-  /* calibration: steps for about iters round trips' time */
-  double t0 = busy_alone(blocks, CB_BUSY_CALIBRATION_STEPS, smem, sink, s2, ev);
+  /* calibration: steps for about iters round trips' time, in two passes (the short first launch
+   * carries its start-up in its time and came out ~15 % short) */
   double target = comm_alone_us * iters;
   if (target < CB_BUSY_MIN_US) target = CB_BUSY_MIN_US;
-  long long steps = (long long)((double)CB_BUSY_CALIBRATION_STEPS * target / (t0 > 0.0 ? t0 : 1.0));
-  if (steps < 1) steps = 1;
+  long long steps = CB_BUSY_CALIBRATION_STEPS;
+  for (int pass = 0; pass < 2; pass++) {
+    double t = busy_alone(blocks, steps, smem, sink, s2, ev);
+    double next = (double)steps * target / (t > 0.0 ? t : 1.0);
+    steps = next < 1.0 ? 1 : next > 1e15 ? (long long)1e15 : (long long)next;
+  }
   double alone[CB_OVERLAP_RUNS], comm[CB_OVERLAP_RUNS], busy[CB_OVERLAP_RUNS];
   for (int r = 0; r < CB_OVERLAP_RUNS; r++) alone[r] = busy_alone(blocks, steps, smem, sink, s2, ev);
 
