@@ -61,8 +61,17 @@ int cb_overlap_measure(int sm_count, int comm_sms, double comm_alone_us, int ite
     double next = (double)steps * target / (t > 0.0 ? t : 1.0);
     steps = next < 1.0 ? 1 : next > 1e15 ? (long long)1e15 : (long long)next;
   }
-  double alone[CB_OVERLAP_RUNS], comm[CB_OVERLAP_RUNS], busy[CB_OVERLAP_RUNS];
+  double alone[CB_OVERLAP_RUNS], comm_alone[CB_OVERLAP_RUNS], comm[CB_OVERLAP_RUNS], busy[CB_OVERLAP_RUNS];
   for (int r = 0; r < CB_OVERLAP_RUNS; r++) alone[r] = busy_alone(blocks, steps, smem, sink, s2, ev);
+  /* the round trips alone, timed as below (one event before the launches, one after: the
+   * graph launch's own latency is in both) */
+  for (int r = 0; r < CB_OVERLAP_RUNS; r++) {
+    CB_CUDA(cudaEventRecord(ev[0], s));
+    launch(ctx, s);
+    CB_CUDA(cudaEventRecord(ev[2], s));
+    cb_wait_stream(s);
+    comm_alone[r] = elapsed_us(ev[0], ev[2]) / iters;
+  }
 
   for (int r = 0; r < CB_OVERLAP_RUNS; r++) {
     /* both from one start: the kernel first (it takes its SMs), the round trips right after */
@@ -81,6 +90,7 @@ int cb_overlap_measure(int sm_count, int comm_sms, double comm_alone_us, int ite
   out->compute_alone_us = median3(alone);
   out->compute_loaded_us = median3(busy);
   out->comm_loaded_us = median3(comm);
+  out->comm_alone_us = median3(comm_alone);
 
   for (int i = 0; i < 4; i++) CB_CUDA(cudaEventDestroy(ev[i]));
   CB_CUDA(cudaStreamDestroy(s2));
