@@ -28,6 +28,7 @@ typedef struct cb_moe_config {
   cb_routing_t routing;
   int uneven;   /* per-rank token counts differ, the last rank has none (cb_moe_tokens_for_rank) */
   int validate; /* print a PASS/FAIL verdict per configuration */
+  int overlap;  /* also time the round trip beside a compute kernel on the free SMs (launcher/overlap.c) */
   double drop;  /* fraction of (token, k) selections set to -1 (dropped), 0 <= drop < 1 */
 } cb_moe_config_t;
 

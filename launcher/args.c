@@ -28,7 +28,7 @@ static void defaults(cb_args_t *a) {
 enum opt_id {
   O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
   O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
-  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING,
+  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_OVERLAP, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING,
   O_SEQ, O_BATCH, O_HEADS, O_KVHEADS, O_HEADDIM, O_CAUSAL, O_SAVE, O_SMS
 };
 
@@ -46,7 +46,7 @@ static const struct opt {
     {0, "json", 1, O_JSON},           {0, "seed", 1, O_SEED},          {0, "no-bind", 0, O_NOBIND},
     {0, "tokens", 1, O_TOKENS},       {0, "hidden", 1, O_HIDDEN},      {0, "topk", 1, O_TOPK},
     {0, "experts", 1, O_EXPERTS},     {0, "routing", 1, O_ROUTING},    {0, "model", 1, O_MODEL},
-    {0, "uneven", 0, O_UNEVEN},       {0, "validate", 0, O_VALIDATE},  {0, "drop", 1, O_DROP},
+    {0, "uneven", 0, O_UNEVEN},       {0, "validate", 0, O_VALIDATE},  {0, "overlap", 0, O_OVERLAP}, {0, "drop", 1, O_DROP},
     {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},      {0, "sizes", 1, O_SIZES},
     {0, "timing", 1, O_TIMING},       {0, "seq", 1, O_SEQ},            {0, "batch", 1, O_BATCH},
     {0, "heads", 1, O_HEADS},         {0, "kv-heads", 1, O_KVHEADS},   {0, "head-dim", 1, O_HEADDIM},
@@ -128,7 +128,7 @@ static int size_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *a
   }
 }
 
-/* --tokens, --hidden, --topk, --experts, --routing, --model, --uneven, --validate, --drop. */
+/* --tokens, --hidden, --topk, --experts, --routing, --model, --uneven, --validate, --overlap, --drop. */
 static int moe_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
   long v;
   double d;
@@ -157,6 +157,7 @@ static int moe_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *ar
     return CB_ARGS_OK;
   case O_UNEVEN: a->moe.uneven = 1; return CB_ARGS_OK;
   case O_VALIDATE: a->moe.validate = 1; return CB_ARGS_OK;
+  case O_OVERLAP: a->moe.overlap = 1; return CB_ARGS_OK;
   default: /* O_DROP */
     if (cb_argp_real(val, &d) || d < 0.0 || d >= 1.0) return cb_argp_fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
     a->moe.drop = d;
@@ -291,7 +292,7 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
       rc = size_option(p, a, o->id, arg, val, s);
       break;
     case O_TOKENS: case O_HIDDEN: case O_TOPK: case O_EXPERTS: case O_ROUTING: case O_MODEL: case O_UNEVEN:
-    case O_VALIDATE: case O_DROP:
+    case O_VALIDATE: case O_OVERLAP: case O_DROP:
       rc = moe_option(p, a, o->id, arg, val, s);
       break;
     case O_SEQ: case O_BATCH: case O_HEADS: case O_KVHEADS: case O_HEADDIM: case O_CAUSAL: case O_SAVE:
@@ -310,7 +311,7 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
 /* Step 3 (ringattn): sequence lengths instead of sizes, bf16/half, and the shape check. */
 static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->moe_opt)
-    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
+    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/--drop apply only to the moe family");
   if (s->size) return cb_argp_fail(p, "ringattn sweeps the sequence length: use --seq instead of -b/-e/-f/-i/--sizes");
   /* --heads alone: as many K/V heads (plain multi-head attention) */
   if (s->heads && !s->kv_heads) a->attn.kv_heads = a->attn.heads;
@@ -372,7 +373,7 @@ static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
 static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   const cb_family_info_t *fi = cb_family_info(a->family);
   if (s->moe_opt)
-    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--drop apply only to the moe family");
+    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/--drop apply only to the moe family");
   if (s->attn_opt)
     return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
   if (s->factor_given && s->step_given) return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
@@ -459,6 +460,8 @@ void cb_args_usage(FILE *f) {
     "      --drop P            fraction of expert selections dropped (-1), default 0\n"
     "      --uneven            different token counts per rank (one rank gets none)\n"
     "      --validate          print one PASS/FAIL verdict per configuration\n"
+    "      --overlap           also time each algorithm's round trip beside a compute-bound kernel\n"
+    "                          on the SMs it leaves free (an extra roundtrip_loaded row)\n"
     "ringattn (family ringattn only; -d bfloat16 (default) or half):\n"
     "      --seq LIST|A:B[:F]  total sequence lengths (K = 1024; default 8K:64K, factor 2)\n"
     "      --batch N --heads N --kv-heads N --head-dim 64|128   shape (default 1, 32, 32, 128)\n"

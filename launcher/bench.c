@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error_gpu.h"
+#include "overlap.h"
 #include "stats.h"
 
 typedef struct slot {
@@ -22,6 +23,10 @@ typedef struct slot {
   long long wrong;
   int digest_mismatch;
   double remote_gbs[CB_MAX_PHASES + 1]; /* per phase, as reported (moe: the copy_ce ratio line) */
+  /* moe --overlap (overlap.h): 1 measured, -1 not (ov_why says why), 0 not asked */
+  int ov_state;
+  cb_overlap_t ov;
+  char ov_why[256];
 } slot_t;
 
 typedef struct group {
@@ -261,6 +266,50 @@ static attn_metrics_t attn_metrics(cb_bench_t *b, const slot_t *s, double time_u
   return m;
 }
 
+/* moe --overlap: the roundtrip_loaded row (collective: every rank calls it). Times are the
+ * slowest rank's, beside and alone (overlap.h), and the slowdowns their ratios. */
+static void report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned long long mem_max) {
+  const int np = s->algo->nphases;
+  double mine[4] = {s->ov.comm_loaded_us, s->ov.compute_alone_us, s->ov.compute_loaded_us, s->ov.comm_alone_us};
+  double mx[4] = {0, 0, 0, 0};
+  allreduce_polled(mine, mx, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm);
+  b->rows++;
+  if (!b->rep) return;
+  cb_row_t r;
+  fill_row_common(b, g, s, &r);
+  r.phase = "roundtrip_loaded";
+  r.loaded = 1;
+  r.sms = s->in.sms;
+  r.mem_bytes = mem_max;
+  if (s->ov_state < 0) {
+    snprintf(r.note, sizeof r.note, "skipped: %s", s->ov_why);
+    b->rows_skipped++;
+    cb_report_row(b->rep, &r);
+    return;
+  }
+  cb_bytes_t by = {0};
+  if (s->algo->bytes) s->algo->bytes(&s->in, np, &by);
+  else cb_bytes_default(&s->in, np, &by);
+  r.timed = 1;
+  r.time_us_mean = r.time_us_max = mx[0];
+  r.time_us_p50 = r.time_us_p99 = NAN; /* one timing of chunk round trips per run: no per-iteration spread */
+  r.algbw_gbs = by.algbw_bytes / mx[0] / 1e3;
+  r.busbw_gbs = r.algbw_gbs * by.busbw_factor;
+  r.remote_gbs = by.remote_bytes / mx[0] / 1e3;
+  r.imbalance = s->in.imbalance;
+  r.net_bytes = by.link_bytes ? by.net_bytes : NAN;
+  r.nvlink_bytes = by.link_bytes ? by.nvlink_bytes : NAN;
+  r.bytes = (uint64_t)by.algbw_bytes;
+  r.wrong = b->a->check_iters > 0 ? s->wrong : -1;
+  r.slowdown_comm = mx[0] / mx[3];
+  r.slowdown_compute = mx[2] / mx[1];
+  snprintf(r.note, sizeof r.note,
+           "beside a compute kernel on %d SMs: round trip %.1f us alone (timed the same way); the kernel %.1f us "
+           "alone, %.1f beside",
+           s->ov.busy_sms, mx[3], mx[1], mx[2]);
+  cb_report_row(b->rep, &r);
+}
+
 static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
   cb_row_t r;
   if (!s->active) {
@@ -321,6 +370,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     cb_report_row(b->rep, &r);
   }
   b->rows++;
+  if (s->ov_state) report_loaded(b, g, s, mem_max);
 }
 
 /* moe: each custom algorithm's remote GB/s per phase against copy_ce's (the copy engine's peer
@@ -364,6 +414,46 @@ static void validate_verdicts(cb_bench_t *b, const group_t *g, slot_t *slots, in
              s->algo->name, g->what, pass ? "PASS" : "FAIL", s->wrong, b->a->check_iters, st.mean_us, st.p99_us);
   }
   fflush(stdout);
+}
+
+/* moe --overlap: `chunk` round trips (the captured graph, or eager launches) for overlap.c. */
+typedef struct overlap_ctx {
+  slot_t *s;
+  int chunk;
+} overlap_ctx_t;
+
+static void overlap_launch(void *ctx, cudaStream_t st) {
+  overlap_ctx_t *c = ctx;
+  if (c->s->graph) CB_CUDA(cudaGraphLaunch(c->s->graph, st));
+  else
+    for (int i = 0; i < c->chunk; i++) run_iteration_recorded(c->s, st, NULL, 0, 0);
+}
+
+/* The round trip beside a compute kernel on the SMs the algorithm leaves free: its own SM count,
+ * none for the copy engine, and for algorithms that do not report theirs (NCCL) the SM cap
+ * (--sms): the compute kernel takes what the cap leaves, as beside the custom kernels. */
+static void measure_overlap(cb_bench_t *b, const group_t *g, slot_t *s, int chunk) {
+  const cb_world_t *w = b->w;
+  cb_stats_t alone;
+  cb_aggregate_times(&w->mpi, s->t[s->algo->nphases], b->a->iters, &alone);
+  int comm_sms = s->in.sms > 0 ? s->in.sms : s->in.sms < 0 ? 0 : w->grid_sms;
+  /* every rank runs the round trips or none does: agree on the SMs left first */
+  int left = w->sm_count - comm_sms, left_min = 0;
+  allreduce_polled(&left, &left_min, 1, MPI_INT, MPI_MIN, w->mpi.comm);
+  if (left_min < 1) {
+    s->ov_state = -1;
+    snprintf(s->ov_why, sizeof s->ov_why, "no SM left for the compute kernel beside %s on %d SMs (cap the SMs with --sms)",
+             s->algo->name, comm_sms);
+    return;
+  }
+  cb_watchdog_arm(b->wd, "%s %s: round trips beside a compute kernel (--overlap)", s->algo->name, g->what);
+  cb_mpi_barrier(w->mpi.comm);
+  overlap_ctx_t ctx = {s, chunk};
+  if (cb_overlap_measure(w->sm_count, comm_sms, alone.mean_us, chunk, w->stream, overlap_launch, &ctx, &s->ov,
+                         s->ov_why, sizeof s->ov_why))
+    CB_DIE(CB_EXIT_RUNTIME, "--overlap: %s", s->ov_why); /* not reached: the SMs left were agreed above */
+  cb_watchdog_disarm(b->wd);
+  s->ov_state = 1;
 }
 
 static void run_group(cb_bench_t *b, group_t *g) {
@@ -420,6 +510,7 @@ static void run_group(cb_bench_t *b, group_t *g) {
       cb_wait_stream(st);
       cb_watchdog_disarm(b->wd);
     }
+    if (g->p.family == CB_MOE && g->p.moe->overlap) measure_overlap(b, g, s, chunk);
   }
 
   cb_watchdog_step(b->wd, CB_PHASE_REDUCE, g->what);

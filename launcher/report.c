@@ -59,6 +59,10 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
   }
   cb_sb_printf(b, ",");
   if (w->sms) cb_sb_printf(b, "%d", w->sms > 0 ? w->sms : 0);
+  cb_sb_printf(b, ",");
+  num(b, w->loaded && w->timed, w->slowdown_comm, "%.4f");
+  cb_sb_printf(b, ",");
+  num(b, w->loaded && w->timed, w->slowdown_compute, "%.4f");
 }
 
 static void jnum(cb_strbuf_t *b, const char *key, int present, double v) {
@@ -106,6 +110,8 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
   }
   if (w->sms) cb_sb_printf(b, ",\"sms\":%d", w->sms > 0 ? w->sms : 0);
   else cb_sb_printf(b, ",\"sms\":null");
+  jnum(b, "slowdown_comm", w->loaded && w->timed, w->slowdown_comm);
+  jnum(b, "slowdown_compute", w->loaded && w->timed, w->slowdown_compute);
   cb_sb_printf(b, "}");
 }
 
@@ -120,8 +126,8 @@ static void table_header(cb_report_t *r, int kind) {
             "", "");
   else if (kind == 2)
     fprintf(r->table,
-            "#\n# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n"
-            "# %8s %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s\n",
+            "#\n# %8s %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n"
+            "# %8s %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s\n",
             "tokens", "type", "phase", "algo", "mode", "time", "p50", "p99", "algbw", "remote",
             "imbal", "sms", "#wrong", "note", "(/rank)", "", "", "", "", "(us)", "(us)", "(us)",
             "(GB/s)", "(GB/s)", "", "", "");
@@ -157,12 +163,16 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
               (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, "-", "-", "-", "-", "-", "-", "-",
               sms, wrong, w->note);
   } else if (w->is_moe) {
-    if (w->timed)
-      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11.2f %11.2f %11.2f %9.2f %9.2f %7.3f %4s %9s  %s\n",
-              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, w->time_us_mean,
-              w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->remote_gbs, w->imbalance, sms, wrong, w->note);
-    else
-      fprintf(r->table, "  %8llu %-9s %-9s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n",
+    if (w->timed) {
+      /* percentiles may be absent (--overlap's roundtrip_loaded rows): "-" */
+      char p50[32] = "-", p99[32] = "-";
+      if (isfinite(w->time_us_p50)) snprintf(p50, sizeof p50, "%.2f", w->time_us_p50);
+      if (isfinite(w->time_us_p99)) snprintf(p99, sizeof p99, "%.2f", w->time_us_p99);
+      fprintf(r->table, "  %8llu %-9s %-16s %-13s %-6s %11.2f %11s %11s %9.2f %9.2f %7.3f %4s %9s  %s\n",
+              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, w->time_us_mean, p50, p99,
+              w->algbw_gbs, w->remote_gbs, w->imbalance, sms, wrong, w->note);
+    } else
+      fprintf(r->table, "  %8llu %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n",
               (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, "-", "-", "-",
               "-", "-", "-", sms, wrong, w->note);
   } else {

@@ -20,7 +20,8 @@
   "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens," \
   "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"  \
   "kv_heads,head_dim,"                                                                        \
-  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms"
+  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"          \
+  "slowdown_comm,slowdown_compute"
 
 typedef struct cb_row {
   const char *family, *algo, *dtype, *op;
@@ -44,6 +45,10 @@ typedef struct cb_row {
   int hidden, topk, experts;
   double remote_gbs, imbalance;
   double net_bytes, nvlink_bytes; /* bytes per rank over the network / NVLink (NaN: not reported) */
+  /* the roundtrip_loaded row of --overlap (loaded = 1; else these columns stay empty): the round
+   * trip's and the compute kernel's times beside each other over their times alone */
+  int loaded;
+  double slowdown_comm, slowdown_compute;
   /* ringattn only (is_attn = 0 leaves these columns empty; results/README.md defines them) */
   int is_attn;
   uint64_t seq;

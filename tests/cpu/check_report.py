@@ -25,7 +25,8 @@ HEADER = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean
           "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens,"
           "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"
           "kv_heads,head_dim,"
-          "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms").split(",")
+          "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"
+          "slowdown_comm,slowdown_compute").split(",")
 
 NOTE1 = "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, café → ok"
 
@@ -74,6 +75,9 @@ def expected_rows():
              tflops=301.25, comm_us=812.5, compute_us=3650.75, overlap_eff=0.96875, ring_over_single=None,
              err_max=0.0078125, err_mean=0.000244140625, sms=132)
     r.append(x)
+    z = dict(moe)
+    z.update(algo="peer", phase="roundtrip_loaded", sms=32, slowdown_comm=1.375, slowdown_compute=1.0625)
+    r.append(z)
     return r
 
 
@@ -86,7 +90,7 @@ INT_KEYS = ("bytes", "count", "inplace", "ranks", "nodes", "wrong", "iters", "me
             "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "sms")
 FLOAT_KEYS = ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",
               "remote_gbs", "imbalance", "net_bytes", "nvlink_bytes", "tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single",
-              "err_max", "err_mean")
+              "err_max", "err_mean", "slowdown_comm", "slowdown_compute")
 
 problems = []
 

@@ -147,6 +147,7 @@ static void test_defaults(void) {
   CHECK_EQ_INT(A.moe.routing.kind, CB_ROUTE_UNIFORM);
   CHECK_EQ_INT(A.moe.uneven, 0);
   CHECK_EQ_INT(A.moe.validate, 0);
+  CHECK_EQ_INT(A.moe.overlap, 0);
   CHECK(A.moe.drop == 0.0, "default drop %g", A.moe.drop);
 }
 
@@ -320,6 +321,9 @@ static void test_moe_options(void) {
   CHECK_EQ_INT(A.moe.uneven, 1);
   CHECK_EQ_INT(A.moe.validate, 1);
   CHECK(A.moe.drop == 0.25, "drop %g", A.moe.drop);
+  CHECK_EQ_INT(A.moe.overlap, 0);
+  EXPECT_OK("moe --overlap --sms 32");
+  CHECK_EQ_INT(A.moe.overlap, 1);
 
   EXPECT_OK("moe -d fp8e4m3,bfloat16"); /* 7168 = 56 x 128 */
   CHECK_EQ_INT(A.ndtypes, 2);
@@ -469,6 +473,8 @@ static void test_bad_input(void) {
   EXPECT_ERR("allreduce --model mixtral-8x7b", "--model", "moe");
   EXPECT_ERR("sendrecv --uneven", "--uneven", "moe");
   EXPECT_ERR("allreduce --validate", "--validate", "moe");
+  EXPECT_ERR("alltoall --overlap", "--overlap", "moe");
+  EXPECT_ERR("ringattn --overlap", "--overlap", "moe");
   EXPECT_ERR("reducescatter --drop 0.1", "--drop", "moe");
 
   /* sizes on moe */

@@ -3,7 +3,9 @@
 needs 2 ranks may say so instead of running (allowed, and its algorithm is not required by
 --algos), never for an algorithm in --skipped (whose reason must match --allow-skip), and a run
 in which nothing could be timed for that reason is "skipped" (77); with 2 ranks the same rows
-fail; nonsense for --ranks is a usage error. Synthetic CSVs with the result columns.
+fail; nonsense for --ranks is a usage error. And --loaded (moe --overlap): a roundtrip row of a
+listed algorithm needs a timed roundtrip_loaded row of the same dtype, size and mode whose
+slowdowns are numbers in (0, 100). Synthetic CSVs with the result columns.
 
 usage: test_check_csv.py CHECK_CSV"""
 import csv
@@ -13,12 +15,14 @@ import sys
 import tempfile
 
 COLS = ["family", "algo", "dtype", "op", "bytes", "count", "inplace", "ranks", "nodes", "gpu", "time_us_mean",
-        "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs", "wrong", "note", "mode", "sms"]
+        "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs", "wrong", "note", "mode", "sms", "phase", "slowdown_comm", "slowdown_compute"]
 TIMED = dict(algo="peer", time_us_mean="5", time_us_max="5", time_us_p50="5", time_us_p99="5", algbw_gbs="1",
              busbw_gbs="0", wrong="0", sms="8")
 ONE_RANK = dict(algo="copy_ce", note="not supported: a peer copy needs 2 or more ranks")
 FP8_AVG = dict(algo="nccl", note="not supported: NCCL 2.28.3 refuses avg of fp8e4m3 on one rank (invalid argument)")
 OTHER = dict(algo="nccl", note="skipped: something else")
+RT = dict(TIMED, phase="roundtrip")
+LOADED = dict(TIMED, phase="roundtrip_loaded", slowdown_comm="1.25", slowdown_compute="1.05")
 
 
 def write(path, rows):
@@ -46,6 +50,17 @@ def main():
         ([ONE_RANK, OTHER], ["--ranks", "1"], 1),
         ([TIMED, ONE_RANK], ["--ranks", "1", "--skipped", "copy_ce", "--allow-skip", "other.reason"], 1),
         ([TIMED, ONE_RANK], ["--ranks", "1", "--skipped", "copy_ce", "--allow-skip", "needs.2"], 0),
+    ]
+    cases += [
+        ([RT, LOADED], ["--loaded", "peer"], 0),
+        ([RT], ["--loaded", "peer"], 1),  # no roundtrip_loaded row
+        ([RT, dict(LOADED, mode="graph")], ["--loaded", "peer"], 1),  # not for this mode
+        ([RT, dict(LOADED, dtype="fp8e4m3")], ["--loaded", "peer"], 1),  # not for this dtype
+        ([RT, dict(LOADED, slowdown_comm="")], ["--loaded", "peer"], 1),
+        ([RT, dict(LOADED, slowdown_compute="nan")], ["--loaded", "peer"], 1),
+        ([RT, dict(LOADED, slowdown_compute="0")], ["--loaded", "peer"], 1),
+        ([RT, dict(LOADED, slowdown_comm="1e9")], ["--loaded", "peer"], 1),
+        ([RT], ["--loaded", "nccl"], 0),  # peer not listed: its loaded rows are not required
     ]
     # nonsense for --ranks: argparse's usage error (exit 2)
     cases += [([TIMED], ["--ranks", bad], 2) for bad in ["abc", "1.5", "", "9" * 5000 + "x"]]

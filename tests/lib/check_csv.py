@@ -4,7 +4,7 @@
 usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
                          [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
                          [--nodes N] [--skipped a,b] [--max-blocks algo=N,...] [--max-sms algo=N,...]
-                         [--ranks N]
+                         [--ranks N] [--loaded a,b]
 Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
 skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
 timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears; a row's
@@ -12,7 +12,9 @@ nodes column differs from --nodes; an algorithm in --skipped has no row or a tim
 row of an algorithm in --max-blocks reports a grid ("N blocks" in its note) larger than its N, or
 no grid at all; a timed row of an algorithm in --max-sms reports an sms column outside 1..N
 (N = 0: the column must be 0, a copy-engine row); a timed row of algorithm nccl with a
-non-empty sms column.
+non-empty sms column; an algorithm in --loaded (moe --overlap) without a timed
+roundtrip_loaded row for each of its timed roundtrip rows (same dtype, tokens, mode), or a
+roundtrip_loaded row whose slowdown_comm / slowdown_compute is not a number in (0, 100).
 --ranks 1 (a run with one rank, e.g. on a one-GPU machine): rows skipped because they need 2 or
 more ranks (ONE_RANK_NOTE) are allowed, except for an algorithm in --skipped (whose reason must
 match --allow-skip as always), and an algorithm whose rows are all such skips is not required by
@@ -47,6 +49,7 @@ def main():
     ap.add_argument("--max-blocks", default="")
     ap.add_argument("--max-sms", default="")
     ap.add_argument("--ranks", type=int, default=0)
+    ap.add_argument("--loaded", default="")
     a = ap.parse_args()
     max_blocks, max_sms = {}, {}
     for item in filter(None, a.max_blocks.split(",")):
@@ -65,6 +68,8 @@ def main():
     if len(rows) < a.min_rows:
         problems.append(f"{len(rows)} rows, expected at least {a.min_rows}")
     timed_algos, all_algos, one_rank_algos = set(), set(), set()
+    loaded_algos = set(filter(None, a.loaded.split(",")))
+    roundtrips, loaded = set(), set()  # (algo, dtype, bytes, mode) of timed roundtrip / roundtrip_loaded rows
     seen = {"dtype": set(), "op": set(), "mode": set(), "inplace": set()}
     for i, r in enumerate(rows, start=2):
         where = f"line {i} ({r['family']} {r['algo']} {r['dtype']} {r['op']} {r['bytes']} B ip={r['inplace']} {r.get('mode','')})"
@@ -101,11 +106,29 @@ def main():
                 problems.append(f"{where}: sms column {got!r}, expected a number")
             elif (want == 0 and int(got) != 0) or (want > 0 and not 1 <= int(got) <= want):
                 problems.append(f"{where}: sms {got}, expected {'0' if want == 0 else f'1..{want}'}")
+        key = (r["algo"], r["dtype"], r["bytes"], r.get("mode", ""))
+        if r.get("phase") == "roundtrip":
+            roundtrips.add(key)
+        if r.get("phase") == "roundtrip_loaded":
+            loaded.add(key)
+            for col in ("slowdown_comm", "slowdown_compute"):
+                try:
+                    v = float(r.get(col, ""))
+                except ValueError:
+                    v = float("nan")
+                if not 0.0 < v < 100.0:
+                    problems.append(f"{where}: {col} {r.get(col, '')!r}, expected a number in (0, 100)")
         if r["algo"] == "nccl" and r.get("sms", ""):
             problems.append(f"{where}: an NCCL row reports sms {r['sms']} (no public API for it: must be empty)")
     for algo in filter(None, a.algos.split(",")):
         if algo not in timed_algos and algo not in one_rank_algos:
             problems.append(f"algorithm {algo} has no timed row")
+    for key in sorted(roundtrips):
+        if key[0] in loaded_algos and key not in loaded:
+            problems.append(f"{key[0]} {key[1]} {key[2]} B {key[3]}: a roundtrip row without a timed roundtrip_loaded row")
+    for algo in loaded_algos:
+        if algo in timed_algos and not any(k[0] == algo for k in loaded):
+            problems.append(f"algorithm {algo} has no timed roundtrip_loaded row")
     for algo in filter(None, a.skipped.split(",")):
         if algo not in all_algos or algo in timed_algos:
             problems.append(f"algorithm {algo}: expected skipped rows only ({'timed' if algo in timed_algos else 'no rows'})")
