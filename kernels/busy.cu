@@ -1,6 +1,7 @@
 /* The compute-bound kernel of busy.h: FMA chains in registers, one block per SM. Each block
- * takes as much shared memory as one block may (it uses none of it), so no second block of any
- * kernel that needs shared memory shares its SM, the way a persistent GEMM holds its SMs. */
+ * takes as much shared memory as one block may (it uses none of it), so no block of another
+ * kernel shares its SM while it runs (each block reserves some shared memory), the way a
+ * persistent GEMM holds its SMs. And the gate kernel that holds a stream while the host queues. */
 #include "busy.h"
 #include "error_gpu.h"
 
@@ -22,6 +23,16 @@ __global__ void __launch_bounds__(kBusyThreads) busy_kernel(long long steps, flo
   sink[(size_t)blockIdx.x * kBusyThreads + threadIdx.x] = s; /* keeps the chains alive */
 }
 
+/* One thread waits ns nanoseconds (the global timer), holding its stream. */
+__global__ void gate_kernel(long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  } while ((long long)(t - t0) < ns);
+}
+
 } // namespace
 
 extern "C" int cb_busy_setup(void) {
@@ -29,7 +40,17 @@ extern "C" int cb_busy_setup(void) {
   CB_CUDA(cudaGetDevice(&dev));
   CB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   CB_CUDA(cudaFuncSetAttribute(busy_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+  int per_sm = 0;
+  CB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, busy_kernel, kBusyThreads, optin));
+  if (per_sm != 1)
+    CB_DIE(CB_EXIT_RUNTIME, "busy_kernel: %d blocks fit on one SM with %d bytes of shared memory each; the compute "
+                            "kernel of --overlap must hold whole SMs (one block each)", per_sm, optin);
   return optin;
+}
+
+extern "C" void cb_busy_gate(long long ns, cudaStream_t s) {
+  gate_kernel<<<1, 1, 0, s>>>(ns);
+  CB_CUDA_LAUNCH("gate_kernel");
 }
 
 extern "C" size_t cb_busy_sink_floats(int blocks) { return (size_t)blocks * kBusyThreads; }

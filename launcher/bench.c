@@ -7,34 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_slot.h"
 #include "error_gpu.h"
-#include "overlap.h"
 #include "stats.h"
-
-typedef struct slot {
-  const cb_algo_t *algo;
-  cb_inst_t in;
-  int active;     /* supported and set up on every rank */
-  char note[512]; /* why not, when inactive */
-  cudaEvent_t *ev;
-  int nev;
-  cudaGraphExec_t graph;
-  double *t[CB_MAX_PHASES + 1]; /* per-iteration times (us) per phase; [nphases] = round trip */
-  long long wrong;
-  int digest_mismatch;
-  double remote_gbs[CB_MAX_PHASES + 1]; /* per phase, as reported (moe: the copy_ce ratio line) */
-  /* moe --overlap (overlap.h): 1 measured, -1 not (ov_why says why), 0 not asked */
-  int ov_state;
-  cb_overlap_t ov;
-  char ov_why[256];
-} slot_t;
-
-typedef struct group {
-  cb_params_t p;
-  int mode; /* CB_MODE_EAGER or CB_MODE_GRAPH */
-  char what[256];
-  char routing[64]; /* moe: the routing law's text for the rows */
-} group_t;
 
 /* "<algo> <group>": the subject of a watchdog step. */
 static const char *subject(const slot_t *s, const group_t *g, char *buf, size_t n) {
@@ -43,7 +18,7 @@ static const char *subject(const slot_t *s, const group_t *g, char *buf, size_t 
 }
 
 /* Polled MPI_Allreduce (mpi_world.h cb_mpi_wait): the watchdog's abort is taken here. */
-static void allreduce_polled(const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
+void cb_bench_allreduce_polled(const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm) {
   MPI_Request req;
   CB_MPI(MPI_Iallreduce(in, out, count, t, op, comm, &req));
   cb_mpi_wait(&req);
@@ -102,7 +77,7 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
 }
 
 /* One iteration; with `record` an event after every phase (ev[ph + 1]). */
-static void run_iteration_recorded(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external) {
+void cb_bench_run_iteration(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external) {
   int np = s->algo->nphases;
   for (int ph = 0; ph < np; ph++) {
     s->algo->run(&s->in, ph, st);
@@ -128,7 +103,7 @@ static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
   cudaGraph_t graph;
   CB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
   CB_CUDA(cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal));
-  for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * s->algo->nphases, per_iter, 1);
+  for (int i = 0; i < chunk; i++) cb_bench_run_iteration(s, st, s->ev + i * s->algo->nphases, per_iter, 1);
   if (!per_iter) CB_CUDA(cudaEventRecordWithFlags(s->ev[s->nev - 1], st, cudaEventRecordExternal));
   CB_CUDA(cudaStreamEndCapture(st, &graph));
   CB_CUDA(cudaGraphInstantiate(&s->graph, graph, 0));
@@ -181,7 +156,7 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
      * lead-in iteration made NCCL's 1-8 MiB eager times 5-13% faster than nccl-tests' on the
      * same machine; without it collbench reproduces nccl-tests within 0.5% from 2 MiB up.) */
     CB_CUDA(cudaEventRecord(s->ev[0], st));
-    for (int i = 0; i < chunk; i++) run_iteration_recorded(s, st, s->ev + i * np, per_iter, 0);
+    for (int i = 0; i < chunk; i++) cb_bench_run_iteration(s, st, s->ev + i * np, per_iter, 0);
     if (!per_iter) CB_CUDA(cudaEventRecord(s->ev[s->nev - 1], st));
   }
   cb_wait_stream(st);
@@ -206,7 +181,7 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
   }
 }
 
-static void fill_row_common(cb_bench_t *b, const group_t *g, const slot_t *s, cb_row_t *r) {
+void cb_bench_fill_row(cb_bench_t *b, const group_t *g, const slot_t *s, cb_row_t *r) {
   memset(r, 0, sizeof *r);
   const cb_params_t *p = &g->p;
   r->family = cb_family_name(p->family);
@@ -253,8 +228,8 @@ static attn_metrics_t attn_metrics(cb_bench_t *b, const slot_t *s, double time_u
   const cb_inst_t *in = &s->in;
   double mx[4] = {in->err_max, in->compute_us, in->comm_us, in->local_us}, mx_all[4];
   double mean = in->err_mean, mean_all = 0.0;
-  allreduce_polled(mx, mx_all, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm);
-  allreduce_polled(&mean, &mean_all, 1, MPI_DOUBLE, MPI_SUM, b->w->mpi.comm);
+  cb_bench_allreduce_polled(mx, mx_all, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm);
+  cb_bench_allreduce_polled(&mean, &mean_all, 1, MPI_DOUBLE, MPI_SUM, b->w->mpi.comm);
   attn_metrics_t m;
   m.err_max = b->a->check_iters > 0 ? mx_all[0] : NAN;
   m.err_mean = b->a->check_iters > 0 ? mean_all / b->w->mpi.nranks : NAN;
@@ -266,55 +241,11 @@ static attn_metrics_t attn_metrics(cb_bench_t *b, const slot_t *s, double time_u
   return m;
 }
 
-/* moe --overlap: the roundtrip_loaded row (collective: every rank calls it). Times are the
- * slowest rank's, beside and alone (overlap.h), and the slowdowns their ratios. */
-static void report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned long long mem_max) {
-  const int np = s->algo->nphases;
-  double mine[4] = {s->ov.comm_loaded_us, s->ov.compute_alone_us, s->ov.compute_loaded_us, s->ov.comm_alone_us};
-  double mx[4] = {0, 0, 0, 0};
-  allreduce_polled(mine, mx, 4, MPI_DOUBLE, MPI_MAX, b->w->mpi.comm);
-  b->rows++;
-  if (!b->rep) return;
-  cb_row_t r;
-  fill_row_common(b, g, s, &r);
-  r.phase = "roundtrip_loaded";
-  r.loaded = 1;
-  r.sms = s->in.sms;
-  r.mem_bytes = mem_max;
-  if (s->ov_state < 0) {
-    snprintf(r.note, sizeof r.note, "skipped: %s", s->ov_why);
-    b->rows_skipped++;
-    cb_report_row(b->rep, &r);
-    return;
-  }
-  cb_bytes_t by = {0};
-  if (s->algo->bytes) s->algo->bytes(&s->in, np, &by);
-  else cb_bytes_default(&s->in, np, &by);
-  r.timed = 1;
-  r.time_us_mean = r.time_us_max = mx[0];
-  r.time_us_p50 = r.time_us_p99 = NAN; /* one timing of chunk round trips per run: no per-iteration spread */
-  r.algbw_gbs = by.algbw_bytes / mx[0] / 1e3;
-  r.busbw_gbs = r.algbw_gbs * by.busbw_factor;
-  r.remote_gbs = by.remote_bytes / mx[0] / 1e3;
-  r.imbalance = s->in.imbalance;
-  r.net_bytes = by.link_bytes ? by.net_bytes : NAN;
-  r.nvlink_bytes = by.link_bytes ? by.nvlink_bytes : NAN;
-  r.bytes = (uint64_t)by.algbw_bytes;
-  r.wrong = b->a->check_iters > 0 ? s->wrong : -1;
-  r.slowdown_comm = mx[0] / mx[3];
-  r.slowdown_compute = mx[2] / mx[1];
-  snprintf(r.note, sizeof r.note,
-           "beside a compute kernel on %d SMs: round trip %.1f us alone (timed the same way); the kernel %.1f us "
-           "alone, %.1f beside",
-           s->ov.busy_sms, mx[3], mx[1], mx[2]);
-  cb_report_row(b->rep, &r);
-}
-
 static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
   cb_row_t r;
   if (!s->active) {
     if (b->rep) {
-      fill_row_common(b, g, s, &r);
+      cb_bench_fill_row(b, g, s, &r);
       snprintf(r.note, sizeof r.note, "%s", s->note);
       cb_report_row(b->rep, &r);
     }
@@ -324,7 +255,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
   }
   int np = s->algo->nphases;
   unsigned long long mem = s->in.mem_bytes, mem_max = 0;
-  allreduce_polled(&mem, &mem_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
+  cb_bench_allreduce_polled(&mem, &mem_max, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
   /* Phases first, then the round trip (only the round trip when there is one phase). */
   for (int ph = np > 1 ? 0 : 1; ph <= np; ph++) {
     cb_stats_t st;
@@ -335,7 +266,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     attn_metrics_t am = {0};
     if (g->p.family == CB_RINGATTN) am = attn_metrics(b, s, st.mean_us);
     if (!b->rep) continue;
-    fill_row_common(b, g, s, &r);
+    cb_bench_fill_row(b, g, s, &r);
     r.timed = 1;
     r.time_us_mean = st.mean_us;
     r.time_us_max = st.max_us;
@@ -370,7 +301,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     cb_report_row(b->rep, &r);
   }
   b->rows++;
-  if (s->ov_state) report_loaded(b, g, s, mem_max);
+  if (s->ov_state) cb_bench_report_loaded(b, g, s, mem_max);
 }
 
 /* moe: each custom algorithm's remote GB/s per phase against copy_ce's (the copy engine's peer
@@ -416,46 +347,6 @@ static void validate_verdicts(cb_bench_t *b, const group_t *g, slot_t *slots, in
   fflush(stdout);
 }
 
-/* moe --overlap: `chunk` round trips (the captured graph, or eager launches) for overlap.c. */
-typedef struct overlap_ctx {
-  slot_t *s;
-  int chunk;
-} overlap_ctx_t;
-
-static void overlap_launch(void *ctx, cudaStream_t st) {
-  overlap_ctx_t *c = ctx;
-  if (c->s->graph) CB_CUDA(cudaGraphLaunch(c->s->graph, st));
-  else
-    for (int i = 0; i < c->chunk; i++) run_iteration_recorded(c->s, st, NULL, 0, 0);
-}
-
-/* The round trip beside a compute kernel on the SMs the algorithm leaves free: its own SM count,
- * none for the copy engine, and for algorithms that do not report theirs (NCCL) the SM cap
- * (--sms): the compute kernel takes what the cap leaves, as beside the custom kernels. */
-static void measure_overlap(cb_bench_t *b, const group_t *g, slot_t *s, int chunk) {
-  const cb_world_t *w = b->w;
-  cb_stats_t alone;
-  cb_aggregate_times(&w->mpi, s->t[s->algo->nphases], b->a->iters, &alone);
-  int comm_sms = s->in.sms > 0 ? s->in.sms : s->in.sms < 0 ? 0 : w->grid_sms;
-  /* every rank runs the round trips or none does: agree on the SMs left first */
-  int left = w->sm_count - comm_sms, left_min = 0;
-  allreduce_polled(&left, &left_min, 1, MPI_INT, MPI_MIN, w->mpi.comm);
-  if (left_min < 1) {
-    s->ov_state = -1;
-    snprintf(s->ov_why, sizeof s->ov_why, "no SM left for the compute kernel beside %s on %d SMs (cap the SMs with --sms)",
-             s->algo->name, comm_sms);
-    return;
-  }
-  cb_watchdog_arm(b->wd, "%s %s: round trips beside a compute kernel (--overlap)", s->algo->name, g->what);
-  cb_mpi_barrier(w->mpi.comm);
-  overlap_ctx_t ctx = {s, chunk};
-  if (cb_overlap_measure(w->sm_count, comm_sms, alone.mean_us, chunk, w->stream, overlap_launch, &ctx, &s->ov,
-                         s->ov_why, sizeof s->ov_why))
-    CB_DIE(CB_EXIT_RUNTIME, "--overlap: %s", s->ov_why); /* not reached: the SMs left were agreed above */
-  cb_watchdog_disarm(b->wd);
-  s->ov_state = 1;
-}
-
 static void run_group(cb_bench_t *b, group_t *g) {
   const cb_args_t *a = b->a;
   cudaStream_t st = b->w->stream;
@@ -492,12 +383,12 @@ static void run_group(cb_bench_t *b, group_t *g) {
     for (int c = 0; c < a->check_iters; c++)
       wrong += s->algo->check ? s->algo->check(&s->in, st, a->seed, c) : cb_check_generic(&s->in, st, a->seed, c);
     cb_wait_stream(st);
-    allreduce_polled(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm);
+    cb_bench_allreduce_polled(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm);
     if (a->check_iters > 0 && g->p.family == CB_ALLREDUCE) {
       /* all-reduce promises the same bits on every rank */
       unsigned long long d = s->in.digest, dmin = 0, dmax = 0;
-      allreduce_polled(&d, &dmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, b->w->mpi.comm);
-      allreduce_polled(&d, &dmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
+      cb_bench_allreduce_polled(&d, &dmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, b->w->mpi.comm);
+      cb_bench_allreduce_polled(&d, &dmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
       s->digest_mismatch = dmin != dmax;
       if (s->digest_mismatch) s->wrong++;
     }
@@ -510,7 +401,7 @@ static void run_group(cb_bench_t *b, group_t *g) {
       cb_wait_stream(st);
       cb_watchdog_disarm(b->wd);
     }
-    if (g->p.family == CB_MOE && g->p.moe->overlap) measure_overlap(b, g, s, chunk);
+    if (g->p.family == CB_MOE && g->p.moe->overlap) cb_bench_measure_overlap(b, g, s, chunk);
   }
 
   cb_watchdog_step(b->wd, CB_PHASE_REDUCE, g->what);

@@ -1,15 +1,30 @@
 /* Implementation of overlap.h. */
 #include "overlap.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "busy.h"
 #include "error_gpu.h"
 
-#define CB_OVERLAP_RUNS 3
 #define CB_BUSY_CALIBRATION_STEPS 4096LL
-#define CB_BUSY_MIN_US 50.0 /* the kernel lasts at least this long, however short the round trips */
+#define CB_BUSY_MIN_US 50.0     /* the kernel lasts at least this long, however short the round trips */
+#define CB_BUSY_MAX_US 500000.0 /* and at most this long (well inside the watchdog's -T) */
+#define CB_CHECK_BUSY_US 2000.0 /* the kernel beside the check: its host steps come first */
+/* the stream waits this long (plus 20 us per round trip) while the host queues a run's launches */
+#define CB_GATE_NS 100000LL
+#define CB_GATE_NS_PER_ITER 20000LL
+
+enum { RUN_BUSY = 1, RUN_COMM = 2 };
+
+typedef struct run_env {
+  const cb_overlap_ops_t *ops;
+  cudaStream_t s, s2;
+  cudaEvent_t ev[3];
+  int blocks, smem, iters;
+  float *sink;
+} run_env_t;
 
 static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
   float ms = 0.0f;
@@ -22,78 +37,87 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static double median3(double *v) {
+static double median(double *v) {
   qsort(v, CB_OVERLAP_RUNS, sizeof *v, cmp_double);
   return v[CB_OVERLAP_RUNS / 2];
 }
 
-/* The compute kernel alone on stream s2: its time in us. */
-static double busy_alone(int blocks, long long steps, int smem, float *sink, cudaStream_t s2, cudaEvent_t *ev) {
-  CB_CUDA(cudaEventRecord(ev[0], s2));
-  cb_busy_launch(blocks, steps, smem, sink, s2);
-  CB_CUDA(cudaEventRecord(ev[1], s2));
-  cb_wait_stream(s2);
-  return elapsed_us(ev[0], ev[1]);
+/* One timed run of the compute kernel (steps), the round trips, or both, from one start. */
+static void one_run(const run_env_t *e, int what, long long steps, double *busy_us, double *comm_us) {
+  e->ops->lineup(e->ops->ctx, e->s);
+  cb_busy_gate(CB_GATE_NS + CB_GATE_NS_PER_ITER * e->iters, e->s);
+  CB_CUDA(cudaEventRecord(e->ev[0], e->s));
+  if (what & RUN_BUSY) {
+    CB_CUDA(cudaStreamWaitEvent(e->s2, e->ev[0], 0));
+    cb_busy_launch(e->blocks, steps, e->smem, e->sink, e->s2);
+    CB_CUDA(cudaEventRecord(e->ev[1], e->s2));
+  }
+  if (what & RUN_COMM) {
+    e->ops->launch(e->ops->ctx, e->s);
+    CB_CUDA(cudaEventRecord(e->ev[2], e->s));
+  }
+  cb_wait_stream(e->s);
+  cb_wait_stream(e->s2);
+  if (busy_us) *busy_us = elapsed_us(e->ev[0], e->ev[1]);
+  if (comm_us) *comm_us = elapsed_us(e->ev[0], e->ev[2]) / e->iters;
+}
+
+/* Steps for a kernel of about target_us, from one that took t_us with `steps`. */
+static long long steps_for(long long steps, double t_us, double target_us) {
+  if (!(t_us > 0.0) || !isfinite(t_us)) t_us = 1.0;
+  double next = (double)steps * target_us / t_us;
+  return next < 1.0 ? 1 : (long long)next;
 }
 
 int cb_overlap_measure(int sm_count, int comm_sms, double comm_alone_us, int iters, cudaStream_t s,
-                       void (*launch)(void *ctx, cudaStream_t s), void *ctx, cb_overlap_t *out, char *why, size_t n) {
-  const int blocks = sm_count - comm_sms;
-  if (comm_sms < 0 || blocks < 1) {
+                       const cb_overlap_ops_t *ops, cb_overlap_t *out, char *why, size_t n) {
+  run_env_t e = {.ops = ops, .s = s, .blocks = sm_count - comm_sms, .iters = iters > 0 ? iters : 1};
+  if (comm_sms < 0 || e.blocks < 1) {
     snprintf(why, n, "no SM left for the compute kernel: the algorithm takes %d of the GPU's %d", comm_sms, sm_count);
     return -1;
   }
-  const int smem = cb_busy_setup();
-  float *sink = NULL;
-  CB_CUDA(cudaMalloc((void **)&sink, cb_busy_sink_floats(blocks) * sizeof(float)));
-  cudaStream_t s2;
-  CB_CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-  cudaEvent_t ev[4];
-  for (int i = 0; i < 4; i++) CB_CUDA(cudaEventCreate(&ev[i]));
+  e.smem = cb_busy_setup();
+  CB_CUDA(cudaMalloc((void **)&e.sink, cb_busy_sink_floats(e.blocks) * sizeof(float)));
+  CB_CUDA(cudaStreamCreateWithFlags(&e.s2, cudaStreamNonBlocking));
+  for (int i = 0; i < 3; i++) CB_CUDA(cudaEventCreate(&e.ev[i]));
 
-  /* calibration: steps for about iters round trips' time, in two passes (the short first launch
-   * carries its start-up in its time and came out ~15 % short) */
-  double target = comm_alone_us * iters;
-  if (target < CB_BUSY_MIN_US) target = CB_BUSY_MIN_US;
+  /* calibration, two passes (a short first launch carries its start-up in its time) */
+  double target = comm_alone_us * e.iters;
+  if (!isfinite(target) || target < CB_BUSY_MIN_US) target = CB_BUSY_MIN_US;
+  if (target > CB_BUSY_MAX_US) target = CB_BUSY_MAX_US;
   long long steps = CB_BUSY_CALIBRATION_STEPS;
+  double t = 0.0;
   for (int pass = 0; pass < 2; pass++) {
-    double t = busy_alone(blocks, steps, smem, sink, s2, ev);
-    double next = (double)steps * target / (t > 0.0 ? t : 1.0);
-    steps = next < 1.0 ? 1 : next > 1e15 ? (long long)1e15 : (long long)next;
+    one_run(&e, RUN_BUSY, steps, &t, NULL);
+    steps = steps_for(steps, t, target);
   }
-  double alone[CB_OVERLAP_RUNS], comm_alone[CB_OVERLAP_RUNS], comm[CB_OVERLAP_RUNS], busy[CB_OVERLAP_RUNS];
-  for (int r = 0; r < CB_OVERLAP_RUNS; r++) alone[r] = busy_alone(blocks, steps, smem, sink, s2, ev);
-  /* the round trips alone, timed as below (one event before the launches, one after: the
-   * graph launch's own latency is in both) */
-  for (int r = 0; r < CB_OVERLAP_RUNS; r++) {
-    CB_CUDA(cudaEventRecord(ev[0], s));
-    launch(ctx, s);
-    CB_CUDA(cudaEventRecord(ev[2], s));
-    cb_wait_stream(s);
-    comm_alone[r] = elapsed_us(ev[0], ev[2]) / iters;
+  double busy_alone[CB_OVERLAP_RUNS], comm_alone[CB_OVERLAP_RUNS], busy[CB_OVERLAP_RUNS], comm[CB_OVERLAP_RUNS];
+  for (int r = 0; r < CB_OVERLAP_RUNS; r++) { /* alternating, so drift hits all three alike */
+    one_run(&e, RUN_BUSY, steps, &busy_alone[r], NULL);
+    one_run(&e, RUN_COMM, steps, NULL, &comm_alone[r]);
+    one_run(&e, RUN_BUSY | RUN_COMM, steps, &busy[r], &comm[r]);
+  }
+  out->busy_sms = e.blocks;
+  out->compute_alone_us = median(busy_alone);
+  out->compute_loaded_us = median(busy);
+  out->comm_alone_us = median(comm_alone);
+  out->comm_loaded_us = median(comm);
+
+  /* a check with the SMs taken: the compute kernel first, long enough to cover the check's
+   * host steps (fill, poison, barrier) and its launches */
+  out->wrong = -1;
+  if (ops->check) {
+    double check_us = target > CB_CHECK_BUSY_US ? target : CB_CHECK_BUSY_US;
+    ops->lineup(ops->ctx, s);
+    CB_CUDA(cudaEventRecord(e.ev[0], s));
+    CB_CUDA(cudaStreamWaitEvent(e.s2, e.ev[0], 0));
+    cb_busy_launch(e.blocks, steps_for(steps, out->compute_alone_us, check_us), e.smem, e.sink, e.s2);
+    out->wrong = ops->check(ops->ctx, s);
+    cb_wait_stream(e.s2);
   }
 
-  for (int r = 0; r < CB_OVERLAP_RUNS; r++) {
-    /* both from one start: the kernel first (it takes its SMs), the round trips right after */
-    CB_CUDA(cudaEventRecord(ev[0], s));
-    CB_CUDA(cudaStreamWaitEvent(s2, ev[0], 0));
-    cb_busy_launch(blocks, steps, smem, sink, s2);
-    CB_CUDA(cudaEventRecord(ev[1], s2));
-    launch(ctx, s);
-    CB_CUDA(cudaEventRecord(ev[2], s));
-    cb_wait_stream(s);
-    cb_wait_stream(s2);
-    busy[r] = elapsed_us(ev[0], ev[1]);
-    comm[r] = elapsed_us(ev[0], ev[2]) / iters;
-  }
-  out->busy_sms = blocks;
-  out->compute_alone_us = median3(alone);
-  out->compute_loaded_us = median3(busy);
-  out->comm_loaded_us = median3(comm);
-  out->comm_alone_us = median3(comm_alone);
-
-  for (int i = 0; i < 4; i++) CB_CUDA(cudaEventDestroy(ev[i]));
-  CB_CUDA(cudaStreamDestroy(s2));
-  CB_CUDA(cudaFree(sink));
+  for (int i = 0; i < 3; i++) CB_CUDA(cudaEventDestroy(e.ev[i]));
+  CB_CUDA(cudaStreamDestroy(e.s2));
+  CB_CUDA(cudaFree(e.sink));
   return 0;
 }
