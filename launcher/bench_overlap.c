@@ -136,7 +136,7 @@ void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned
            "beside a compute kernel on %d SMs: round trip %.1f us alone (timed the same way); the kernel %.1f us "
            "alone, %.1f beside; checked beside it once%s",
            s->ov.busy_sms, mx[3], mx[1], mx[2],
-           s->in.sms == 0 ? "; NCCL is not held to the SMs left (NCCL_MAX_CTAS holds it): blocks beyond them wait for the kernel" : "");
+           s->in.sms == 0 ? "; NCCL is not held to the SMs left: blocks beyond them wait for the kernel" : "");
   cb_report_row(b->rep, &r);
 }
 
