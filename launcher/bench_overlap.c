@@ -134,8 +134,8 @@ void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned
   r.slowdown_compute = mx[2] / mx[1];
   snprintf(r.note, sizeof r.note,
            "beside a compute kernel on %d SMs: round trip %.1f us alone (timed the same way); the kernel %.1f us "
-           "alone, %.1f beside; checked beside it once%s",
-           s->ov.busy_sms, mx[3], mx[1], mx[2],
+           "alone, %.1f beside%s%s",
+           s->ov.busy_sms, mx[3], mx[1], mx[2], b->a->check_iters > 0 ? "; checked beside it once" : "",
            s->in.sms == 0 ? "; NCCL is not held to the SMs left: blocks beyond them wait for the kernel" : "");
   cb_report_row(b->rep, &r);
 }
