@@ -20,6 +20,9 @@ typedef struct cb_world {
   /* GPU, chosen by local rank in PCI bus order among the visible devices */
   int device;
   char busid[32];
+  /* 1: some ranks of this job share a GPU (same host and bus id: virtual nodes under MPS);
+   * the same on every rank */
+  int gpu_shared;
   char gpu_name[96];
   int sm_count, cc_major, cc_minor;
   int threads_per_sm; /* threads one SM holds at once */

@@ -42,24 +42,6 @@ static long long overlap_check(void *ctx, cudaStream_t st) {
   return wrong;
 }
 
-/* 1 when another rank uses this rank's GPU (same host, same PCI bus id: ranks of virtual nodes
- * sharing a GPU under MPS), on every rank. */
-static int gpu_shared(const cb_world_t *w) {
-  char key[CB_HOST_MAX + 40];
-  snprintf(key, sizeof key, "%s|%s", w->mpi.host, w->busid);
-  unsigned long long h = 1469598103934665603ull; /* FNV-1a */
-  for (const char *p = key; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  unsigned long long *all = malloc(sizeof *all * (size_t)w->mpi.nranks);
-  if (!all) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  MPI_Allgather(&h, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, w->mpi.comm);
-  int shared = 0;
-  for (int q = 0; q < w->mpi.nranks; q++) shared |= q != w->mpi.rank && all[q] == h;
-  free(all);
-  int any = 0;
-  cb_bench_allreduce_polled(&shared, &any, 1, MPI_INT, MPI_MAX, w->mpi.comm);
-  return any;
-}
-
 /* The round trip beside a compute kernel on the SMs the algorithm leaves free: the GPU's SMs
  * minus its own, all of them beside the copy engine, and beside algorithms that do not report
  * theirs (NCCL) what the --sms cap leaves. NCCL does not obey the cap: where it launches more
@@ -74,7 +56,7 @@ void cb_bench_measure_overlap(cb_bench_t *b, const group_t *g, slot_t *s, int ch
   int left = w->sm_count - comm_sms, left_min = 0;
   cb_bench_allreduce_polled(&left, &left_min, 1, MPI_INT, MPI_MIN, w->mpi.comm);
   s->ov_state = -1;
-  if (gpu_shared(w))
+  if (w->gpu_shared)
     snprintf(s->ov_why, sizeof s->ov_why, "ranks share a GPU (virtual nodes): each one's compute kernel would take "
                                           "the SMs the other's communication needs");
   else if (left_min < 1)

@@ -3,10 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "busy.h"
 #include "error_gpu.h"
+#include "stats.h"
 
 #define CB_BUSY_CALIBRATION_STEPS 4096LL
 #define CB_BUSY_MIN_US 50.0     /* the kernel lasts at least this long, however short the round trips */
@@ -32,15 +32,7 @@ static double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
   return 1000.0 * ms;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v) {
-  qsort(v, CB_OVERLAP_RUNS, sizeof *v, cmp_double);
-  return v[CB_OVERLAP_RUNS / 2];
-}
+static double median(double *v) { return cb_percentile(v, CB_OVERLAP_RUNS, 50.0); }
 
 /* One timed run of the compute kernel (steps), the round trips, or both, from one start. */
 static void one_run(const run_env_t *e, int what, long long steps, double *busy_us, double *comm_us) {

@@ -93,6 +93,22 @@ static void choose_gpu(cb_world_t *w) {
   free(list);
 }
 
+/* Whether any two ranks of the job use one GPU (same host, same PCI bus id): ranks of virtual
+ * nodes sharing a GPU under MPS (launcher/collbench-vnode). The same answer on every rank. */
+static void find_shared_gpu(cb_world_t *w) {
+  enum { KEY = CB_HOST_MAX + sizeof w->busid };
+  char mine[KEY], *all = calloc((size_t)w->mpi.nranks, KEY);
+  if (!all) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  memset(mine, 0, sizeof mine);
+  snprintf(mine, CB_HOST_MAX, "%s", w->mpi.host);
+  snprintf(mine + CB_HOST_MAX, sizeof w->busid, "%s", w->busid);
+  CB_MPI(MPI_Allgather(mine, KEY, MPI_CHAR, all, KEY, MPI_CHAR, w->mpi.comm));
+  for (int a = 0; a < w->mpi.nranks && !w->gpu_shared; a++)
+    for (int b = a + 1; b < w->mpi.nranks && !w->gpu_shared; b++)
+      w->gpu_shared = memcmp(all + (size_t)a * KEY, all + (size_t)b * KEY, KEY) == 0;
+  free(all);
+}
+
 /* After binding, so the CUDA context's helper threads inherit the rank's CPU set. */
 static void open_gpu(cb_world_t *w) {
   CB_CUDA(cudaSetDevice(w->device));
@@ -192,6 +208,7 @@ void cb_world_init(cb_world_t *w, const struct cb_args *args, const cb_knobs_t *
   w->spin_timeout_ns = (uint64_t)(args->timeout_s * 0.5e9);
   cb_mpi_world_init(&w->mpi);
   choose_gpu(w);
+  find_shared_gpu(w);
   bind_cpu(w, args->no_bind);
   open_gpu(w);
   open_ctl(w);
