@@ -8,6 +8,10 @@
 # (The first runs, before the feature was merged, built main + overlap.patch in /tmp/ov.)
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
+case "${SUITE:-0}" in
+  0 | 1) ;;
+  *) printf '%s: SUITE %.200s: want 0 (the --overlap and SM-cap tests) or 1 (the whole GPU suite)\n' "$0" "$SUITE" >&2; exit 2 ;;
+esac
 begin
 if [ "${SUITE:-0}" = 1 ]; then
   gpu_suite ov_suite 360 . -E gpu_vnodes

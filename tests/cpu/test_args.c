@@ -355,6 +355,8 @@ static void test_bad_input(void) {
   EXPECT_ERR("allreduce --no-bind=1", "'--no-bind=1'", "takes no value");
   EXPECT_ERR("allreduce -Gx", "'-Gx'", "takes no value");
   EXPECT_ERR("allreduce --graph=yes", "takes no value");
+  EXPECT_ERR("moe --overlap=1", "'--overlap=1'", "takes no value");
+  EXPECT_ERR("moe --overlapx", "--overlapx");
   /* the SM cap (the device's own count is checked once the GPU is known) */
   EXPECT_ERR("moe --sms 0", "--sms", "'0'", "1..65536");
   EXPECT_ERR("moe --sms -1", "--sms", "'-1'");

@@ -4,7 +4,8 @@ repetition listed in numeric order, eager and graph rows apart, exit 1 when a ro
 elements (timed or not), and clear errors (exit 2, a message) for a missing folder, files of
 only one tree, two rows with one key in a file, a wrong argument count and the nastiest inputs
 (non-UTF-8 bytes, nan, counts past 2^64, directories and symlinks, very long names); and the
-A/B run.sh scripts' checks of their patches and TREES and h200-moe-ncu.sh's of its KERNEL and SMS
+A/B run.sh scripts' checks of their patches and TREES (ab-direct.sh also that 2 GPUs are there, the moe-overlap
+run.sh its SUITE) and h200-moe-ncu.sh's of its KERNEL and SMS
 (ab_scripts)."""
 import os
 import subprocess
@@ -24,6 +25,15 @@ def run(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
 
 
+def gpus():
+    """GPUs nvidia-smi lists here (0 without it)."""
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    return sum(line.startswith("GPU") for line in p.stdout.splitlines())
+
+
 def ab_scripts(root):
     """The A/B run.sh scripts check their patches (and combine-tail its TREES), h200-moe-ncu.sh its
     KERNEL and SMS, before building anything: nonsense ends with exit 2 and a message, on a machine without a GPU too."""
@@ -33,6 +43,9 @@ def ab_scripts(root):
         quant = os.path.join(root, "results/20261130-h200x2-next-quant/run.sh")
         ahead = os.path.join(root, "results/20261201-h200x1-fp8-ahead/run.sh")
         ncu = os.path.join(root, "results/scripts/h200-moe-ncu.sh")
+        direct = os.path.join(root, "results/20261201-h200x1-socket-messages/ab-direct.sh")
+        cla = os.path.join(root, "results/20261201-h200x1-gpc-placement/check-cla.sh")
+        overlap = os.path.join(root, "results/20261201-h200x1-moe-overlap/run.sh")
         cases = [
             (combine, {"TREES": "nocolon"}, b"TREES entry"),
             (combine, {"TREES": "main:x.patch"}, b"TREES entry"),
@@ -45,6 +58,13 @@ def ab_scripts(root):
             (quant, {"PATCH": "/nonexistent/" + "p" * 5000}, b"not a readable file"),
             (ahead, {"PATCH": d}, b"not a readable file"),
             (ahead, {"PATCH": "/tmp/\udcfe\udcff"}, b"not a readable file"),
+            (direct, {"PATCH": d}, b"not a readable file"),
+            (direct, {"PATCH": "/tmp/\udcfe\udcff" + "p" * 5000}, b"not a readable file"),
+            (cla, {"PATCH": d}, b"not a readable file"),
+            (cla, {"PATCH": "/nonexistent.patch"}, b"not a readable file"),
+            (overlap, {"SUITE": "yes"}, b"SUITE"),
+            (overlap, {"SUITE": "1" * 5000}, b"SUITE"),
+            (overlap, {"SUITE": "\udcff"}, b"SUITE"),
             # h200-moe-ncu.sh: its KERNEL argument and SMS
             (ncu, {}, b"KERNEL", "a;rm -rf /"),
             (ncu, {}, b"KERNEL", "k" * 5000),
@@ -58,6 +78,9 @@ def ab_scripts(root):
             (ncu, {"SMS": "3\udcff"}, b"SMS"),
             (ncu, {"SMS": "9" * 5000}, b"SMS"),
         ]
+        if gpus() < 2:  # a good patch on a machine with fewer than 2 GPUs: refused before the build
+            cases.append((direct, {"PATCH": os.path.join(root, "results/20261201-h200x1-socket-messages/direct.patch")},
+                          b"needs 2 GPUs"))
         for script, extra, want, *args in cases:
             e = dict(env)
             e.update({k: os.fsencode(v) for k, v in extra.items()})
