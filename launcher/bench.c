@@ -76,6 +76,12 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   }
 }
 
+/* A 4-byte NCCL all-reduce on st: the GPUs start what follows together (after a host barrier
+ * they would still be microseconds apart). */
+void cb_bench_line_up(const cb_bench_t *b, cudaStream_t st) {
+  CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
+}
+
 /* One iteration; with `record` an event after every phase (ev[ph + 1]). */
 void cb_bench_run_iteration(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external) {
   int np = s->algo->nphases;
@@ -142,7 +148,7 @@ static void timed_round(cb_bench_t *b, group_t *g, slot_t *s, int round, int nro
   /* Line the GPUs up (a 4-byte NCCL all-reduce) so the round does not start with one rank's
    * kernel waiting for a peer whose host was late: the host barrier alone leaves microseconds
    * of skew. */
-  if (!skip) CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
+  if (!skip) cb_bench_line_up(b, st);
   if (skip || fault_skips_round(b, s, CB_PHASE_KERNEL, b->wd->what)) {
     cb_wait_stream(st);
     cb_watchdog_disarm(b->wd);

@@ -25,11 +25,11 @@ static void overlap_launch(void *ctx, cudaStream_t st) {
     for (int i = 0; i < c->chunk; i++) cb_bench_run_iteration(c->s, st, NULL, 0, 0);
 }
 
-/* as before a timed round: host barrier, then a 4-byte NCCL all-reduce lines the GPUs up */
+/* as before a timed round: a host barrier, then the GPUs lined up */
 static void overlap_lineup(void *ctx, cudaStream_t st) {
   overlap_ctx_t *c = ctx;
   cb_mpi_barrier(c->b->w->mpi.comm);
-  CB_NCCL(ncclAllReduce(c->b->sync_buf, c->b->sync_buf, 1, ncclFloat32, ncclSum, c->b->w->nccl, st));
+  cb_bench_line_up(c->b, st);
 }
 
 static long long overlap_check(void *ctx, cudaStream_t st) {

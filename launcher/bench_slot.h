@@ -38,6 +38,8 @@ typedef struct group {
 void cb_bench_allreduce_polled(const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
 /* One iteration of s on st; with `record` an event after every phase (ev[ph + 1]). */
 void cb_bench_run_iteration(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external);
+/* Lines the GPUs up on st (a 4-byte NCCL all-reduce; collective). */
+void cb_bench_line_up(const cb_bench_t *b, cudaStream_t st);
 /* The columns every row of s shares. */
 void cb_bench_fill_row(cb_bench_t *b, const group_t *g, const slot_t *s, cb_row_t *r);
 
