@@ -4,6 +4,7 @@
  * persistent GEMM holds its SMs. And the gate kernel that holds a stream while the host queues. */
 #include "busy.h"
 #include "error_gpu.h"
+#include "signal.cuh"
 
 namespace {
 
@@ -25,12 +26,9 @@ __global__ void __launch_bounds__(kBusyThreads) busy_kernel(long long steps, flo
 
 /* One thread waits ns nanoseconds (the global timer), holding its stream. */
 __global__ void gate_kernel(long long ns) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  } while ((long long)(t - t0) < ns);
+  const uint64_t t0 = cb_globaltimer_ns();
+  do __nanosleep(1000);
+  while ((long long)(cb_globaltimer_ns() - t0) < ns);
 }
 
 } // namespace

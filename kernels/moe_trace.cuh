@@ -13,14 +13,9 @@
 #define CB_MOE_TRACE_CUH
 
 #include "moe.h"
+#include "signal.cuh"
 
 namespace cb_moe {
-
-__device__ __forceinline__ unsigned long long globaltimer_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 __device__ __forceinline__ unsigned long long *trace_slot(const cb_moe_dev_t &a, int kernel, uint32_t epoch, int point) {
   return a.trace + (((size_t)(epoch % CB_MOE_TRACE_SLOTS) * CB_MOE_TRACE_KERNELS + kernel) * CB_MOE_MAX_PUSH_BLOCKS +
@@ -37,7 +32,7 @@ __device__ __forceinline__ void trace_at(const cb_moe_dev_t &a, int kernel, uint
     for (int p = 0; p < CB_MOE_TRACE_EPOCH; p++) *trace_slot(a, kernel, epoch, p) = 0;
     *trace_slot(a, kernel, epoch, CB_MOE_TRACE_EPOCH) = epoch;
   }
-  *trace_slot(a, kernel, epoch, point) = globaltimer_ns();
+  *trace_slot(a, kernel, epoch, point) = cb_globaltimer_ns();
 }
 
 /* The SM this thread runs on (%smid), for the dispatch push's CB_MOE_TP_A value. */
