@@ -34,6 +34,9 @@ int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n) {
   v = 50;
   if (cb_env_u64("CB_MOE_PUSH_PCT", 1, 99, &v, why, n) < 0) return -1;
   k->moe_push_pct = (int)v;
+  v = 0;
+  if (cb_env_u64("CB_SHARE_GPUS", 0, 1, &v, why, n) < 0) return -1;
+  k->share_gpus = (int)v;
 #if defined(CB_MOE_TRACE) && CB_MOE_TRACE
   const int traced = 1;
 #else

@@ -14,6 +14,13 @@
  *   CB_AR_HIER_CHUNKS  hier's pipeline chunks (1..16; unset: by size)
  *   CB_MOE_PUSH_PCT    moe peer's combine: percent of its blocks that push (1..99, default 50;
  *                      the others reduce)
+ *   CB_SHARE_GPUS      1: the ranks of one node may share a GPU (a test mode for machines with
+ *                      fewer GPUs than ranks, e.g. the cross-rank paths of the custom kernels on
+ *                      one GPU; launcher/collbench-vnode sets the rest up). Local rank l opens
+ *                      visible GPU l mod count; NCCL must see every rank as its own host
+ *                      (NCCL_HOSTID = CB_NODE_ID.<local rank>: NCCL refuses two ranks on one GPU
+ *                      of one host). Correctness only: the header says times are not NVLink's.
+ *                      0 or unset: more ranks on a node than GPUs is an error (the default).
  *   CB_MOE_TRACE       a diagnostic, not a tuning knob: the folder for the MoE kernels' time
  *                      stamps (collectives/moe_trace.h); only builds configured with
  *                      -DCB_MOE_TRACE=ON take it, and it must name an existing, writable folder
@@ -38,6 +45,7 @@ typedef struct cb_knobs {
   uint64_t ar_ce_chunk;      /* bytes */
   int ar_hier_chunks;        /* 0 = by size */
   int moe_push_pct;          /* percent of moe peer's combine blocks that push */
+  int share_gpus;            /* 1: ranks of one node may share a GPU (CB_SHARE_GPUS) */
   char moe_trace[CB_MOE_TRACE_DIR_MAX]; /* CB_MOE_TRACE's folder; "" = no time stamps */
 } cb_knobs_t;
 

@@ -32,7 +32,7 @@ static void usage_exit_if_any(const cb_mpi_world_t *w, int bad, char *msg, int n
 
 /* The node communicator from CB_NODE_ID: every rank's name and host are gathered whole; the
  * node's color is the lowest world rank carrying the same name. */
-static void split_by_name(cb_mpi_world_t *w, const char *id) {
+static void split_by_name(cb_mpi_world_t *w, const char *id, int share_gpus) {
   char msg[3 * CB_HOST_MAX + 160];
   int len = id ? (int)strlen(id) : 0, bad_len = id && (len == 0 || len >= CB_HOST_MAX);
   int flags[2] = {id != NULL, bad_len}, any[2] = {0, 0}, all_set = 0;
@@ -42,16 +42,27 @@ static void split_by_name(cb_mpi_world_t *w, const char *id) {
     snprintf(msg, sizeof msg, NODE_ID_VAR " must be 1 to %d characters on every rank", CB_HOST_MAX - 1);
     usage_exit(w, msg);
   }
+  if (!any[0] && share_gpus)
+    usage_exit(w, "CB_SHARE_GPUS=1 needs a virtual cluster: start the ranks through launcher/collbench-vnode "
+                  "(collbench-run --vnodes N --share-gpus), which gives each rank its own NCCL host id (NCCL "
+                  "refuses two ranks on one GPU of one host)");
   if (!any[0]) return; /* no rank names its node: real nodes */
   /* NCCL must see the same nodes, or the comparison is void (and two ranks of different virtual
-   * nodes on one GPU make NCCL stop with "Duplicate GPU detected") */
+   * nodes on one GPU make NCCL stop with "Duplicate GPU detected"). With CB_SHARE_GPUS=1 a rank
+   * may also be its own NCCL host <node>.<suffix> (ranks of a node sharing a GPU; world.c checks
+   * that no two ranks on one GPU share an NCCL host). */
   const char *hostid = getenv("NCCL_HOSTID");
-  int mismatch = id && (!hostid || strcmp(hostid, id) != 0);
+  size_t idlen = id ? strlen(id) : 0;
+  int mismatch = id && (!hostid || (strcmp(hostid, id) != 0 &&
+                                    (!share_gpus || strncmp(hostid, id, idlen) != 0 || hostid[idlen] != '.' ||
+                                     !hostid[idlen + 1])));
   if (mismatch)
     snprintf(msg, sizeof msg,
-             "rank %d: " NODE_ID_VAR " is '%s' but NCCL_HOSTID is %s%s%s: set both to the node's name so NCCL sees "
-             "the same nodes (launcher/collbench-vnode does)", w->rank, id, hostid ? "'" : "", hostid ? hostid : "unset",
-             hostid ? "'" : "");
+             "rank %d: " NODE_ID_VAR " is '%s' but NCCL_HOSTID is %s%s%s: set %s so NCCL sees %s (launcher/collbench-vnode "
+             "does)", w->rank, id, hostid ? "'" : "", hostid ? hostid : "unset", hostid ? "'" : "",
+             share_gpus ? "NCCL_HOSTID to the node's name, or (ranks sharing a GPU) the name, a dot and the rank's own suffix"
+                        : "both to the node's name",
+             share_gpus ? "the same nodes, each rank of a shared GPU its own host (CB_SHARE_GPUS=1)" : "the same nodes");
   usage_exit_if_any(w, mismatch, msg, (int)sizeof msg);
   char *names = calloc((size_t)w->nranks * 2, CB_HOST_MAX), mine[2 * CB_HOST_MAX];
   if (!names) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
@@ -94,7 +105,7 @@ static void split_by_name(cb_mpi_world_t *w, const char *id) {
   snprintf(w->node_name, sizeof w->node_name, "%s", id);
 }
 
-void cb_mpi_world_init(cb_mpi_world_t *w) {
+void cb_mpi_world_init(cb_mpi_world_t *w, int share_gpus) {
   memset(w, 0, sizeof *w);
   CB_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &w->comm));
   CB_MPI(MPI_Comm_rank(w->comm, &w->rank));
@@ -103,7 +114,7 @@ void cb_mpi_world_init(cb_mpi_world_t *w) {
   w->host[sizeof w->host - 1] = 0;
   snprintf(w->node_name, sizeof w->node_name, "%s", w->host);
   /* every rank takes part in the name check, set or not, so a mixed setup is named, not hung */
-  split_by_name(w, getenv(NODE_ID_VAR));
+  split_by_name(w, getenv(NODE_ID_VAR), share_gpus);
   if (!w->virtual_nodes)
     CB_MPI(MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &w->node_comm));
   CB_MPI(MPI_Comm_rank(w->node_comm, &w->local_rank));

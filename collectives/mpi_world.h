@@ -28,8 +28,10 @@ typedef struct cb_mpi_world {
 /* Call after MPI_Init. Every MPI call is checked (aborts the job on failure). CB_NODE_ID set on
  * some ranks but not all, empty or too long (CB_HOST_MAX - 1 bytes at most), different from
  * NCCL_HOSTID (NCCL would see other nodes), or one name used on two real hosts: every rank
- * leaves with CB_EXIT_USAGE, rank 0 saying why. */
-void cb_mpi_world_init(cb_mpi_world_t *w);
+ * leaves with CB_EXIT_USAGE, rank 0 saying why. share_gpus (knob CB_SHARE_GPUS: ranks of a node
+ * may share a GPU) needs CB_NODE_ID on every rank, and also accepts NCCL_HOSTID = CB_NODE_ID "."
+ * suffix (a rank sharing a GPU as its own NCCL host), else the same exit. */
+void cb_mpi_world_init(cb_mpi_world_t *w, int share_gpus);
 void cb_mpi_world_free(cb_mpi_world_t *w);
 
 /* Completes a non-blocking MPI request the way every collbench wait does: polling, so an abort

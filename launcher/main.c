@@ -45,12 +45,13 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
  * the world agrees on the smallest.) */
 static int knobs_agree(const cb_knobs_t *k, char *why, size_t n) {
   static const char *const names[] = {"CB_MAX_BLOCKS",     "CB_AR_LL_MAX",      "CB_AR_ONESHOT_MAX", "CB_AR_TWOSHOT_MAX",
-                                      "CB_AR_CE_CHUNK",    "CB_AR_HIER_CHUNKS", "CB_MOE_PUSH_PCT"};
+                                      "CB_AR_CE_CHUNK",    "CB_AR_HIER_CHUNKS", "CB_MOE_PUSH_PCT",
+                                      "CB_SHARE_GPUS"};
   enum { NK = sizeof names / sizeof names[0] };
   long long v[2 * NK], lo[2 * NK];
   const long long mine[NK] = {k->max_blocks,       (long long)k->ar.ll_max, (long long)k->ar.oneshot_max,
                               (long long)k->ar.twoshot_max, (long long)k->ar_ce_chunk, k->ar_hier_chunks,
-                              k->moe_push_pct};
+                              k->moe_push_pct, k->share_gpus};
   for (int i = 0; i < NK; i++) {
     v[i] = mine[i];       /* min */
     v[NK + i] = -mine[i]; /* -max */

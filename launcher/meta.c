@@ -142,6 +142,11 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *c
   if (m->virtual_nodes)
     cb_sb_printf(header, "#  virtual cluster: %d nodes named by CB_NODE_ID (NCCL_HOSTID: NCCL joins them over its network transport)\n",
                  m->nnodes);
+  if (w->gpu_shared)
+    cb_sb_printf(header, "#  shared GPUs: ranks of this job share a GPU (%s); correctness only: their kernels share the "
+                         "GPU's SMs and memory, so times are neither NVLink's nor a network's\n",
+                 w->knobs.share_gpus ? "CB_SHARE_GPUS=1, ranks of one node on one GPU, NCCL joins every rank over its "
+                                       "network transport" : "virtual nodes on the same GPUs");
 
   char drv[128], mpiv[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
@@ -159,7 +164,8 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *c
   cb_sb_printf(out, ",\"family\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"hosts\":", cb_family_name(a->family), m->nranks,
                m->nnodes);
   hosts_json(hosts, m->nranks, out);
-  cb_sb_printf(out, ",\"virtual_cluster\":%s,\"rank_info\":[", m->virtual_nodes ? "true" : "false");
+  cb_sb_printf(out, ",\"virtual_cluster\":%s,\"gpu_shared\":%s,\"rank_info\":[", m->virtual_nodes ? "true" : "false",
+               w->gpu_shared ? "true" : "false");
   for (int r = 0; r < m->nranks; r++) cb_sb_printf(out, "%s%s", r ? "," : "", jall + (size_t)r * RANK_INFO_LEN);
   const int nv = w->nccl_version;
   char nvt[32];

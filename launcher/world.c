@@ -72,9 +72,10 @@ static void choose_gpu(cb_world_t *w) {
     snprintf(why, sizeof why, "no CUDA GPU is visible on this host (%s); collbench needs one GPU per rank",
              e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
     ok = 0;
-  } else if (w->mpi.local_nranks > ndev) {
+  } else if (w->mpi.local_nranks > ndev && !w->knobs.share_gpus) {
     snprintf(why, sizeof why,
-             "node %s runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU of a node",
+             "node %s runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU "
+             "of a node (or, to test correctness only, let ranks share GPUs: collbench-run --vnodes N --share-gpus)",
              w->mpi.node_name, w->mpi.local_nranks, ndev,
              getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
     ok = 0;
@@ -88,25 +89,44 @@ static void choose_gpu(cb_world_t *w) {
     CB_CUDA(cudaDeviceGetPCIBusId(list[d].bus, sizeof list[d].bus, d));
   }
   qsort(list, (size_t)ndev, sizeof *list, cmp_bus);
-  w->device = list[w->mpi.local_rank].dev;
-  snprintf(w->busid, sizeof w->busid, "%s", list[w->mpi.local_rank].bus);
+  /* CB_SHARE_GPUS=1: local ranks beyond the GPU count wrap around (checked above otherwise) */
+  const int g = w->mpi.local_rank % ndev;
+  w->device = list[g].dev;
+  snprintf(w->busid, sizeof w->busid, "%s", list[g].bus);
   free(list);
 }
 
 /* Whether any two ranks of the job use one GPU (same host, same PCI bus id): ranks of virtual
- * nodes sharing a GPU under MPS (launcher/collbench-vnode). The same answer on every rank. */
+ * nodes sharing a GPU under MPS (launcher/collbench-vnode), or of one node with CB_SHARE_GPUS=1.
+ * The same answer on every rank. Two such ranks under one NCCL host id would make NCCL stop
+ * with "Duplicate GPU detected": that is an error here, before NCCL starts. */
 static void find_shared_gpu(cb_world_t *w) {
-  enum { KEY = CB_HOST_MAX + sizeof w->busid };
-  char mine[KEY], *all = calloc((size_t)w->mpi.nranks, KEY);
+  enum { GPU = CB_HOST_MAX + sizeof w->busid, KEY = GPU + CB_HOST_MAX };
+  char mine[KEY], *all = calloc((size_t)w->mpi.nranks, KEY), why[512] = "";
   if (!all) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   memset(mine, 0, sizeof mine);
   snprintf(mine, CB_HOST_MAX, "%s", w->mpi.host);
   snprintf(mine + CB_HOST_MAX, sizeof w->busid, "%s", w->busid);
+  const char *hostid = getenv("NCCL_HOSTID");
+  snprintf(mine + GPU, CB_HOST_MAX, "%s", hostid ? hostid : "");
   CB_MPI(MPI_Allgather(mine, KEY, MPI_CHAR, all, KEY, MPI_CHAR, w->mpi.comm));
-  for (int a = 0; a < w->mpi.nranks && !w->gpu_shared; a++)
-    for (int b = a + 1; b < w->mpi.nranks && !w->gpu_shared; b++)
-      w->gpu_shared = memcmp(all + (size_t)a * KEY, all + (size_t)b * KEY, KEY) == 0;
+  int ok = 1;
+  for (int a = 0; a < w->mpi.nranks && ok; a++)
+    for (int b = a + 1; b < w->mpi.nranks && ok; b++) {
+      const char *pa = all + (size_t)a * KEY, *pb = all + (size_t)b * KEY;
+      if (memcmp(pa, pb, GPU) != 0) continue;
+      w->gpu_shared = 1;
+      if (strcmp(pa + GPU, pb + GPU) == 0) {
+        snprintf(why, sizeof why,
+                 "ranks %d and %d use one GPU (%s on %s) under one NCCL host id ('%s'): NCCL refuses that; give each "
+                 "rank sharing a GPU its own NCCL_HOSTID (launcher/collbench-vnode does with CB_SHARE_GPUS=1)",
+                 a, b, pa + CB_HOST_MAX, pa, pa + GPU);
+        ok = 0;
+      }
+    }
   free(all);
+  /* the verdict comes from gathered data, so every rank reaches it; rank 0 reports */
+  if (!ok) agree_or_exit(w, w->mpi.rank != 0, why);
 }
 
 /* After binding, so the CUDA context's helper threads inherit the rank's CPU set. */
@@ -206,7 +226,7 @@ void cb_world_init(cb_world_t *w, const struct cb_args *args, const cb_knobs_t *
   w->wd = wd;
   w->knobs = *knobs;
   w->spin_timeout_ns = (uint64_t)(args->timeout_s * 0.5e9);
-  cb_mpi_world_init(&w->mpi);
+  cb_mpi_world_init(&w->mpi, knobs->share_gpus);
   choose_gpu(w);
   find_shared_gpu(w);
   bind_cpu(w, args->no_bind);

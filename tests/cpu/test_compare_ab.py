@@ -4,7 +4,7 @@ repetition listed in numeric order, eager and graph rows apart, exit 1 when a ro
 elements (timed or not), and clear errors (exit 2, a message) for a missing folder, files of
 only one tree, two rows with one key in a file, a wrong argument count and the nastiest inputs
 (non-UTF-8 bytes, nan, counts past 2^64, directories and symlinks, very long names); and the
-A/B run.sh scripts' checks of their patches and TREES (ab-direct.sh also that 2 GPUs are there, the moe-overlap
+A/B run.sh scripts' (and h200x1-shared.sh's) checks of their patches and TREES (ab-direct.sh also that 2 GPUs are there, the moe-overlap
 run.sh its SUITE) and h200-moe-ncu.sh's of its KERNEL and SMS
 (ab_scripts)."""
 import os
@@ -46,6 +46,7 @@ def ab_scripts(root):
         direct = os.path.join(root, "results/20261201-h200x1-socket-messages/ab-direct.sh")
         cla = os.path.join(root, "results/20261201-h200x1-gpc-placement/check-cla.sh")
         overlap = os.path.join(root, "results/20261201-h200x1-moe-overlap/run.sh")
+        shared = os.path.join(root, "results/scripts/h200x1-shared.sh")
         cases = [
             (combine, {"TREES": "nocolon"}, b"TREES entry"),
             (combine, {"TREES": "main:x.patch"}, b"TREES entry"),
@@ -62,6 +63,8 @@ def ab_scripts(root):
             (direct, {"PATCH": "/tmp/\udcfe\udcff" + "p" * 5000}, b"not a readable file"),
             (cla, {"PATCH": d}, b"not a readable file"),
             (cla, {"PATCH": "/nonexistent.patch"}, b"not a readable file"),
+            (shared, {"PATCH": d}, b"not a readable file"),
+            (shared, {"PATCH": "/nonexistent/\udcff" + "p" * 5000}, b"not a readable file"),
             (overlap, {"SUITE": "yes"}, b"SUITE"),
             (overlap, {"SUITE": "1" * 5000}, b"SUITE"),
             (overlap, {"SUITE": "\udcff"}, b"SUITE"),

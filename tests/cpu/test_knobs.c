@@ -16,7 +16,8 @@
 #include "knobs.h"
 
 static const char *const kKnobs[] = {"CB_MAX_BLOCKS", "CB_SM_COUNT", "CB_SMS", "CB_AR_LL_MAX", "CB_AR_ONESHOT_MAX",
-                                     "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_MOE_PUSH_PCT", "CB_MOE_TRACE"};
+                                     "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_MOE_PUSH_PCT", "CB_MOE_TRACE",
+                                     "CB_SHARE_GPUS"};
 
 static void clear_knobs(void) {
   for (size_t i = 0; i < sizeof kKnobs / sizeof kKnobs[0]; i++) unsetenv(kKnobs[i]);
@@ -33,6 +34,7 @@ static void check_defaults(void) {
   CHECK_EQ_INT(k.ar.ll_max, CB_AUTO_LL_MAX_2RANKS);
   CHECK_EQ_INT(k.ar.twoshot_max, CB_AUTO_TWOSHOT_MAX_2RANKS);
   CHECK_EQ_INT(k.moe_push_pct, 50);
+  CHECK_EQ_INT(k.share_gpus, 0);
   /* the latency thresholds scale with 2 / nranks */
   CHECK(cb_knobs_read(&k, 8, why, sizeof why) == 0, "8 ranks: %s", why);
   CHECK_EQ_INT(k.ar.oneshot_max, CB_AUTO_ONESHOT_MAX_2RANKS / 4);
@@ -44,6 +46,7 @@ static void check_values(void) {
   setenv("CB_SM_COUNT", "8", 1);
   setenv("CB_AR_TWOSHOT_MAX", "1048576", 1);
   setenv("CB_AR_CE_CHUNK", "4096", 1);
+  setenv("CB_SHARE_GPUS", "1", 1);
   cb_knobs_t k;
   char why[200] = "";
   CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "valid knobs rejected: %s", why);
@@ -51,6 +54,7 @@ static void check_values(void) {
   CHECK_EQ_INT(k.sm_count, 8);
   CHECK_EQ_INT(k.ar.twoshot_max, 1048576);
   CHECK_EQ_INT(k.ar_ce_chunk, 4096);
+  CHECK_EQ_INT(k.share_gpus, 1);
 }
 
 static void check_rejected(void) {
@@ -60,7 +64,8 @@ static void check_rejected(void) {
              {"CB_SMS", "16 "},        {"CB_MOE_PUSH_PCT", "0"}, {"CB_MOE_PUSH_PCT", "100"},
              {"CB_MAX_BLOCKS", "0"},   {"CB_MAX_BLOCKS", "513"}, {"CB_SM_COUNT", "0"},
              {"CB_SM_COUNT", "8x"},    {"CB_SM_COUNT", "-3"},    {"CB_AR_LL_MAX", "12k"},
-             {"CB_AR_CE_CHUNK", "17"}, {"CB_AR_ONESHOT_MAX", " 1"}};
+             {"CB_AR_CE_CHUNK", "17"}, {"CB_AR_ONESHOT_MAX", " 1"}, {"CB_SHARE_GPUS", "2"},
+             {"CB_SHARE_GPUS", "yes"}, {"CB_SHARE_GPUS", "-1"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     clear_knobs();
     setenv(bad[i].name, bad[i].value, 1);

@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
   setenv("UNRELATED_TEST_VAR", "x", 1);
   MPI_Init(&argc, &argv);
   static cb_world_t w;
-  cb_mpi_world_init(&w.mpi);
+  cb_mpi_world_init(&w.mpi, 0);
   snprintf(w.gpu_name, sizeof w.gpu_name, "Test GPU");
   snprintf(w.busid, sizeof w.busid, "0000:19:00.0");
   snprintf(w.binding, sizeof w.binding, "cores 0-3");

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CPU test of launcher/collbench-run's bad input: unknown options, a missing --topo file,
-a non-numeric --gpus and options without values exit 2 with a message naming the problem;
+a non-numeric --gpus, --share-gpus without --vnodes and options without values exit 2 with a message naming the problem;
 on a machine without a GPU a run exits 5 saying so (skipped where nvidia-smi lists a GPU); with a
 GPU, --vnodes with more ranks per node than GPUs exits 2.
 
@@ -32,6 +32,8 @@ cases = [
     (["--hosts"], 2, "--hosts needs a list"),
     (["--vnodes", "0"], 2, "--vnodes: '0' is not a positive number"),
     (["--vnodes", "2", "--hosts", "a,b"], 2, "it does not combine with --hosts"),
+    (["--share-gpus", "--gpus", "2"], 2, "--share-gpus needs --vnodes"),
+    (["--share-gpus", "--hosts", "a,b"], 2, "--share-gpus needs --vnodes"),
     # 20 digits once wrapped to a huge -np
     (["--gpus", "99999999999999999999"], 2, "--gpus: '99999999999999999999' is not a positive number up to 1024"),
     (["--gpus", "1025"], 2, "up to 1024"),

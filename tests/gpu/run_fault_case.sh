@@ -6,7 +6,9 @@
 # and every row finished before the fault intact in the CSV and the .partial.jsonl stream.
 # Exits 77 (CTest "skipped") with fewer than 2 GPUs, unless --one-gpu-vnodes is given: then on a
 # one-GPU machine the two ranks run as 2 virtual nodes x 1 GPU on GPU 0 (launcher/collbench-vnode:
-# NCCL between them over its socket transport), for the cases that need no peer memory.
+# NCCL between them over its socket transport), for the cases that need no peer memory; and with
+# CB_SHARE_GPUS=1 in the environment every case runs there, the two ranks as one virtual node
+# sharing GPU 0 (launcher/collbench-vnode), the custom kernels' peer paths included.
 #
 #   run_fault_case.sh NAME COLLBENCH T HOW MESSAGE_REGEX [--one-gpu-vnodes] -- collbench args
 #   (collbench args without -T/--csv/--json)
@@ -25,7 +27,10 @@ one_gpu_vnodes=0
 here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
 launch=()
-if [ "$ngpu" -eq 1 ] && [ $one_gpu_vnodes = 1 ]; then
+if [ "$ngpu" -eq 1 ] && [ "${CB_SHARE_GPUS:-0}" = 1 ]; then
+  launch=("$here/../../launcher/collbench-vnode" 2)
+  echo "one GPU, CB_SHARE_GPUS=1: the two ranks share GPU 0 as one virtual node"
+elif [ "$ngpu" -eq 1 ] && [ $one_gpu_vnodes = 1 ]; then
   launch=("$here/../../launcher/collbench-vnode" 1)
   echo "one GPU: the two ranks run as 2 virtual nodes x 1 GPU on GPU 0"
 elif [ "$ngpu" -lt 2 ]; then

@@ -9,6 +9,10 @@
 # --min-gpus N: skipped (77) with fewer than N GPUs (a test whose point needs N ranks).
 # With one GPU the run has one rank: check_csv gets --ranks 1 (an algorithm that needs 2 ranks
 # may say so instead of running).
+# CB_SHARE_GPUS=1 in the environment (a one-GPU machine under the CUDA MPS daemon,
+# results/scripts/h200x1-shared.sh): what would be skipped for want of GPUs runs with ranks
+# sharing them instead (launcher/collbench-vnode), and a plain test on one GPU runs 2 ranks as
+# one virtual node on it (max of 2 and --min-gpus), so the custom kernels' cross-rank paths run.
 # --usage REGEX expects a usage error instead (a check that needs the GPU, e.g. an SM cap above
 # the device's): exit 2, output matching REGEX, no result row written.
 set -u
@@ -28,16 +32,22 @@ if [ "$ngpu" -lt 1 ]; then
   echo "no GPU on this machine: skipping $name"
   exit 77
 fi
-if [ "$ngpu" -lt "$min_gpus" ]; then
+share=${CB_SHARE_GPUS:-0}
+if [ "$ngpu" -lt "$min_gpus" ] && [ "$share" != 1 ]; then
   echo "$name needs $min_gpus GPUs ($ngpu here): skipping"
   exit 77
 fi
 np=$ngpu
 [ "$np" -gt 8 ] && np=8
 launch=()
+if [ "$share" = 1 ] && [ -z "$vnodes" ] && [ "$ngpu" -lt 2 ]; then
+  np=$(( min_gpus > 2 ? min_gpus : 2 ))
+  launch=("$here/../../launcher/collbench-vnode" "$np")
+  echo "CB_SHARE_GPUS=1: $np ranks share this machine's GPU as one virtual node"
+fi
 if [ -n "$vnodes" ]; then
   k=${vnodes##*:}
-  if [ "$ngpu" -lt "$k" ]; then
+  if [ "$ngpu" -lt "$k" ] && [ "$share" != 1 ]; then
     echo "$name needs $k GPUs ($ngpu here): skipping"
     exit 77
   fi

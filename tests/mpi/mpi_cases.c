@@ -267,7 +267,7 @@ int main(int argc, char **argv) {
   CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
   const char *name = argc > 1 ? argv[1] : "";
   cb_mpi_world_t w;
-  cb_mpi_world_init(&w);
+  cb_mpi_world_init(&w, 0);
   if (strcmp(name, "world") == 0) case_world(&w);
   else if (strcmp(name, "aggregate") == 0) case_aggregate(&w);
   else if (strcmp(name, "watchdog") == 0) case_watchdog(&w);

@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
   main_thread = pthread_self();
   cb_set_abort_hook(hook, &hang_hook);
   cb_mpi_world_t w;
-  cb_mpi_world_init(&w);
+  cb_mpi_world_init(&w, 0);
   cb_watchdog_t wd;
   cb_watchdog_start(&wd, timeout_s, w.comm, &fault);
 

@@ -7,7 +7,8 @@
  *                              on node j when every rank has its own GPU, GPU of the rank = entry
  *                              rank % K of it), and the split must give node rank / K, local rank
  *                              rank % K, K ranks per node, N / K nodes, the node's ranks in its
- *                              communicator.
+ *                              communicator. With CB_SHARE_GPUS=1 and fewer GPUs than K, every
+ *                              rank gets the whole list and NCCL_HOSTID = vnode<node>.<local>.
  *   mpi_vnodes names A,B,...   rank r sets CB_NODE_ID to the r-th name ("-": leaves it unset) before
  *                              the split; expected values are derived here from the list: node =
  *                              order of each name's first rank, local rank = earlier ranks with the
@@ -15,7 +16,9 @@
  *                              NCCL_HOSTID is set to the same name, or to X for a name written
  *                              "name/X". Mixed lists (some "-") and NCCL_HOSTID different from the
  *                              name must end the job with exit 2 (the driver checks the code and
- *                              the message).
+ *                              the message). CB_SHARE_GPUS=1 in the environment: the split runs
+ *                              in that mode (NCCL_HOSTID must then be "name." and a suffix, and
+ *                              unnamed ranks are refused).
  *
  * Prints "PASS <case> (N ranks)" on rank 0 when every check holds; exit 1 otherwise. */
 #define _DEFAULT_SOURCE
@@ -98,6 +101,8 @@ int main(int argc, char **argv) {
   static vmap_t m;
   memset(&m, 0, sizeof m);
   cb_mpi_world_t w;
+  const char *sv = getenv("CB_SHARE_GPUS");
+  const int share = sv && strcmp(sv, "1") == 0;
   if (strcmp(argv[1], "wrapper") == 0 && argc == 4) {
     int k = atoi(argv[2]);
     if (k < 1) return usage();
@@ -106,15 +111,20 @@ int main(int argc, char **argv) {
     derive(&m, nranks);
     const char *id = getenv("CB_NODE_ID"), *hostid = getenv("NCCL_HOSTID"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
     CHECK(id && strcmp(id, m.name[rank]) == 0, "CB_NODE_ID '%s', want '%s'", id ? id : "(unset)", m.name[rank]);
-    CHECK(hostid && id && strcmp(hostid, id) == 0, "NCCL_HOSTID '%s' differs from CB_NODE_ID",
-          hostid ? hostid : "(unset)");
     /* GPUS "a,b" for every node, or "a,b/c,d" per node (a GPU for every rank: node j on its own) */
     char want[256] = "";
     const char *g = argv[3];
     for (int j = 0; j < rank / k && g; j++) g = strchr(g, '/') ? strchr(g, '/') + 1 : g;
     snprintf(want, sizeof want, "%.*s", (int)(strchr(g, '/') ? (size_t)(strchr(g, '/') - g) : strlen(g)), g);
     CHECK(cvd && strcmp(cvd, want) == 0, "CUDA_VISIBLE_DEVICES '%s', want '%s'", cvd ? cvd : "(unset)", want);
-    cb_mpi_world_init(&w);
+    /* ranks sharing GPUs (fewer listed than K): each rank its own NCCL host, <node>.<local> */
+    int listed = 1;
+    for (const char *c = want; *c; c++) listed += *c == ',';
+    char want_host[CB_HOST_MAX + 16];
+    snprintf(want_host, sizeof want_host, share && listed < k ? "%s.%d" : "%s", m.name[rank], rank % k);
+    CHECK(hostid && strcmp(hostid, want_host) == 0, "NCCL_HOSTID '%s', want '%s'", hostid ? hostid : "(unset)",
+          want_host);
+    cb_mpi_world_init(&w, share);
     check_split(&w, &m);
     CHECK_EQ_INT(m.local[rank], rank % k);
     CHECK_EQ_INT(m.node[rank], rank / k);
@@ -130,18 +140,22 @@ int main(int argc, char **argv) {
       if (rank == 0) fprintf(stderr, "mpi_vnodes: %d names for %d ranks\n", n, nranks);
       return usage();
     }
-    /* "-": no name; "name/hostid": NCCL_HOSTID differs from the name (must be refused) */
+    /* "-": no name; "name/hostid": NCCL_HOSTID differs from the name (refused, except
+     * name.suffix with CB_SHARE_GPUS=1); the map uses the names alone */
+    char hostid[CB_HOST_MAX] = "";
     char *slash = strchr(m.name[rank], '/');
-    if (slash) *slash = 0;
+    if (slash) snprintf(hostid, sizeof hostid, "%s", slash + 1);
+    for (int r = 0; r < nranks; r++)
+      if (strchr(m.name[r], '/')) *strchr(m.name[r], '/') = 0;
     if (strcmp(m.name[rank], "-") == 0) {
       unsetenv("CB_NODE_ID");
       unsetenv("NCCL_HOSTID");
     } else {
       setenv("CB_NODE_ID", m.name[rank], 1);
-      setenv("NCCL_HOSTID", slash ? slash + 1 : m.name[rank], 1);
+      setenv("NCCL_HOSTID", slash ? hostid : m.name[rank], 1);
     }
     derive(&m, nranks);
-    cb_mpi_world_init(&w); /* a mixed list ends the job here with CB_EXIT_USAGE */
+    cb_mpi_world_init(&w, share); /* a mixed list ends the job here with CB_EXIT_USAGE */
     check_split(&w, &m);
   } else {
     return usage();
