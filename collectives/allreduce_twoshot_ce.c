@@ -36,6 +36,14 @@ static const cb_ar_kind_t kind = {
 
 static int setup(cb_inst_t *in, char *why, size_t n) {
   const uint64_t chunk_bytes = in->world->knobs.ar_ce_chunk;
+  if (in->world->gpu_shared) {
+    /* seen under MPS with 2 ranks on one H200 (results/20261201-h200x1-shared-gpu): every rank's
+     * reduce kernel waited 60 s for the other's copies; a copy between two buffers of one GPU is
+     * not a peer copy, and it evidently waits for SMs the spinning kernels hold */
+    snprintf(why, n, "not supported: ranks share a GPU (its copies between them then wait behind the reduce "
+                     "kernels that wait for them)");
+    return -1;
+  }
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult q;
   char e[200] = "";

@@ -5,7 +5,8 @@ needs 2 ranks may say so instead of running (allowed, and its algorithm is not r
 in which nothing could be timed for that reason is "skipped" (77); with 2 ranks the same rows
 fail; nonsense for --ranks is a usage error. And --loaded (moe --overlap): a roundtrip row of a
 listed algorithm needs a timed roundtrip_loaded row of the same dtype, size and mode whose
-slowdowns are numbers in (0, 100). Synthetic CSVs with the result columns.
+slowdowns are numbers in (0, 100). --shared: rows skipped because ranks share a GPU are excused
+(also a skipped roundtrip_loaded row), without it they fail. Synthetic CSVs with the result columns.
 
 usage: test_check_csv.py CHECK_CSV"""
 import csv
@@ -23,6 +24,8 @@ FP8_AVG = dict(algo="nccl", note="not supported: NCCL 2.28.3 refuses avg of fp8e
 OTHER = dict(algo="nccl", note="skipped: something else")
 RT = dict(TIMED, phase="roundtrip")
 LOADED = dict(TIMED, phase="roundtrip_loaded", slowdown_comm="1.25", slowdown_compute="1.05")
+SHARED = dict(algo="twoshot_ce", note="not supported: ranks share a GPU (copies wait behind the reduce kernel)")
+SHARED_LOADED = dict(algo="peer", phase="roundtrip_loaded", note="skipped: ranks share a GPU (virtual nodes): each one's compute kernel would take the SMs")
 
 
 def write(path, rows):
@@ -61,6 +64,15 @@ def main():
         ([RT, dict(LOADED, slowdown_compute="0")], ["--loaded", "peer"], 1),
         ([RT, dict(LOADED, slowdown_comm="1e9")], ["--loaded", "peer"], 1),
         ([RT], ["--loaded", "nccl"], 0),  # peer not listed: its loaded rows are not required
+        # --shared: rows skipped because ranks share a GPU are excused, without --shared they fail
+        ([TIMED, SHARED], ["--shared", "--algos", "peer,twoshot_ce"], 0),
+        ([TIMED, SHARED], ["--algos", "peer,twoshot_ce"], 1),
+        ([SHARED], ["--shared", "--algos", "twoshot_ce"], 77),
+        ([TIMED, SHARED], ["--shared", "--skipped", "twoshot_ce", "--allow-skip", "other.reason"], 1),
+        ([TIMED, ONE_RANK], ["--shared"], 1),  # the one-rank excuse needs --ranks 1
+        ([RT, SHARED_LOADED], ["--loaded", "peer", "--shared"], 0),
+        ([RT, SHARED_LOADED], ["--loaded", "peer"], 1),
+        ([RT, dict(SHARED_LOADED, mode="graph")], ["--loaded", "peer", "--shared"], 1),  # not for this mode
     ]
     # nonsense for --ranks: argparse's usage error (exit 2)
     cases += [([TIMED], ["--ranks", bad], 2) for bad in ["abc", "1.5", "", "9" * 5000 + "x"]]

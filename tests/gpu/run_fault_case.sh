@@ -30,6 +30,15 @@ launch=()
 if [ "$ngpu" -eq 1 ] && [ "${CB_SHARE_GPUS:-0}" = 1 ]; then
   launch=("$here/../../launcher/collbench-vnode" 2)
   echo "one GPU, CB_SHARE_GPUS=1: the two ranks share GPU 0 as one virtual node"
+  # Under the CUDA MPS daemon the ranks an earlier fault test killed can hold the GPU for a while
+  # (seen: the next test's cudaSetDevice failed with "devices unavailable"): wait up to 30 s
+  # until no process but the MPS server computes on it, saying what was still there.
+  for (( i = 0; i < 30; i++ )); do
+    left=$(nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader 2>/dev/null | grep -v 'mps-server' || true)
+    [ -z "$left" ] && break
+    [ "$i" = 0 ] && echo "waiting for earlier processes to leave the GPU: $(echo "$left" | tr '\n' ' ')"
+    sleep 1
+  done
 elif [ "$ngpu" -eq 1 ] && [ $one_gpu_vnodes = 1 ]; then
   launch=("$here/../../launcher/collbench-vnode" 1)
   echo "one GPU: the two ranks run as 2 virtual nodes x 1 GPU on GPU 0"

@@ -12,7 +12,8 @@
 # CB_SHARE_GPUS=1 in the environment (a one-GPU machine under the CUDA MPS daemon,
 # results/scripts/h200x1-shared.sh): what would be skipped for want of GPUs runs with ranks
 # sharing them instead (launcher/collbench-vnode), and a plain test on one GPU runs 2 ranks as
-# one virtual node on it (max of 2 and --min-gpus), so the custom kernels' cross-rank paths run.
+# one virtual node on it (max of 2 and --min-gpus), so the custom kernels' cross-rank paths run;
+# check_csv gets --shared (rows that cannot run on a shared GPU may say so).
 # --usage REGEX expects a usage error instead (a check that needs the GPU, e.g. an SM cap above
 # the device's): exit 2, output matching REGEX, no result row written.
 set -u
@@ -80,5 +81,7 @@ if [ -n "$wrap" ] && grep -q "ERROR SUMMARY: [1-9]" "$out.log"; then
   echo "FAIL $name: sanitizer reported errors"
   exit 1
 fi
+shared=()
+[ "$share" = 1 ] && shared=(--shared) # rows that cannot run while ranks share a GPU may say so
 # shellcheck disable=SC2086
-python3 "$here/../lib/check_csv.py" "$out.csv" --ranks "$np" $check_args
+python3 "$here/../lib/check_csv.py" "$out.csv" --ranks "$np" ${shared[@]+"${shared[@]}"} $check_args

@@ -4,7 +4,7 @@
 usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
                          [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
                          [--nodes N] [--skipped a,b] [--max-blocks algo=N,...] [--max-sms algo=N,...]
-                         [--ranks N] [--loaded a,b]
+                         [--ranks N] [--loaded a,b] [--shared]
 Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
 skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
 timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears; a row's
@@ -19,6 +19,9 @@ roundtrip_loaded row whose slowdown_comm / slowdown_compute is not a number in (
 more ranks (ONE_RANK_NOTE) are allowed, except for an algorithm in --skipped (whose reason must
 match --allow-skip as always), and an algorithm whose rows are all such skips is not required by
 --algos; a run in which nothing was timed because of that exits 77 (CTest "skipped").
+--shared (ranks share a GPU, CB_SHARE_GPUS=1): the same for rows skipped because ranks share a
+GPU (SHARED_NOTE), and a roundtrip row whose roundtrip_loaded row was skipped for that reason
+needs no timed one.
 """
 import argparse
 import csv
@@ -31,6 +34,9 @@ REQUIRED = ["family", "algo", "dtype", "op", "bytes", "count", "inplace", "ranks
 # the notes of rows that cannot run with one rank (collectives/moe_copy_ce.c: a peer copy;
 # collectives/nccl_common.c: NCCL 2.28's avg of fp8 on a one-rank communicator)
 ONE_RANK_NOTE = r"needs 2 or more ranks|refuses avg of fp8e[45]m[32] on one rank"
+# the notes of rows that cannot run while ranks share a GPU (collectives/allreduce_twoshot_ce.c,
+# launcher/bench_overlap.c)
+SHARED_NOTE = r"ranks share a GPU"
 
 
 def main():
@@ -50,6 +56,7 @@ def main():
     ap.add_argument("--max-sms", default="")
     ap.add_argument("--ranks", type=int, default=0)
     ap.add_argument("--loaded", default="")
+    ap.add_argument("--shared", action="store_true")
     a = ap.parse_args()
     max_blocks, max_sms = {}, {}
     for item in filter(None, a.max_blocks.split(",")):
@@ -70,6 +77,7 @@ def main():
     timed_algos, all_algos, one_rank_algos = set(), set(), set()
     loaded_algos = set(filter(None, a.loaded.split(",")))
     roundtrips, loaded = set(), set()  # (algo, dtype, bytes, mode) of timed roundtrip / roundtrip_loaded rows
+    loaded_excused = set()  # ... of roundtrip_loaded rows skipped because ranks share a GPU (--shared)
     seen = {"dtype": set(), "op": set(), "mode": set(), "inplace": set()}
     for i, r in enumerate(rows, start=2):
         where = f"line {i} ({r['family']} {r['algo']} {r['dtype']} {r['op']} {r['bytes']} B ip={r['inplace']} {r.get('mode','')})"
@@ -77,8 +85,11 @@ def main():
         if a.nodes and r["nodes"] != str(a.nodes):
             problems.append(f"{where}: nodes {r['nodes']}, expected {a.nodes}")
         if r["time_us_mean"] == "":
-            if a.ranks == 1 and re.search(ONE_RANK_NOTE, r["note"]) and r["algo"] not in a.skipped.split(","):
+            excused = (a.ranks == 1 and re.search(ONE_RANK_NOTE, r["note"])) or (a.shared and re.search(SHARED_NOTE, r["note"]))
+            if excused and r["algo"] not in a.skipped.split(","):
                 one_rank_algos.add(r["algo"])
+                if r.get("phase") == "roundtrip_loaded":
+                    loaded_excused.add((r["algo"], r["dtype"], r["bytes"], r.get("mode", "")))
                 continue
             if not a.allow_skip or not re.search(a.allow_skip, r["note"]):
                 problems.append(f"{where}: skipped: {r['note']}")
@@ -124,10 +135,10 @@ def main():
         if algo not in timed_algos and algo not in one_rank_algos:
             problems.append(f"algorithm {algo} has no timed row")
     for key in sorted(roundtrips):
-        if key[0] in loaded_algos and key not in loaded:
+        if key[0] in loaded_algos and key not in loaded and key not in loaded_excused:
             problems.append(f"{key[0]} {key[1]} {key[2]} B {key[3]}: a roundtrip row without a timed roundtrip_loaded row")
     for algo in loaded_algos:
-        if algo in timed_algos and not any(k[0] == algo for k in loaded):
+        if algo in timed_algos and not any(k[0] == algo for k in loaded | loaded_excused):
             problems.append(f"algorithm {algo} has no timed roundtrip_loaded row")
     for algo in filter(None, a.skipped.split(",")):
         if algo not in all_algos or algo in timed_algos:
@@ -137,7 +148,7 @@ def main():
             if v not in seen[key]:
                 problems.append(f"no timed row with {key}={v}")
     if not timed_algos and one_rank_algos and not problems:
-        print(f"check_csv: {a.csv}: nothing could run with one rank ({', '.join(sorted(one_rank_algos))}): skipped")
+        print(f"check_csv: {a.csv}: nothing could run with one rank or on a shared GPU ({', '.join(sorted(one_rank_algos))}): skipped")
         return 77
     for p in problems[:50]:
         print("check_csv:", p)
