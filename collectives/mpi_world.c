@@ -33,7 +33,7 @@ static void usage_exit_if_any(const cb_mpi_world_t *w, int bad, char *msg, int n
 /* The node communicator from CB_NODE_ID: every rank's name and host are gathered whole; the
  * node's color is the lowest world rank carrying the same name. */
 static void split_by_name(cb_mpi_world_t *w, const char *id, int share_gpus) {
-  char msg[3 * CB_HOST_MAX + 160];
+  char msg[3 * CB_HOST_MAX + 640]; /* the longest: the NCCL_HOSTID mismatch with 300 of its characters */
   int len = id ? (int)strlen(id) : 0, bad_len = id && (len == 0 || len >= CB_HOST_MAX);
   int flags[2] = {id != NULL, bad_len}, any[2] = {0, 0}, all_set = 0;
   CB_MPI(MPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, w->comm));
@@ -58,7 +58,7 @@ static void split_by_name(cb_mpi_world_t *w, const char *id, int share_gpus) {
                                      !hostid[idlen + 1])));
   if (mismatch)
     snprintf(msg, sizeof msg,
-             "rank %d: " NODE_ID_VAR " is '%s' but NCCL_HOSTID is %s%s%s: set %s so NCCL sees %s (launcher/collbench-vnode "
+             "rank %d: " NODE_ID_VAR " is '%s' but NCCL_HOSTID is %s%.300s%s: set %s so NCCL sees %s (launcher/collbench-vnode "
              "does)", w->rank, id, hostid ? "'" : "", hostid ? hostid : "unset", hostid ? "'" : "",
              share_gpus ? "NCCL_HOSTID to the node's name, or (ranks sharing a GPU) the name, a dot and the rank's own suffix"
                         : "both to the node's name",

@@ -20,9 +20,10 @@ typedef struct cb_world {
   /* GPU, chosen by local rank in PCI bus order among the visible devices */
   int device;
   char busid[32];
-  /* 1: some ranks of this job share a GPU (same host and bus id: virtual nodes under MPS);
-   * the same on every rank */
-  int gpu_shared;
+  /* 1: some ranks of this job share a GPU (same host and bus id: virtual nodes under MPS, or
+   * ranks of one node with CB_SHARE_GPUS=1); gpu_shared_in_node: 1 when two ranks of one node
+   * do (only CB_SHARE_GPUS=1 allows it). The same on every rank. */
+  int gpu_shared, gpu_shared_in_node;
   char gpu_name[96];
   int sm_count, cc_major, cc_minor;
   int threads_per_sm; /* threads one SM holds at once */

@@ -57,7 +57,7 @@ void cb_bench_measure_overlap(cb_bench_t *b, const group_t *g, slot_t *s, int ch
   cb_bench_allreduce_polled(&left, &left_min, 1, MPI_INT, MPI_MIN, w->mpi.comm);
   s->ov_state = -1;
   if (w->gpu_shared)
-    snprintf(s->ov_why, sizeof s->ov_why, "ranks share a GPU (virtual nodes): each one's compute kernel would take "
+    snprintf(s->ov_why, sizeof s->ov_why, "ranks share a GPU (virtual nodes or CB_SHARE_GPUS=1): each one's compute kernel would take "
                                           "the SMs the other's communication needs");
   else if (left_min < 1)
     snprintf(s->ov_why, sizeof s->ov_why,

@@ -145,8 +145,9 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *c
   if (w->gpu_shared)
     cb_sb_printf(header, "#  shared GPUs: ranks of this job share a GPU (%s); correctness only: their kernels share the "
                          "GPU's SMs and memory, so times are neither NVLink's nor a network's\n",
-                 w->knobs.share_gpus ? "CB_SHARE_GPUS=1, ranks of one node on one GPU, NCCL joins every rank over its "
-                                       "network transport" : "virtual nodes on the same GPUs");
+                 w->gpu_shared_in_node ? "CB_SHARE_GPUS=1: ranks of one node on one GPU, each its own NCCL host, "
+                                         "so NCCL joins them over its network transport"
+                                       : "ranks of different virtual nodes on the same GPUs");
 
   char drv[128], mpiv[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;

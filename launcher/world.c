@@ -98,17 +98,19 @@ static void choose_gpu(cb_world_t *w) {
 
 /* Whether any two ranks of the job use one GPU (same host, same PCI bus id): ranks of virtual
  * nodes sharing a GPU under MPS (launcher/collbench-vnode), or of one node with CB_SHARE_GPUS=1.
- * The same answer on every rank. Two such ranks under one NCCL host id would make NCCL stop
- * with "Duplicate GPU detected": that is an error here, before NCCL starts. */
+ * The same answer on every rank. In a virtual cluster (one host), two such ranks under one NCCL
+ * host id would make NCCL stop with "Duplicate GPU detected": that is an error here, before NCCL
+ * starts (real nodes are left alone: two hosts may share a name, NCCL tells them apart). */
 static void find_shared_gpu(cb_world_t *w) {
-  enum { GPU = CB_HOST_MAX + sizeof w->busid, KEY = GPU + CB_HOST_MAX };
-  char mine[KEY], *all = calloc((size_t)w->mpi.nranks, KEY), why[512] = "";
-  if (!all) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  memset(mine, 0, sizeof mine);
+  enum { HOSTID_MAX = 1024 + 1 }; /* NCCL_HOSTID's length limit in NCCL */
+  enum { GPU = CB_HOST_MAX + sizeof w->busid, NODE = GPU + sizeof(int), KEY = NODE + HOSTID_MAX };
+  char *mine = calloc(1, KEY), *all = calloc((size_t)w->mpi.nranks, KEY), why[512] = "";
+  if (!mine || !all) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   snprintf(mine, CB_HOST_MAX, "%s", w->mpi.host);
   snprintf(mine + CB_HOST_MAX, sizeof w->busid, "%s", w->busid);
+  memcpy(mine + GPU, &w->mpi.node, sizeof(int));
   const char *hostid = getenv("NCCL_HOSTID");
-  snprintf(mine + GPU, CB_HOST_MAX, "%s", hostid ? hostid : "");
+  snprintf(mine + NODE, HOSTID_MAX, "%s", hostid ? hostid : "");
   CB_MPI(MPI_Allgather(mine, KEY, MPI_CHAR, all, KEY, MPI_CHAR, w->mpi.comm));
   int ok = 1;
   for (int a = 0; a < w->mpi.nranks && ok; a++)
@@ -116,14 +118,16 @@ static void find_shared_gpu(cb_world_t *w) {
       const char *pa = all + (size_t)a * KEY, *pb = all + (size_t)b * KEY;
       if (memcmp(pa, pb, GPU) != 0) continue;
       w->gpu_shared = 1;
-      if (strcmp(pa + GPU, pb + GPU) == 0) {
+      if (memcmp(pa + GPU, pb + GPU, sizeof(int)) == 0) w->gpu_shared_in_node = 1;
+      if (w->mpi.virtual_nodes && strcmp(pa + NODE, pb + NODE) == 0) {
         snprintf(why, sizeof why,
-                 "ranks %d and %d use one GPU (%s on %s) under one NCCL host id ('%s'): NCCL refuses that; give each "
-                 "rank sharing a GPU its own NCCL_HOSTID (launcher/collbench-vnode does with CB_SHARE_GPUS=1)",
-                 a, b, pa + CB_HOST_MAX, pa, pa + GPU);
+                 "ranks %d and %d use one GPU (%s on %s) under one NCCL host id ('%.200s'): NCCL refuses that; give "
+                 "each rank sharing a GPU its own NCCL_HOSTID (launcher/collbench-vnode does with CB_SHARE_GPUS=1)",
+                 a, b, pa + CB_HOST_MAX, pa, pa + NODE);
         ok = 0;
       }
     }
+  free(mine);
   free(all);
   /* the verdict comes from gathered data, so every rank reaches it; rank 0 reports */
   if (!ok) agree_or_exit(w, w->mpi.rank != 0, why);

@@ -1,7 +1,8 @@
 /* CPU test of the metadata builder (launcher/meta.c) without a GPU: a world filled by hand on
  * one MPI rank, two algorithms; the JSON must hold the world's facts, the selected algorithms
  * with their descriptions, the CB_* and NCCL_* variables (and not unrelated ones), and the
- * header must list the algorithms before the devices, as collbench prints them. The JSON text
+ * header must list the algorithms before the devices, as collbench prints them, and say when
+ * ranks share a GPU (gpu_shared in the JSON). The first JSON text
  * goes to stdout for check_meta.py to parse with Python's json module. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -48,7 +49,23 @@ int main(int argc, char **argv) {
     CHECK(alg && dev && alg < dev, "header must list algorithms before devices: %s", header.s);
     CHECK(strstr(header.s, "grid for 8 SMs") != NULL, "header lacks the description: %s", header.s);
     CHECK(strstr(header.s, "Test GPU") && strstr(header.s, "NCCL 2.28.3"), "header lacks GPU or NCCL: %s", header.s);
+    CHECK(!strstr(header.s, "shared GPUs") && strstr(json.s, "\"gpu_shared\":false"), "no shared GPU: %s", json.s);
     puts(json.s);
+  }
+  /* ranks sharing a GPU: the header says so and why times mean nothing, the JSON flags it; in a
+   * node (CB_SHARE_GPUS=1) or across virtual nodes only */
+  for (int in_node = 0; in_node < 2; in_node++) {
+    cb_sb_free(&json);
+    cb_sb_free(&header);
+    cb_sb_init(&json);
+    cb_sb_init(&header);
+    w.gpu_shared = 1;
+    w.gpu_shared_in_node = in_node;
+    cb_meta_collect(&w, a, algos, 2, &json, &header);
+    if (w.mpi.rank != 0) continue;
+    CHECK(strstr(header.s, "#  shared GPUs: ") && strstr(header.s, "correctness only"), "header: %s", header.s);
+    CHECK(!strstr(header.s, "CB_SHARE_GPUS=1") == !in_node, "in_node %d: header: %s", in_node, header.s);
+    CHECK(strstr(json.s, "\"gpu_shared\":true") != NULL, "JSON lacks gpu_shared true: %s", json.s);
   }
   cb_sb_free(&json);
   cb_sb_free(&header);

@@ -39,6 +39,9 @@ if [ "$ngpu" -eq 1 ] && [ "${CB_SHARE_GPUS:-0}" = 1 ]; then
     [ "$i" = 0 ] && echo "waiting for earlier processes to leave the GPU: $(echo "$left" | tr '\n' ' ')"
     sleep 1
   done
+  [ -z "$left" ] || echo "still on the GPU after 30 s (starting anyway): $(echo "$left" | tr '\n' ' ')"
+elif [ "$ngpu" -ge 2 ]; then
+  unset CB_SHARE_GPUS # a GPU per rank: the plain run (collbench takes the mode only in a virtual cluster)
 elif [ "$ngpu" -eq 1 ] && [ $one_gpu_vnodes = 1 ]; then
   launch=("$here/../../launcher/collbench-vnode" 1)
   echo "one GPU: the two ranks run as 2 virtual nodes x 1 GPU on GPU 0"

@@ -41,10 +41,16 @@ fi
 np=$ngpu
 [ "$np" -gt 8 ] && np=8
 launch=()
-if [ "$share" = 1 ] && [ -z "$vnodes" ] && [ "$ngpu" -lt 2 ]; then
-  np=$(( min_gpus > 2 ? min_gpus : 2 ))
-  launch=("$here/../../launcher/collbench-vnode" "$np")
-  echo "CB_SHARE_GPUS=1: $np ranks share this machine's GPU as one virtual node"
+if [ "$share" = 1 ] && [ -z "$vnodes" ]; then
+  want=$(( ngpu < 2 ? 2 : np ))
+  [ "$min_gpus" -gt "$want" ] && want=$min_gpus
+  if [ "$want" -gt "$ngpu" ]; then
+    np=$want
+    launch=("$here/../../launcher/collbench-vnode" "$np")
+    echo "CB_SHARE_GPUS=1: $np ranks share this machine's $ngpu GPU(s) as one virtual node"
+  else
+    unset CB_SHARE_GPUS # a GPU per rank: the plain run (collbench takes the mode only in a virtual cluster)
+  fi
 fi
 if [ -n "$vnodes" ]; then
   k=${vnodes##*:}

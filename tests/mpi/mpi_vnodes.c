@@ -1,7 +1,7 @@
 /* MPI test of the virtual cluster on CPU ranks (no CUDA): how ranks map to virtual nodes and
  * that collbench's node split (cb_mpi_world_init, CB_NODE_ID) agrees with that map.
  *
- *   mpi_vnodes wrapper K GPUS  started as `mpirun -np N launcher/collbench-vnode K mpi_vnodes ...`:
+ *   mpi_vnodes wrapper K GPUS [PCT]  started as `mpirun -np N launcher/collbench-vnode K mpi_vnodes ...`:
  *                              the wrapper's environment is the map (CB_NODE_ID = NCCL_HOSTID =
  *                              vnode<rank / K>, CUDA_VISIBLE_DEVICES = GPUS, or its j-th '/'-part
  *                              on node j when every rank has its own GPU, GPU of the rank = entry
@@ -9,6 +9,8 @@
  *                              rank % K, K ranks per node, N / K nodes, the node's ranks in its
  *                              communicator. With CB_SHARE_GPUS=1 and fewer GPUs than K, every
  *                              rank gets the whole list and NCCL_HOSTID = vnode<node>.<local>.
+ *                              PCT: the CUDA_MPS_ACTIVE_THREAD_PERCENTAGE every rank must get
+ *                              (its share of a GPU it shares), "-" for unset.
  *   mpi_vnodes names A,B,...   rank r sets CB_NODE_ID to the r-th name ("-": leaves it unset) before
  *                              the split; expected values are derived here from the list: node =
  *                              order of each name's first rank, local rank = earlier ranks with the
@@ -102,8 +104,8 @@ int main(int argc, char **argv) {
   memset(&m, 0, sizeof m);
   cb_mpi_world_t w;
   const char *sv = getenv("CB_SHARE_GPUS");
-  const int share = sv && strcmp(sv, "1") == 0;
-  if (strcmp(argv[1], "wrapper") == 0 && argc == 4) {
+  const int share = sv && atoi(sv) == 1; /* "1" or "01": the knob reader's decimal */
+  if (strcmp(argv[1], "wrapper") == 0 && (argc == 4 || argc == 5)) {
     int k = atoi(argv[2]);
     if (k < 1) return usage();
     /* the map the wrapper promises */
@@ -124,6 +126,13 @@ int main(int argc, char **argv) {
     snprintf(want_host, sizeof want_host, share && listed < k ? "%s.%d" : "%s", m.name[rank], rank % k);
     CHECK(hostid && strcmp(hostid, want_host) == 0, "NCCL_HOSTID '%s', want '%s'", hostid ? hostid : "(unset)",
           want_host);
+    /* PCT (optional): the MPS share of the SMs each rank must get, "-" for none */
+    if (argc == 5) {
+      const char *pct = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
+      const char *want_pct = strcmp(argv[4], "-") == 0 ? NULL : argv[4];
+      CHECK((!pct && !want_pct) || (pct && want_pct && strcmp(pct, want_pct) == 0),
+            "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE '%s', want '%s'", pct ? pct : "(unset)", want_pct ? want_pct : "(unset)");
+    }
     cb_mpi_world_init(&w, share);
     check_split(&w, &m);
     CHECK_EQ_INT(m.local[rank], rank % k);
