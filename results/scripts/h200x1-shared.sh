@@ -8,6 +8,8 @@
 #   SUITE_RE=REGEX   only these tests (default: all but the NCCL-only ones, which gain nothing
 #                    from sharing: their socket paths ran in the 2 x 1 virtual clusters); "-":
 #                    none (only the patched tree's)
+#   CB_TEST_RANKS=N  plain tests run N ranks (2..8, default 2) on the one GPU: the custom
+#                    kernels' paths for 4 or 8 ranks of a node, which no 2-GPU run reaches
 #   PATCH=FILE       also build the tree with FILE applied (build_patched) and run
 #                    PATCH_RE's tests there with PATCH_ENV (e.g. a branch's knob)
 # Steps past BUDGET seconds are skipped so the archive is always packed.

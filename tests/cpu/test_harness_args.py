@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CPU test of the test harness's own option checks: tests/gpu/run_gpu_case.sh's --min-gpus and
-option values, and tests/mpi/run_mpi_case.py's --end-within seconds. Nonsense (letters, 0,
+option values and CB_TEST_RANKS, and tests/mpi/run_mpi_case.py's --end-within seconds. Nonsense (letters, 0,
 numbers past 2^64, very long values, bytes that are not UTF-8, a missing value) must end with
 exit 2 and a message naming the option, before anything runs (these checks come before the GPU
 check, so they hold on a machine without a GPU).
@@ -20,6 +20,10 @@ def main():
                       b"--min-gpus"))
     cases.append(([b"bash", gpu_case.encode(), b"x", b"/bin/true", b"", b"--min-gpus"], b"--min-gpus needs a value"))
     cases.append(([b"bash", gpu_case.encode(), b"x", b"/bin/true", b"", b"--wrap"], b"--wrap needs a value"))
+    # CB_TEST_RANKS (ranks per test when they share GPUs): 2..8
+    for bad in [b"1", b"9", b"02", b"abc", b"\xff", b"4" * 5000]:  # empty = unset, like the CB_* knobs
+        cases.append(([b"env", b"CB_TEST_RANKS=" + bad, b"bash", gpu_case.encode(), b"x", b"/bin/true", b"", b"--", b"foo"],
+                      b"CB_TEST_RANKS"))
     for bad in [b"abc", b"0", b"-3", b"nan", b"\xff", b"9e999999999999999999x"]:
         cases.append(([sys.executable.encode(), mpi_case.encode(), b"--end-within", b"text", bad, b"--", b"true"],
                       b"--end-within"))

@@ -12,7 +12,8 @@
 # CB_SHARE_GPUS=1 in the environment (a one-GPU machine under the CUDA MPS daemon,
 # results/scripts/h200x1-shared.sh): what would be skipped for want of GPUs runs with ranks
 # sharing them instead (launcher/collbench-vnode), and a plain test on one GPU runs 2 ranks as
-# one virtual node on it (max of 2 and --min-gpus), so the custom kernels' cross-rank paths run;
+# one virtual node on it (max of CB_TEST_RANKS, default 2, and --min-gpus), so the custom
+# kernels' cross-rank paths run;
 # check_csv gets --shared (rows that cannot run on a shared GPU may say so).
 # --usage REGEX expects a usage error instead (a check that needs the GPU, e.g. an SM cap above
 # the device's): exit 2, output matching REGEX, no result row written.
@@ -26,6 +27,10 @@ while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ] || [ "${1:-}" = "--us
   shift 2
 done
 [[ "$min_gpus" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "run_gpu_case.sh: --min-gpus '${min_gpus:0:40}' is not a number of GPUs (1..9999)" >&2; exit 2; }
+# CB_TEST_RANKS (2..8, default 2): how many ranks a plain test runs when they share GPUs
+# (CB_SHARE_GPUS=1), so the custom kernels' paths for more ranks than GPUs run too
+ranks=${CB_TEST_RANKS:-2}
+[[ "$ranks" =~ ^[2-8]$ ]] || { echo "run_gpu_case.sh: CB_TEST_RANKS '${ranks:0:40}' is not 2..8" >&2; exit 2; }
 [ "${1:-}" = "--" ] && shift
 here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
@@ -42,7 +47,7 @@ np=$ngpu
 [ "$np" -gt 8 ] && np=8
 launch=()
 if [ "$share" = 1 ] && [ -z "$vnodes" ]; then
-  want=$(( ngpu < 2 ? 2 : np ))
+  want=$(( ngpu < ranks ? ranks : np ))
   [ "$min_gpus" -gt "$want" ] && want=$min_gpus
   if [ "$want" -gt "$ngpu" ]; then
     np=$want
