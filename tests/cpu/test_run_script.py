@@ -137,6 +137,17 @@ dirs = sorted(glob.glob(os.path.join(fout, "*-allreduce*")))
 cmds = [open(os.path.join(d, "command.txt")).read() for d in dirs if os.path.exists(os.path.join(d, "command.txt"))]
 if len(dirs) != 2 or not any("float" in c for c in cmds) or not any("half" in c for c in cmds):
     problems.append(f"two runs at once: folders {dirs}, commands {cmds}")
+# a virtual node of 3 ranks on the 2 (fake) GPUs: refused, or with --share-gpus started through
+# collbench-vnode 3 with CB_SHARE_GPUS passed to every rank (the run itself fails here: no GPU)
+rc, out = run(["--vnodes", "1", "--gpus", "3", "--out", fout, "--", "allreduce", "-b", "8", "-e", "8"], fenv)
+if rc != 2 or "--share-gpus" not in out:
+    problems.append(f"--vnodes 1 --gpus 3 on 2 GPUs: rc {rc} (want 2 naming --share-gpus), output {out.strip()!r}")
+sout = os.path.join(tmp, "sout")
+rc, out = run(["--vnodes", "1", "--gpus", "3", "--share-gpus", "--out", sout, "--", "allreduce", "-b", "8", "-e", "8"], fenv)
+cmds = glob.glob(os.path.join(sout, "*", "command.txt"))
+text = open(cmds[0]).read() if cmds else ""
+if "-np 3" not in text or "collbench-vnode 3" not in text or "-x CB_SHARE_GPUS" not in text:
+    problems.append(f"--share-gpus: mpirun command {text.strip()!r} lacks -np 3 / collbench-vnode 3 / -x CB_SHARE_GPUS")
 topo = os.path.join(os.path.dirname(script), "..", "topologies", "h200x2-vm.xml")
 if os.path.exists(topo):
     rc, out = run(["--topo", topo, "--out", os.path.join(tmp, "fout2"), "--", "allreduce", "-b", "8", "-e", "8"], fenv)
