@@ -27,7 +27,7 @@ one_gpu_vnodes=0
 here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
 launch=()
-if [ "$ngpu" -eq 1 ] && [ "${CB_SHARE_GPUS:-0}" = 1 ]; then
+if [ "$ngpu" -eq 1 ] && [[ "${CB_SHARE_GPUS:-0}" =~ ^0{0,16}1$ ]]; then
   launch=("$here/../../launcher/collbench-vnode" 2)
   echo "one GPU, CB_SHARE_GPUS=1: the two ranks share GPU 0 as one virtual node"
   # Under the CUDA MPS daemon the ranks an earlier fault test killed can hold the GPU for a while

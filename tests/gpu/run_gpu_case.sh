@@ -38,7 +38,8 @@ if [ "$ngpu" -lt 1 ]; then
   echo "no GPU on this machine: skipping $name"
   exit 77
 fi
-share=${CB_SHARE_GPUS:-0}
+share=0 # CB_SHARE_GPUS as collbench reads it: a decimal 1, leading zeros allowed
+[[ "${CB_SHARE_GPUS:-0}" =~ ^0{0,16}1$ ]] && share=1
 if [ "$ngpu" -lt "$min_gpus" ] && [ "$share" != 1 ]; then
   echo "$name needs $min_gpus GPUs ($ngpu here): skipping"
   exit 77
