@@ -11,7 +11,11 @@
  * block calls cb_griddep_launch() right after cb_griddep_wait(), before waiting for anything
  * else: the next grid is launched only once every block of this one has got there, so the
  * blocks being waited for are all resident. Both are no-ops
- * for a kernel launched without the attribute, and below sm_90. */
+ * for a kernel launched without the attribute, and below sm_90 (so a build for an older
+ * architecture JIT-compiled on sm_90 would lose the wait while the launch attribute still acts:
+ * the build targets sm_90, CMAKE_CUDA_ARCHITECTURES, which keeps the two together).
+ * Assumed, not stated by the PTX manual: the wait also covers what the previous grid acquired
+ * from other GPUs (peer_ll's combine reads rows its dispatch saw flagged by the peers). */
 #ifndef CB_PDL_CUH
 #define CB_PDL_CUH
 
