@@ -34,16 +34,21 @@ static const cb_ar_kind_t kind = {
     .default_max_blocks = 0,
 };
 
-static int setup(cb_inst_t *in, char *why, size_t n) {
-  const uint64_t chunk_bytes = in->world->knobs.ar_ce_chunk;
-  if (in->world->gpu_shared) {
-    /* seen under MPS with 2 ranks on one H200 (results/20261201-h200x1-shared-gpu): every rank's
-     * reduce kernel waited 60 s for the other's copies; a copy between two buffers of one GPU is
-     * not a peer copy, and it evidently waits for SMs the spinning kernels hold */
+/* Not while ranks share a GPU: seen under MPS with 2 ranks on one H200
+ * (results/20261201-h200x1-shared-gpu), every rank's reduce kernel waited 60 s for the other's
+ * copies; a copy between two buffers of one GPU is not a peer copy, and it evidently waits for
+ * SMs the spinning kernels hold. */
+static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  if (w->gpu_shared) {
     snprintf(why, n, "not supported: ranks share a GPU (its copies between them then wait behind the reduce "
                      "kernels that wait for them)");
-    return -1;
+    return 0;
   }
+  return cb_peer_supported_params(w, p, why, n);
+}
+
+static int setup(cb_inst_t *in, char *why, size_t n) {
+  const uint64_t chunk_bytes = in->world->knobs.ar_ce_chunk;
   void *fn = NULL;
   enum cudaDriverEntryPointQueryResult q;
   char e[200] = "";
@@ -128,7 +133,7 @@ const cb_algo_t cb_algo_allreduce_twoshot_ce = {
     .ops = CB_ALL_OPS,
     .nphases = 1,
     .graph_ok = 1,
-    .supported = cb_peer_supported_params,
+    .supported = supported,
     .setup = setup,
     .run = run,
     .teardown = teardown,

@@ -65,7 +65,8 @@ static void check_rejected(void) {
              {"CB_MAX_BLOCKS", "0"},   {"CB_MAX_BLOCKS", "513"}, {"CB_SM_COUNT", "0"},
              {"CB_SM_COUNT", "8x"},    {"CB_SM_COUNT", "-3"},    {"CB_AR_LL_MAX", "12k"},
              {"CB_AR_CE_CHUNK", "17"}, {"CB_AR_ONESHOT_MAX", " 1"}, {"CB_SHARE_GPUS", "2"},
-             {"CB_SHARE_GPUS", "yes"}, {"CB_SHARE_GPUS", "-1"}};
+             {"CB_SHARE_GPUS", "yes"}, {"CB_SHARE_GPUS", "-1"},
+             {"CB_SHARE_GPUS", "18446744073709551617"}, {"CB_SHARE_GPUS", "1\xff"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     clear_knobs();
     setenv(bad[i].name, bad[i].value, 1);
