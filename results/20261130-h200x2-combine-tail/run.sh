@@ -5,7 +5,9 @@
 # Both built beside main (build_patched), then 3 alternating rounds: DeepSeek-V3, 4096 tokens
 # per rank at 32 and 132 SMs (peer and copy_ce, bf16 and fp8 dispatch, graph, -n 20); last the
 # MoE GPU tests of the last tree (cb, which contains ca's change).
-# TREES="TAG:PATCH ..." measures other patches the same way (e.g. TREES="cc:cc.patch").
+# TREES="TAG:PATCH ..." measures other patches the same way (e.g. TREES="cc:cc.patch"); with more
+# than two trees raise STOP (no round starts past it, default 230 s) and TESTS_BY (the last tree's
+# MoE tests run only if the rounds ended before it, default 245 s): each build takes about 65 s.
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 TREES=${TREES:-"ca:results/20261130-h200x2-combine-tail/ct-a.patch cb:results/20261130-h200x2-combine-tail/ct-b.patch"}
@@ -16,6 +18,9 @@ for tp in $TREES; do # TAG:PATCH, TAG a short word (it names /tmp/TAG and the re
     exit 2
   fi
   need_patch "${tp#*:}"
+done
+for v in STOP TESTS_BY; do
+  [[ "${!v:-1}" =~ ^[1-9][0-9]{0,3}$ ]] || { printf '%s: %s=%.40s: want whole seconds, 1-9999\n' "$0" "$v" "${!v}" >&2; exit 2; }
 done
 begin
 dirs=()
@@ -30,12 +35,12 @@ one_round() { # one_round TREE COLLBENCH REP
     moe_step "t4096-$tree-sms$sms-$rep" 40 "$cb" --tokens 4096 --algo peer,copy_ce -d bfloat16,fp8e4m3 --mode graph -n 20 -w 5 --sms $sms -T 30
   done
 }
-ab_rounds 3 230 one_round "${dirs[@]}"
+ab_rounds 3 "${STOP:-230}" one_round "${dirs[@]}"
 late=$(( $(date +%s) - T0 ))
-if [ "$late" -lt 245 ]; then
+if [ "$late" -lt "${TESTS_BY:-245}" ]; then
   step "${tag}_moe_tests" 110 ctest --test-dir "/tmp/$tag/build" -L gpu -R "gpu_moe_|gpu_sm8_moe|gpu_vnodes_2x1_moe" --output-on-failure --timeout 60
   mkdir -p "$OUT/logs/$tag-gpu"; cp "/tmp/$tag"/build/tests/gpu/*.log "$OUT/logs/$tag-gpu/" 2>/dev/null
 else
-  echo "${tag}_moe_tests skipped: past 245 s" >> "$OUT/logs/steps.txt"
+  echo "${tag}_moe_tests skipped: past ${TESTS_BY:-245} s" >> "$OUT/logs/steps.txt"
 fi
 pack
