@@ -14,8 +14,8 @@
 
 static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
   const char *name = w->mpi.nnodes > 1 ? "hier" : cb_ar_auto_pick(&w->knobs.ar, p->bytes);
-  /* twoshot_ce cannot run while ranks share a GPU (CB_SHARE_GPUS=1): twoshot, its kernel form */
-  if (w->gpu_shared && strcmp(name, "twoshot_ce") == 0) name = "twoshot";
+  /* twoshot_ce cannot run while ranks of one node share a GPU (CB_SHARE_GPUS=1): twoshot, its kernel form */
+  if (w->gpu_shared_in_node && strcmp(name, "twoshot_ce") == 0) name = "twoshot";
   const cb_algo_t *a = cb_algo_find(CB_ALLREDUCE, name);
   if (!a) CB_DIE(CB_EXIT_RUNTIME, "auto: picked '%s', which is not registered", name);
   return a;
@@ -52,7 +52,7 @@ static void describe(const cb_world_t *w, char *buf, size_t n) {
   const cb_ar_thresholds_t t = w->knobs.ar;
   snprintf(buf, n, "oneshot_ll up to %llu B per rank, oneshot up to %llu B, twoshot up to %llu B, %s above (%d ranks)",
            (unsigned long long)t.ll_max, (unsigned long long)t.oneshot_max, (unsigned long long)t.twoshot_max,
-           w->gpu_shared ? "twoshot (ranks share a GPU)" : "twoshot_ce", r);
+           w->gpu_shared_in_node ? "twoshot (ranks share a GPU)" : "twoshot_ce", r);
 }
 
 const cb_algo_t cb_algo_allreduce_auto = {
