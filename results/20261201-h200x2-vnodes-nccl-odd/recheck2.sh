@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# 2 x H200, the next step after recheck.sh (which found the direct form's tree failing 3 of 3 and
+# main passing 3 of 3): which NCCL mechanism carries the damage, and whether direct-comm.patch
+# (the direct form's NCCL calls on a copy of the world communicator) cures it. The 2 x 2
+# all-to-all test under MPS: the direct form's tree (direct.patch) with NCCL_GRAPH_REGISTER=0 (no
+# registration of graph-captured user buffers), with NCCL_PXN_DISABLE=1 (no relaying of cross-rail
+# messages through a peer GPU of the node), as it is (the failure again, as a control); the
+# branch tree's collbench without hier, with hier, with hier's rail form (iso-*); the
+# direct-comm tree twice; main once. Then, only if the direct-comm tree passed both times, the
+# rail-versus-direct A/B of ab-direct.sh on it (PATCH=direct-comm.patch).
+#   bash results/20261201-h200x2-vnodes-nccl-odd/recheck2.sh    (about 6 minutes; needs 2 GPUs)
+cd "$(dirname "$0")/../.." || exit 1
+. results/scripts/device-common.sh
+D=results/20261201-h200x2-vnodes-nccl-odd
+need_patch results/20261201-h200x1-socket-messages/direct.patch
+need_patch $D/direct-comm.patch
+[ "$NGPU" -ge 2 ] || { echo "$0: needs 2 GPUs, this machine has $NGPU" >&2; exit 2; }
+begin
+build_patched /tmp/ad results/20261201-h200x1-socket-messages/direct.patch build-ad
+build_patched /tmp/adc $D/direct-comm.patch build-adc
+mps_start
+a2a() { # a2a NAME ROOT [VAR=VALUE...]: the 2 x 2 all-to-all test of the tree in ROOT
+  local name=$1 root=$2
+  shift 2
+  step "a2a-$name" 60 env "$@" ctest --test-dir "$root/build" -L gpu -R "gpu_vnodes_2x2_alltoall$" --output-on-failure --timeout 50
+  local rc=$?
+  cp "$root/build/tests/gpu/gpu-vnodes_2x2_alltoall.log" "$OUT/logs/a2a-$name-test.log" 2>/dev/null
+  return $rc
+}
+a2a ad-nographreg /tmp/ad NCCL_GRAPH_REGISTER=0
+a2a ad-nopxn /tmp/ad NCCL_PXN_DISABLE=1
+a2a ad-control /tmp/ad
+# which rows are needed: the branch tree without hier (expected right), with hier (expected
+# wrong), with hier in its rail form at the odd size (blocks under CB_A2A_HIER_DIRECT_MIN)
+iso() { # iso NAME ALGOS [VAR=VALUE...]
+  local name=$1 algos=$2
+  shift 2
+  step "iso-$name" 60 env "$@" /tmp/ad/launcher/collbench-run --build /tmp/ad/build --out "$R/iso-$name" --no-plots \
+    --vnodes 2 --gpus 2 -- alltoall --algo "$algos" -d fp8e4m3 --sizes 1M,4194308,4194304 --mode both -n 3 -w 1 -c 2 -T 40
+}
+iso no-hier nccl,nccl_p2p
+iso hier-direct nccl,nccl_p2p,hier
+iso hier-rail nccl,nccl_p2p,hier CB_A2A_HIER_DIRECT_MIN=2000000
+ok=0
+a2a adc-1 /tmp/adc && a2a adc-2 /tmp/adc && ok=1
+a2a main "$PWD"
+step adc-tests 150 ctest --test-dir /tmp/adc/build -L gpu -R "gpu_vnodes_2x2_(a2a_memcheck|allreduce|moe)$" --output-on-failure --timeout 60
+mps_stop
+pack
+if [ "$ok" = 1 ]; then
+  OUT=$OUT/ab PATCH=$D/direct-comm.patch bash results/20261201-h200x1-socket-messages/ab-direct.sh
+fi
