@@ -5,7 +5,8 @@
 # all-to-all test under MPS: the direct form's tree (direct.patch) with NCCL_GRAPH_REGISTER=0 (no
 # registration of graph-captured user buffers), with NCCL_PXN_DISABLE=1 (no relaying of cross-rail
 # messages through a peer GPU of the node), as it is (the failure again, as a control); the
-# branch tree's collbench without hier, with hier, with hier's rail form (iso-*); the
+# branch tree's collbench without hier, with the direct form (odd and even blocks, graph and
+# eager) and with hier's rail form (iso-*); the
 # direct-comm tree twice; main once. Then, only if the direct-comm tree passed both times, the
 # rail-versus-direct A/B of ab-direct.sh on it (PATCH=direct-comm.patch).
 #   bash results/20261201-h200x2-vnodes-nccl-odd/recheck2.sh    (about 6 minutes; needs 2 GPUs)
@@ -30,20 +31,28 @@ a2a() { # a2a NAME ROOT [VAR=VALUE...]: the 2 x 2 all-to-all test of the tree in
 a2a ad-nographreg /tmp/ad NCCL_GRAPH_REGISTER=0
 a2a ad-nopxn /tmp/ad NCCL_PXN_DISABLE=1
 a2a ad-control /tmp/ad
-# which rows are needed: the branch tree without hier (expected right), with hier (expected
-# wrong), with hier in its rail form at the odd size (blocks under CB_A2A_HIER_DIRECT_MIN)
-iso() { # iso NAME ALGOS [VAR=VALUE...]
-  local name=$1 algos=$2
-  shift 2
+# which rows and which mode are needed: the branch tree's collbench without hier (expected
+# right), with hier's direct form on odd and even blocks in both modes, on odd blocks eager only
+# (no graph: if the cause is NCCL's registration of graph-captured buffers, right), with hier's
+# rail form at the odd size (blocks under CB_A2A_HIER_DIRECT_MIN)
+iso() { # iso NAME ALGOS SIZES MODE [VAR=VALUE...]
+  local name=$1 algos=$2 sizes=$3 mode=$4
+  shift 4
   step "iso-$name" 60 env "$@" /tmp/ad/launcher/collbench-run --build /tmp/ad/build --out "$R/iso-$name" --no-plots \
-    --vnodes 2 --gpus 2 -- alltoall --algo "$algos" -d fp8e4m3 --sizes 1M,4194308,4194304 --mode both -n 3 -w 1 -c 2 -T 40
+    --vnodes 2 --gpus 2 -- alltoall --algo "$algos" -d fp8e4m3 --sizes "$sizes" --mode "$mode" -n 3 -w 1 -c 2 -T 40
 }
-iso no-hier nccl,nccl_p2p
-iso hier-direct nccl,nccl_p2p,hier
-iso hier-rail nccl,nccl_p2p,hier CB_A2A_HIER_DIRECT_MIN=2000000
+iso no-hier nccl,nccl_p2p 1M,4194308 both
+iso direct-odd nccl,nccl_p2p,hier 1M,4194308 both
+iso direct-even nccl,nccl_p2p,hier 1M,4194304 both
+iso direct-odd-eager nccl,nccl_p2p,hier 1M,4194308 eager
+iso rail-odd nccl,nccl_p2p,hier 1M,4194308 both CB_A2A_HIER_DIRECT_MIN=2000000
 ok=0
 a2a adc-1 /tmp/adc && a2a adc-2 /tmp/adc && ok=1
 a2a main "$PWD"
+# the direct-comm tree's own hier rows across size changes (its stale entries, if any, now on
+# its own communicator)
+step adc-sweep 60 /tmp/adc/launcher/collbench-run --build /tmp/adc/build --out "$R/adc-sweep" --no-plots \
+  --vnodes 2 --gpus 2 -- alltoall --algo nccl,hier -d fp8e4m3,bfloat16 --sizes 1M,4194308,4M,16M --mode both -n 3 -w 1 -c 2 -T 40
 step adc-tests 150 ctest --test-dir /tmp/adc/build -L gpu -R "gpu_vnodes_2x2_(a2a_memcheck|allreduce|moe)$" --output-on-failure --timeout 60
 mps_stop
 pack
