@@ -73,8 +73,9 @@ typedef struct cb_moe_dev {
    * CB_MOE_MAX_PUSH_BLOCKS), the same on every rank, since receivers count one completion
    * signal per block */
   int push_blocks;
-  /* the custom path's one-kernel combine (moe_combine.cu): its first comb_push_blocks blocks
-   * push, the other push_blocks - comb_push_blocks reduce */
+  /* the custom path's one-kernel combine (moe_combine.cu): its first comb_push_blocks roles
+   * (block indices, spread over the GPCs when launched in clusters) push, the other
+   * push_blocks - comb_push_blocks reduce */
   int comb_push_blocks;
   size_t row_bytes, meta_bytes, comb_row_bytes;
   const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
@@ -121,6 +122,10 @@ void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s);
  * rows of remote sources, reduce blocks sum each token's rows as their chunks land, taking
  * this rank's own rows straight from its receive buffer (no copy). */
 void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s);
+/* The cluster size the one-kernel combine launches with (kernels/spread.cuh: 4 where the grid
+ * divides by 4 and all clusters fit at once, 1 = a plain launch), for the rows' notes; asked at
+ * setup, so the answer is cached before any graph capture. */
+int cb_moe_combine_cluster(const cb_moe_dev_t *d);
 
 /* Token data (cb_moe_token_value's formula) into x. */
 void cb_moe_fill_tokens(const cb_moe_dev_t *d, uint64_t seed, int iter, cudaStream_t s);

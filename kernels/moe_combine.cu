@@ -1,13 +1,14 @@
 /* The custom path's MoE combine in one kernel (moe.h cb_moe_combine_fused): pushing and
  * reducing overlap instead of running as two passes.
  *
- * Blocks [0, comb_push_blocks) push: for every remote source q, the rows this rank received
+ * Roles (a block's role index: its block index, or cb_spread_role's spread of it when the kernel
+ * runs in clusters, kernels/spread.cuh) [0, comb_push_blocks) push: for every remote source q, the rows this rank received
  * from q are weighted (identity experts: y = (sum of the row's local expert weights) * x, fp32,
  * rounded once to bf16) and stored into q's combine region for this rank, chunk by chunk
  * (chunk_rows rows); after a chunk, one release store raises its flag in q's memory:
  *   flags (peer memory of each rank, at chunk_off): uint32 [source d][nchunks], value = the
  *   combine call's epoch (per-block epoch words, equal on every block and every rank).
- * Blocks [comb_push_blocks, push_blocks) reduce this rank's tokens, one warp per token (or per
+ * Roles [comb_push_blocks, push_blocks) reduce this rank's tokens, one warp per token (or per
  * slice of a token's row at decode sizes, reduce_tokens): the warp waits for the flags of the
  * chunks holding its token's rows, then sums its own row weighted straight from the local
  * receive buffer (the self destination needs no copy) and the combine rows that came back, in
@@ -23,6 +24,7 @@
 #include "moe_rows.cuh"
 #include "pdl.cuh"
 #include "moe_trace.cuh"
+#include "spread.cuh"
 
 namespace {
 
@@ -101,7 +103,7 @@ __device__ __forceinline__ void push_chunk_rows(const cb_moe_dev_t &a, int q, in
  *   chunk_of[k & 1]: the block's k-th chunk, written by warp 0 before barrier k - 1, read by
  *   the others before barrier k; warp 0 writes that slot again (chunk k + 2) only after
  *   barrier k. */
-__device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
+__device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch, int vb) {
   const int n = a.nranks, r = a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   if (n < 2) return;
   const int nsrc = n - 1;
@@ -110,9 +112,9 @@ __device__ void push_chunks(const cb_moe_dev_t &a, uint32_t epoch) {
     if (q != r) maxc = max(maxc, (int)a.recv_count[q]);
   const int CH = a.chunk_rows, nchunks = (maxc + CH - 1) / CH * nsrc;
   uint32_t *claim = a.work + CB_MOE_WORK_COMBINE + (epoch & 1u);
-  if (blockIdx.x == 0 && threadIdx.x == 0) a.work[CB_MOE_WORK_COMBINE + ((epoch + 1u) & 1u)] = 0; /* the next call's */
+  if (vb == 0 && threadIdx.x == 0) a.work[CB_MOE_WORK_COMBINE + ((epoch + 1u) & 1u)] = 0; /* the next call's */
   __shared__ int chunk_of[2];
-  int c = blockIdx.x;
+  int c = vb;
   for (int k = 0; c < nchunks; k++) {
     const int ci = c / nsrc, qi = c % nsrc, q = qi < r ? qi : qi + 1;
     const int j0 = ci * CH, j1 = min((int)a.recv_count[q], j0 + CH); /* j0 >= j1: nothing (whole block) */
@@ -265,11 +267,11 @@ __device__ __forceinline__ void sum_slice(int hidden, const source *src, int ns,
  * token's chunks (lane d for destination d, then the warp barrier, which orders the other
  * lanes' loads after the acquire): no block-wide barrier, warps proceed independently. */
 template <bool FP8, bool TWO>
-__device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch) {
+__device__ void reduce_tokens(const cb_moe_dev_t &a, uint32_t epoch, int vb) {
   __shared__ source src[kCombWarps][CB_MAX_RANKS];
   const int n = a.nranks, r = a.rank, T = a.ntokens, lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int P = row_parts(a.hidden);
-  const int nred = gridDim.x - a.comb_push_blocks, b = blockIdx.x - a.comb_push_blocks, W = nred * kCombWarps;
+  const int nred = gridDim.x - a.comb_push_blocks, b = vb - a.comb_push_blocks, W = nred * kCombWarps;
   const int PI = max(1, min(P, (int)((long long)T * P / W))), G = (P + PI - 1) / PI;
   for (int i = warp * nred + b; i < T * G; i += W) {
     const int t = i / G, g = i % G;
@@ -320,17 +322,24 @@ __global__ void __launch_bounds__(kCombThreads) combine_fused_kernel(cb_moe_dev_
   cb_griddep_launch();
   const uint32_t epoch = a.epoch_combine[blockIdx.x] + 1;
   if (threadIdx.x == 0) CB_MOE_TRACE_AT(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_START);
-  if ((int)blockIdx.x < a.comb_push_blocks) push_chunks(a, epoch);
-  else if (a.nranks <= 2) reduce_tokens<FP8, true>(a, epoch); /* two item loops: one sum path each */
-  else reduce_tokens<FP8, false>(a, epoch);
+  /* the block's role (spread.cuh): push blocks spread over the grid's clusters (GPCs) */
+  const int vb = cb_spread_role(); /* role index: block order unless launched in clusters */
+  if (vb < a.comb_push_blocks) push_chunks(a, epoch, vb);
+  else if (a.nranks <= 2) reduce_tokens<FP8, true>(a, epoch, vb); /* two item loops: one sum path each */
+  else reduce_tokens<FP8, false>(a, epoch, vb);
   CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_COMBINE, epoch, CB_MOE_TP_END);
   if (threadIdx.x == 0) a.epoch_combine[blockIdx.x] = epoch;
 }
 
 } // namespace
 
+extern "C" int cb_moe_combine_cluster(const cb_moe_dev_t *d) {
+  return d->fp8 ? cb_spread_cluster((const void *)combine_fused_kernel<true>, d->push_blocks, kCombThreads)
+                : cb_spread_cluster((const void *)combine_fused_kernel<false>, d->push_blocks, kCombThreads);
+}
 extern "C" void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s) {
-  if (d->fp8) CB_CUDA(cb_launch_pdl(combine_fused_kernel<true>, d->push_blocks, kCombThreads, s, *d));
-  else CB_CUDA(cb_launch_pdl(combine_fused_kernel<false>, d->push_blocks, kCombThreads, s, *d));
+  /* spread over the GPCs (spread.cuh; blocks wait on each other: clusters only if all fit) */
+  if (d->fp8) CB_CUDA(cb_launch_spread(combine_fused_kernel<true>, d->push_blocks, kCombThreads, s, true, *d));
+  else CB_CUDA(cb_launch_spread(combine_fused_kernel<false>, d->push_blocks, kCombThreads, s, true, *d));
   CB_CUDA_LAUNCH("moe combine_fused_kernel");
 }
