@@ -81,11 +81,14 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
   d->comb_push_blocks = pb < 1 ? 1 : pb > d->push_blocks - 1 ? d->push_blocks - 1 : pb;
   int ch = st->cap / d->comb_push_blocks;
   d->chunk_rows = ch < CB_MOE_CHUNK_ROWS_MIN ? CB_MOE_CHUNK_ROWS_MIN : ch > CB_MOE_CHUNK_ROWS_MAX ? CB_MOE_CHUNK_ROWS_MAX : ch;
+  /* the combine in GPC-spread clusters, except beside --overlap's compute kernel and on shared
+   * GPUs (moe.h, combine_spread) */
+  d->combine_spread = !in->world->gpu_shared && !(in->p.moe && in->p.moe->overlap);
   in->sms = cb_grid_sms(d->push_blocks, in->world->sm_count);
   snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; %d blocks (combine: %d push, %d reduce, %d-row chunks)",
            d->push_blocks, d->comb_push_blocks, d->push_blocks - d->comb_push_blocks, d->chunk_rows);
-  /* how the combine's spread launch went (kernels/spread.cuh; the dispatch push stays plain:
-   * spread, it was 0.7 % slower at 32 SMs, results/20261201-h200x2-dispatch-ab) */
+  /* how the combine's launch went (kernels/spread.cuh; the dispatch push stays plain: spread, it
+   * was 0.7 % slower at 32 SMs, results/20261201-h200x2-dispatch-ab) */
   const char *how[2] = {"plain", "in clusters of 4"};
   snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine %s",
            how[cb_moe_combine_cluster(d) > 1]);

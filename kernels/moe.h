@@ -77,6 +77,10 @@ typedef struct cb_moe_dev {
    * (block indices, spread over the GPCs when launched in clusters) push, the other
    * push_blocks - comb_push_blocks reduce */
   int comb_push_blocks;
+  /* 1: the one-kernel combine may launch in clusters (spread.cuh). 0 with --overlap (a cluster
+   * needs 4 free SMs in one GPC, which the compute kernel need not leave) and when ranks share a
+   * GPU (the cluster query sees the whole GPU, not an MPS client's share): a plain launch */
+  int combine_spread;
   size_t row_bytes, meta_bytes, comb_row_bytes;
   const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
   const float *weights; /* [ntokens][topk] */
@@ -122,8 +126,8 @@ void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s);
  * rows of remote sources, reduce blocks sum each token's rows as their chunks land, taking
  * this rank's own rows straight from its receive buffer (no copy). */
 void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s);
-/* The cluster size the one-kernel combine launches with (kernels/spread.cuh: 4 where the grid
- * divides by 4 and all clusters fit at once, 1 = a plain launch), for the rows' notes; asked at
+/* The cluster size the one-kernel combine launches with (kernels/spread.cuh: 4 where
+ * combine_spread allows it, the grid divides by 4 and all clusters fit at once, 1 = a plain launch), for the rows' notes; asked at
  * setup, so the answer is cached before any graph capture. */
 int cb_moe_combine_cluster(const cb_moe_dev_t *d);
 

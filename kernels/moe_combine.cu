@@ -93,9 +93,10 @@ __device__ __forceinline__ void push_chunk_rows(const cb_moe_dev_t &a, int q, in
   }
 }
 
-/* Chunks alternate between sources so every source's first rows go out first. Push block b
- * moves chunk b, then chunks claimed from the call's counter (moe.h CB_MOE_WORK_*; fixed
- * stripes left blocks on some SMs pushing long after the others were done). Warps 1..31 move
+/* Chunks alternate between sources so every source's first rows go out first. The push block
+ * of role b (spread.cuh: its block index in a plain launch) moves chunk b, then chunks claimed
+ * from the call's counter (moe.h CB_MOE_WORK_*; fixed stripes left blocks on some SMs pushing
+ * long after the others were done). Warps 1..31 move
  * the rows; warp 0 claims the next chunk while they do, and after the chunk's barrier raises
  * its flag: the flag's system-scope release waits for the chunk's stores to land (~4 us at
  * 4096 tokens), and with warp 0 alone waiting the other warps go on with the next chunk
@@ -334,12 +335,14 @@ __global__ void __launch_bounds__(kCombThreads) combine_fused_kernel(cb_moe_dev_
 } // namespace
 
 extern "C" int cb_moe_combine_cluster(const cb_moe_dev_t *d) {
+  if (!d->combine_spread) return 1;
   return d->fp8 ? cb_spread_cluster((const void *)combine_fused_kernel<true>, d->push_blocks, kCombThreads)
                 : cb_spread_cluster((const void *)combine_fused_kernel<false>, d->push_blocks, kCombThreads);
 }
 extern "C" void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s) {
   /* spread over the GPCs (spread.cuh; blocks wait on each other: clusters only if all fit) */
-  if (d->fp8) CB_CUDA(cb_launch_spread(combine_fused_kernel<true>, d->push_blocks, kCombThreads, s, true, *d));
-  else CB_CUDA(cb_launch_spread(combine_fused_kernel<false>, d->push_blocks, kCombThreads, s, true, *d));
+  const bool spread = d->combine_spread != 0;
+  if (d->fp8) CB_CUDA(cb_launch_spread(combine_fused_kernel<true>, d->push_blocks, kCombThreads, s, true, spread, *d));
+  else CB_CUDA(cb_launch_spread(combine_fused_kernel<false>, d->push_blocks, kCombThreads, s, true, spread, *d));
   CB_CUDA_LAUNCH("moe combine_fused_kernel");
 }

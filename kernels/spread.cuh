@@ -2,15 +2,17 @@
  * small grid does not spread: on an H200 (132 SMs) 32 blocks go 8 to SMs 124-131 and 3 to each
  * of the 8 GPCs, and blocks 0-7 of the MoE dispatch push end their NVLink stores 8-11 us after
  * the others (results/20261201-h200x2-sm-placement). Launched as clusters of 4 blocks (a
- * cluster never spans a GPC), the same grid goes 4 to each of the 8 GPCs
+ * cluster never spans two GPCs), the same grid goes 4 to each of the 8 GPCs
  * (results/20261201-h200x1-gpc-placement/probe.txt). On 2 x H200 that made peer's one-kernel
  * combine 2.7 % faster at 32 SMs; the dispatch push, spread, lost its late blocks but was 0.7 %
  * slower (its 32 blocks are bound by their NVLink stores), so only the combine uses it
  * (results/20261201-h200x2-dispatch-ab).
  *
- * cb_launch_spread uses clusters of 4 when the grid divides by 4 and all its clusters can be
- * resident at once (cudaOccupancyMaxActiveClusters: a kernel whose blocks wait on each other
- * must never have a cluster waiting for SMs), else a plain launch; with pdl also programmatic
+ * cb_launch_spread uses clusters of 4, where the caller allows them, when the grid divides by 4
+ * and all its clusters can be resident at once on the whole, idle GPU
+ * (cudaOccupancyMaxActiveClusters: a kernel whose blocks wait on each other must never have a
+ * cluster waiting for SMs; SMs held by other work it cannot see, hence the caller's say), else a
+ * plain launch; with pdl also programmatic
  * stream serialization (pdl.cuh). The answer is cached per kernel, grid and block size: one host
  * thread launches and each process has one GPU (launcher/world.c), so a small static table without
  * a lock serves; past its 16 entries the query is simply made again. */
@@ -44,7 +46,9 @@ inline int cb_spread_cluster(const void *kernel, int grid, int block) {
     cfg.numAttrs = 1;
     int fit = 0;
     if (cudaOccupancyMaxActiveClusters(&fit, kernel, &cfg) != cudaSuccess)
-      (void)cudaGetLastError(); /* no clusters here (the query's error cleared): a plain launch */
+      (void)cudaGetLastError(); /* no clusters here (the query's error cleared; an earlier pending
+                                 * error cannot hide: every launch is checked right after it,
+                                 * CB_CUDA_LAUNCH): a plain launch */
     else if (fit * kSpreadCluster >= grid)
       cluster = kSpreadCluster;
   }
@@ -54,8 +58,8 @@ inline int cb_spread_cluster(const void *kernel, int grid, int block) {
 
 template <class... Params, class... Args>
 inline cudaError_t cb_launch_spread(void (*kernel)(Params...), int grid, int block, cudaStream_t s, bool pdl,
-                                    Args &&...args) {
-  const int cluster = cb_spread_cluster((const void *)kernel, grid, block);
+                                    bool allow_clusters, Args &&...args) {
+  const int cluster = allow_clusters ? cb_spread_cluster((const void *)kernel, grid, block) : 1;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)grid);
   cfg.blockDim = dim3((unsigned)block);

@@ -7,8 +7,9 @@
 # messages through a peer GPU of the node), as it is (the failure again, as a control); the
 # branch tree's collbench without hier, with the direct form (odd and even blocks, graph and
 # eager) and with hier's rail form (iso-*); the
-# direct-comm tree twice; main once. Then, only if the direct-comm tree passed both times, the
-# rail-versus-direct A/B of ab-direct.sh on it (PATCH=direct-comm.patch).
+# direct-comm tree twice; main once. If the direct-comm tree passed both times, its rail-versus-
+# direct A/B is the next call (ab-direct.sh with PATCH=direct-comm.patch: it does not fit in this
+# one's 10 minutes).
 #   bash results/20261201-h200x2-vnodes-nccl-odd/recheck2.sh    (about 6 minutes; needs 2 GPUs)
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
@@ -55,7 +56,5 @@ step adc-sweep 60 /tmp/adc/launcher/collbench-run --build /tmp/adc/build --out "
   --vnodes 2 --gpus 2 -- alltoall --algo nccl,hier -d fp8e4m3,bfloat16 --sizes 1M,4194308,4M,16M --mode both -n 3 -w 1 -c 2 -T 40
 step adc-tests 150 ctest --test-dir /tmp/adc/build -L gpu -R "gpu_vnodes_2x2_(a2a_memcheck|allreduce|moe)$" --output-on-failure --timeout 60
 mps_stop
+[ "$ok" = 1 ] && echo "direct-comm passed twice: its A/B next, as its own call: PATCH=$D/direct-comm.patch bash results/20261201-h200x1-socket-messages/ab-direct.sh" >> "$OUT/logs/steps.txt"
 pack
-if [ "$ok" = 1 ]; then
-  OUT=$OUT/ab PATCH=$D/direct-comm.patch bash results/20261201-h200x1-socket-messages/ab-direct.sh
-fi
