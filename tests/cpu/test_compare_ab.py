@@ -47,7 +47,19 @@ def ab_scripts(root):
         cla = os.path.join(root, "results/20261201-h200x1-gpc-placement/check-cla.sh")
         overlap = os.path.join(root, "results/20261201-h200x1-moe-overlap/run.sh")
         shared = os.path.join(root, "results/scripts/h200x1-shared.sh")
+        odd = os.path.join(root, "results/20261201-h200x2-vnodes-nccl-odd")
         cases = [
+            # combine-tail's STOP and TESTS_BY (whole seconds, at most 560: the device ends a
+            # command at 600 s) and an all-blank TREES
+            (combine, {"STOP": "0"}, b"STOP=0: want whole seconds"),
+            (combine, {"STOP": "600"}, b"STOP=600: want whole seconds"),
+            (combine, {"TESTS_BY": "18446744073709551617"}, b"TESTS_BY=18446744073709551617: want"),
+            (combine, {"STOP": "9" * 5000}, b"want whole seconds"),
+            (combine, {"TESTS_BY": "30\udcff"}, b"want whole seconds"),
+            (combine, {"STOP": "-5"}, b"want whole seconds"),
+            (combine, {"TREES": "   "}, b"TREES is empty"),
+            (os.path.join(odd, "recheck.sh"), {"PATCH": d}, b"not a readable file"),
+            (os.path.join(odd, "recheck.sh"), {"PATCH": "/tmp/\udcff" + "p" * 5000}, b"not a readable file"),
             (combine, {"TREES": "nocolon"}, b"TREES entry"),
             (combine, {"TREES": "main:x.patch"}, b"TREES entry"),
             (combine, {"TREES": "a/b:x.patch"}, b"TREES entry"),
@@ -87,6 +99,8 @@ def ab_scripts(root):
         if gpus() < 2:  # a good patch on a machine with fewer than 2 GPUs: refused before the build
             cases.append((direct, {"PATCH": os.path.join(root, "results/20261201-h200x1-socket-messages/direct.patch")},
                           b"needs 2 GPUs"))
+            for name in ("run.sh", "recheck.sh", "recheck2.sh"):
+                cases.append((os.path.join(odd, name), {}, b"needs 2 GPUs"))
         for script, extra, want, *args in cases:
             e = dict(env)
             e.update({k: os.fsencode(v) for k, v in extra.items()})
