@@ -89,9 +89,11 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
            d->push_blocks, d->comb_push_blocks, d->push_blocks - d->comb_push_blocks, d->chunk_rows);
   /* how the combine's launch went (kernels/spread.cuh; the dispatch push stays plain: spread, it
    * was 0.7 % slower at 32 SMs, results/20261201-h200x2-dispatch-ab) */
-  const char *how[2] = {"plain", "in clusters of 4"};
-  snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine %s",
-           how[cb_moe_combine_cluster(d) > 1]);
+  const int cluster = cb_moe_combine_cluster(d);
+  if (cluster > 1)
+    snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine in clusters of %d", cluster);
+  else
+    snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine plain");
   in->mem_bytes = st->dev_bytes + total;
   return 0;
 }

@@ -126,9 +126,10 @@ void cb_moe_combine_reduce(const cb_moe_dev_t *d, cudaStream_t s);
  * rows of remote sources, reduce blocks sum each token's rows as their chunks land, taking
  * this rank's own rows straight from its receive buffer (no copy). */
 void cb_moe_combine_fused(const cb_moe_dev_t *d, cudaStream_t s);
-/* The cluster size the one-kernel combine launches with (kernels/spread.cuh: 4 where
- * combine_spread allows it, the grid divides by 4 and all clusters fit at once, 1 = a plain launch), for the rows' notes; asked at
- * setup, so the answer is cached before any graph capture. */
+/* The cluster size the one-kernel combine launches with (kernels/spread.cuh: kSpreadCluster
+ * where combine_spread allows it, the grid divides by it and all clusters fit at once; 1 = a
+ * plain launch), for the rows' notes; asked at setup, so the answer is cached before any graph
+ * capture. */
 int cb_moe_combine_cluster(const cb_moe_dev_t *d);
 
 /* Token data (cb_moe_token_value's formula) into x. */
