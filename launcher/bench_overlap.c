@@ -91,15 +91,16 @@ void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned
   r.loaded = 1;
   r.sms = s->in.sms;
   r.mem_bytes = mem_max;
+  cb_bytes_t by = {0};
+  if (s->algo->bytes) s->algo->bytes(&s->in, np, &by);
+  else cb_bytes_default(&s->in, np, &by);
+  r.bytes = (uint64_t)by.algbw_bytes; /* a skipped row too: it names the round trip it stands beside */
   if (s->ov_state < 0) {
     snprintf(r.note, sizeof r.note, "skipped: %s", s->ov_why);
     b->rows_skipped++;
     cb_report_row(b->rep, &r);
     return;
   }
-  cb_bytes_t by = {0};
-  if (s->algo->bytes) s->algo->bytes(&s->in, np, &by);
-  else cb_bytes_default(&s->in, np, &by);
   r.timed = 1;
   r.time_us_mean = r.time_us_max = mx[0];
   r.time_us_p50 = r.time_us_p99 = NAN; /* one timing of a round's iterations per run: no per-iteration spread */
@@ -109,7 +110,6 @@ void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned
   r.imbalance = s->in.imbalance;
   r.net_bytes = by.link_bytes ? by.net_bytes : NAN;
   r.nvlink_bytes = by.link_bytes ? by.nvlink_bytes : NAN;
-  r.bytes = (uint64_t)by.algbw_bytes;
   r.iters = CB_OVERLAP_RUNS * r.iters / cb_bench_rounds(r.iters); /* runs of one round's iterations */
   r.wrong = b->a->check_iters > 0 ? wrong : -1;
   r.slowdown_comm = mx[0] / mx[3];

@@ -6,7 +6,8 @@ in which nothing could be timed for that reason is "skipped" (77); with 2 ranks 
 fail; nonsense for --ranks is a usage error. And --loaded (moe --overlap): a roundtrip row of a
 listed algorithm needs a timed roundtrip_loaded row of the same dtype, size and mode whose
 slowdowns are numbers in (0, 100). --shared: rows skipped because ranks share a GPU are excused
-(also a skipped roundtrip_loaded row), without it they fail. Synthetic CSVs with the result columns.
+(also a skipped roundtrip_loaded row, of the same size and mode), without it they fail; when every
+row is excused, the dtypes/modes/... asked for are not required either. Synthetic CSVs with the result columns.
 
 usage: test_check_csv.py CHECK_CSV"""
 import csv
@@ -73,6 +74,14 @@ def main():
         ([RT, SHARED_LOADED], ["--loaded", "peer", "--shared"], 0),
         ([RT, SHARED_LOADED], ["--loaded", "peer"], 1),
         ([RT, dict(SHARED_LOADED, mode="graph")], ["--loaded", "peer", "--shared"], 1),  # not for this mode
+        # ... nor for another round trip size (a skipped roundtrip_loaded row carries its bytes)
+        ([dict(RT, bytes="58376192"), SHARED_LOADED], ["--loaded", "peer", "--shared"], 1),
+        ([dict(RT, bytes="58376192"), dict(SHARED_LOADED, bytes="58376192")], ["--loaded", "peer", "--shared"], 0),
+        # every row excused: the values timed rows should show are moot, the run is skipped
+        ([SHARED, dict(SHARED, mode="graph")], ["--shared", "--algos", "twoshot_ce", "--modes", "eager,graph"], 77),
+        ([ONE_RANK], ["--ranks", "1", "--dtypes", "bfloat16,fp8e4m3", "--inplace", "0,1"], 77),
+        ([SHARED, OTHER], ["--shared", "--modes", "eager"], 1),  # ... unless something else failed
+        ([dict(OTHER, note="skipped: x")], ["--allow-skip", "x", "--modes", "eager"], 1),  # nothing excused
     ]
     # nonsense for --ranks: argparse's usage error (exit 2)
     cases += [([TIMED], ["--ranks", bad], 2) for bad in ["abc", "1.5", "", "9" * 5000 + "x"]]

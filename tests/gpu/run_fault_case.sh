@@ -27,19 +27,34 @@ one_gpu_vnodes=0
 here=$(cd "$(dirname "$0")" && pwd)
 if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
 launch=()
+shared_gpu=0
+# mps_clients: the client pids the CUDA MPS servers still hold (empty without MPS). A client an
+# earlier fault test killed stays there until its server has cleaned up after it, and until then
+# a new client's cudaSetDevice can fail "devices unavailable" (seen on the one-GPU machine).
+mps_clients() {
+  [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && command -v nvidia-cuda-mps-control > /dev/null || return 0
+  local s
+  for s in $(echo get_server_list | nvidia-cuda-mps-control 2>/dev/null); do
+    echo "get_client_list $s" | nvidia-cuda-mps-control 2>/dev/null
+  done | tr '\n' ' ' | sed 's/ *$//'
+}
+# wait_gpu_free: up to 60 s until no process but the MPS server computes on the GPU and no MPS
+# server holds a client, saying what it waited for.
+wait_gpu_free() {
+  local i left
+  for (( i = 0; i < 60; i++ )); do
+    left=$(nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader 2>/dev/null | grep -v 'mps-server' | tr '\n' ' ')
+    left="$left$(mps_clients | sed 's/^./MPS clients: &/')"
+    [ -z "${left// /}" ] && return 0
+    [ "$i" = 0 ] && echo "waiting for earlier processes to leave the GPU: $left"
+    sleep 1
+  done
+  echo "still on the GPU after 60 s (starting anyway): $left"
+}
 if [ "$ngpu" -eq 1 ] && [[ "${CB_SHARE_GPUS:-0}" =~ ^0{0,16}1$ ]]; then
   launch=("$here/../../launcher/collbench-vnode" 2)
   echo "one GPU, CB_SHARE_GPUS=1: the two ranks share GPU 0 as one virtual node"
-  # Under the CUDA MPS daemon the ranks an earlier fault test killed can hold the GPU for a while
-  # (seen: the next test's cudaSetDevice failed with "devices unavailable"): wait up to 30 s
-  # until no process but the MPS server computes on it, saying what was still there.
-  for (( i = 0; i < 30; i++ )); do
-    left=$(nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader 2>/dev/null | grep -v 'mps-server' || true)
-    [ -z "$left" ] && break
-    [ "$i" = 0 ] && echo "waiting for earlier processes to leave the GPU: $(echo "$left" | tr '\n' ' ')"
-    sleep 1
-  done
-  [ -z "$left" ] || echo "still on the GPU after 30 s (starting anyway): $(echo "$left" | tr '\n' ' ')"
+  shared_gpu=1
 elif [ "$ngpu" -ge 2 ]; then
   unset CB_SHARE_GPUS # a GPU per rank: the plain run (collbench takes the mode only in a virtual cluster)
 elif [ "$ngpu" -eq 1 ] && [ $one_gpu_vnodes = 1 ]; then
@@ -52,7 +67,6 @@ fi
 dir=${OUT_DIR:-${CB_TEST_OUT:-$PWD}}
 mkdir -p "$dir"
 out=$dir/$name
-rm -f "$out.log" "$out.csv" "$out.json" "$out.json.partial.jsonl"
 flags=(-np 2 --bind-to none)
 [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
 env_fault=()
@@ -61,11 +75,6 @@ case $how in
   fault:*) env_fault=(env "CB_FAULT=${how#fault:}") ;;
   *) echo "run_fault_case.sh: HOW must be sigstop or fault:SPEC, not '$how'" >&2; exit 2 ;;
 esac
-echo "+ ${env_fault[*]} mpirun ${flags[*]} ${launch[*]} $collbench $* -T $T --csv $out.csv --json $out.json"
-start=$(date +%s.%N)
-"${env_fault[@]}" mpirun "${flags[@]}" ${launch[@]+"${launch[@]}"} "$collbench" "$@" -T "$T" --csv "$out.csv" --json "$out.json" > "$out.log" 2>&1 &
-mpirun_pid=$!
-
 # rank 1's pid: the child of mpirun whose environment says OMPI_COMM_WORLD_RANK=1
 rank1_pid() {
   local p
@@ -74,30 +83,47 @@ rank1_pid() {
   done
 }
 
-fault_at=""
-limit=$(( ${T%.*} + 5 ))
-while kill -0 "$mpirun_pid" 2>/dev/null; do
-  now=$(date +%s.%N)
-  if [ -z "$fault_at" ]; then
-    if [ "$how" = sigstop ] && [ "$(wc -l 2>/dev/null < "$out.csv" || echo 0)" -ge 2 ]; then
-      pid=$(rank1_pid)
-      if [ -n "$pid" ]; then
-        kill -STOP "$pid" && fault_at=$now && echo "kill -STOP rank 1 (pid $pid) at +$(calc "$now - $start") s"
+# With ranks sharing the GPU under MPS, a start that fails "devices unavailable" before the fault
+# (a client an earlier test killed still held by the MPS server) waits for the GPU and runs once more.
+for attempt in 1 2; do
+  [ "$shared_gpu" = 1 ] && wait_gpu_free
+  rm -f "$out.log" "$out.csv" "$out.json" "$out.json.partial.jsonl"
+  echo "+ ${env_fault[*]} mpirun ${flags[*]} ${launch[*]} $collbench $* -T $T --csv $out.csv --json $out.json"
+  start=$(date +%s.%N)
+  "${env_fault[@]}" mpirun "${flags[@]}" ${launch[@]+"${launch[@]}"} "$collbench" "$@" -T "$T" --csv "$out.csv" --json "$out.json" > "$out.log" 2>&1 &
+  mpirun_pid=$!
+
+  fault_at=""
+  limit=$(( ${T%.*} + 5 ))
+  while kill -0 "$mpirun_pid" 2>/dev/null; do
+    now=$(date +%s.%N)
+    if [ -z "$fault_at" ]; then
+      if [ "$how" = sigstop ] && [ "$(wc -l 2>/dev/null < "$out.csv" || echo 0)" -ge 2 ]; then
+        pid=$(rank1_pid)
+        if [ -n "$pid" ]; then
+          kill -STOP "$pid" && fault_at=$now && echo "kill -STOP rank 1 (pid $pid) at +$(calc "$now - $start") s"
+        fi
+      elif [ "$how" != sigstop ] && grep -q "CB_FAULT: rank 1" "$out.log" 2>/dev/null; then
+        fault_at=$now
+        echo "CB_FAULT fired at +$(calc "$now - $start") s"
       fi
-    elif [ "$how" != sigstop ] && grep -q "CB_FAULT: rank 1" "$out.log" 2>/dev/null; then
-      fault_at=$now
-      echo "CB_FAULT fired at +$(calc "$now - $start") s"
+    elif [ "$(calc "$now - $fault_at > $limit + 30")" = 1 ]; then
+      echo "FAIL $name: the job still runs $(( limit + 30 )) s after the fault: killing it"
+      kill -KILL "$mpirun_pid"
+      pid=$(rank1_pid); [ -n "$pid" ] && kill -KILL "$pid"
+      break
     fi
-  elif [ "$(calc "$now - $fault_at > $limit + 30")" = 1 ]; then
-    echo "FAIL $name: the job still runs $(( limit + 30 )) s after the fault: killing it"
-    kill -KILL "$mpirun_pid"
-    pid=$(rank1_pid); [ -n "$pid" ] && kill -KILL "$pid"
+    sleep 0.2
+  done
+  wait "$mpirun_pid"
+  rc=$?
+  if [ -z "$fault_at" ] && [ "$shared_gpu" = 1 ] && [ "$attempt" = 1 ] &&
+    grep -q "busy or unavailable" "$out.log" 2>/dev/null; then
+    echo "attempt 1 could not open the shared GPU (devices unavailable, exit $rc): once more"
+  else
     break
   fi
-  sleep 0.2
 done
-wait "$mpirun_pid"
-rc=$?
 end=$(date +%s.%N)
 tail -n 30 "$out.log"
 fail=0
