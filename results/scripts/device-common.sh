@@ -83,7 +83,8 @@ ab_rounds() {
 
 # gpu_suite NAME LIMIT_S [REGEX [CTEST_ARGS...]]: ctest -L gpu (only the tests matching REGEX if
 # given, more ctest arguments after it) as step NAME, each test at most 240 s, then every test's
-# collbench log into $OUT/logs/gpu/.
+# collbench log into $OUT/logs/gpu/ and CTest's full output (passed tests' harness lines too,
+# e.g. the fault harness's waits) as $OUT/logs/NAME-all.log.
 gpu_suite() {
   local name=$1 limit=$2 only=()
   [ -n "${3:-}" ] && only=(-R "$3")
@@ -92,6 +93,7 @@ gpu_suite() {
   local rc=$?
   mkdir -p "$OUT/logs/gpu"
   cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2>/dev/null
+  cp build/Testing/Temporary/LastTest.log "$OUT/logs/$name-all.log" 2>/dev/null
   return $rc
 }
 

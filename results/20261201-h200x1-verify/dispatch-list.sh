@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The dispatch-list candidate (results/20261201-h200x2-dispatch-ab/dispatch-list.patch) on ONE
+# GPU: its MoE GPU tests with one rank (the one-kernel dispatch runs: every block signals and
+# waits for its own grid) and then with 2 ranks sharing the GPU under MPS (where the candidate
+# falls back to two kernels). Correctness only.
+cd "$(dirname "$0")/../.." || exit 1
+. results/scripts/device-common.sh
+PATCH=${PATCH:-results/20261201-h200x2-dispatch-ab/dispatch-list.patch}
+RE='gpu_moe|gpu_sm8_moe|gpu_sms'
+need_patch "$PATCH"
+build_patched /tmp/cb-patched "$PATCH" build-patched
+run_tests() { # NAME: the patched tree's MoE tests as step NAME, their logs in logs/NAME/
+  step "$1" 200 ctest --test-dir /tmp/cb-patched/build -L gpu -R "$RE" --output-on-failure --timeout 120
+  mkdir -p "$OUT/logs/$1"; cp /tmp/cb-patched/build/tests/gpu/*.log "$OUT/logs/$1/" 2>/dev/null
+  rm -f /tmp/cb-patched/build/tests/gpu/*.log
+}
+run_tests one-rank
+export CB_SHARE_GPUS=1
+mps_start
+run_tests shared
+mps_stop
+pack
