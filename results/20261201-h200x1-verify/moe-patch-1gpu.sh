@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# The dispatch-list candidate (results/20261201-h200x2-dispatch-ab/dispatch-list.patch) on ONE
-# GPU: its MoE GPU tests with one rank (the one-kernel dispatch runs: every block signals and
-# waits for its own grid) and then with 2 ranks sharing the GPU under MPS (where the candidate
-# falls back to two kernels). Correctness only.
+# A MoE candidate patch on ONE GPU: its MoE GPU tests (RE) with one rank and then with 2 ranks
+# sharing the GPU under MPS (their pushes then cross processes through CUDA IPC). Correctness
+# only. PATCH: default the dispatch-list candidate (results/20261201-h200x2-dispatch-ab: with one
+# rank its one-kernel dispatch runs, every block signalling and waiting for its own grid; on a
+# shared GPU it falls back to two kernels).
 cd "$(dirname "$0")/../.." || exit 1
 . results/scripts/device-common.sh
 PATCH=${PATCH:-results/20261201-h200x2-dispatch-ab/dispatch-list.patch}
-RE='gpu_moe|gpu_sm8_moe|gpu_sms'
+RE=${RE:-'gpu_moe|gpu_sm8_moe|gpu_sms'}
 need_patch "$PATCH"
 build_patched /tmp/cb-patched "$PATCH" build-patched
 run_tests() { # NAME: the patched tree's MoE tests as step NAME, their logs in logs/NAME/
