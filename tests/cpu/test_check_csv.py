@@ -7,7 +7,7 @@ fail; nonsense for --ranks is a usage error. And --loaded (moe --overlap): a rou
 listed algorithm needs a timed roundtrip_loaded row of the same dtype, size and mode whose
 slowdowns are numbers in (0, 100). --shared: rows skipped because ranks share a GPU are excused
 (also a skipped roundtrip_loaded row, of the same size and mode), without it they fail; when every
-row is excused, the dtypes/modes/... asked for are not required either. Synthetic CSVs with the result columns.
+row is excused, each dtype/mode/... asked for needs an excused row instead of a timed one. Synthetic CSVs with the result columns.
 
 usage: test_check_csv.py CHECK_CSV"""
 import csv
@@ -79,8 +79,9 @@ def main():
         ([dict(RT, bytes="58376192"), dict(SHARED_LOADED, bytes="58376192")], ["--loaded", "peer", "--shared"], 0),
         # every row excused: the values timed rows should show are moot, the run is skipped
         ([SHARED, dict(SHARED, mode="graph")], ["--shared", "--algos", "twoshot_ce", "--modes", "eager,graph"], 77),
-        ([ONE_RANK], ["--ranks", "1", "--dtypes", "bfloat16,fp8e4m3", "--inplace", "0,1"], 77),
-        ([SHARED, OTHER], ["--shared", "--modes", "eager"], 1),  # ... unless something else failed
+        ([ONE_RANK, dict(ONE_RANK, dtype="fp8e4m3", inplace="1")], ["--ranks", "1", "--dtypes", "bfloat16,fp8e4m3", "--inplace", "0,1"], 77),
+        ([SHARED], ["--shared", "--modes", "eager,graph"], 1),  # ... but a mode asked for has no row at all
+        ([ONE_RANK], ["--ranks", "1", "--dtypes", "bfloat16,fp8e4m3"], 1),  # ... nor a dtype
         ([dict(OTHER, note="skipped: x")], ["--allow-skip", "x", "--modes", "eager"], 1),  # nothing excused
     ]
     # nonsense for --ranks: argparse's usage error (exit 2)

@@ -31,11 +31,17 @@ shared_gpu=0
 # mps_clients: the client pids the CUDA MPS servers still hold (empty without MPS). A client an
 # earlier fault test killed stays there until its server has cleaned up after it, and until then
 # a new client's cudaSetDevice can fail "devices unavailable" (seen on the one-GPU machine).
+# The daemon's pipe directory: CUDA_MPS_PIPE_DIRECTORY, else MPS's default; no daemon there: none.
+mps_ask() {
+  [ -S "${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps}/control" ] || return 0
+  echo "$1" | CUDA_MPS_PIPE_DIRECTORY=${CUDA_MPS_PIPE_DIRECTORY:-/tmp/nvidia-mps} timeout 5 nvidia-cuda-mps-control 2>/dev/null |
+    grep -E '^[0-9]+$'
+}
 mps_clients() {
-  [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] && command -v nvidia-cuda-mps-control > /dev/null || return 0
+  command -v nvidia-cuda-mps-control > /dev/null || return 0
   local s
-  for s in $(echo get_server_list | nvidia-cuda-mps-control 2>/dev/null); do
-    echo "get_client_list $s" | nvidia-cuda-mps-control 2>/dev/null
+  for s in $(mps_ask get_server_list); do
+    mps_ask "get_client_list $s"
   done | tr '\n' ' ' | sed 's/ *$//'
 }
 # wait_gpu_free: up to 60 s until no process but the MPS server computes on the GPU and no MPS
@@ -88,6 +94,7 @@ rank1_pid() {
 for attempt in 1 2; do
   [ "$shared_gpu" = 1 ] && wait_gpu_free
   rm -f "$out.log" "$out.csv" "$out.json" "$out.json.partial.jsonl"
+  [ "$attempt" = 1 ] && rm -f "$out.attempt1.log"
   echo "+ ${env_fault[*]} mpirun ${flags[*]} ${launch[*]} $collbench $* -T $T --csv $out.csv --json $out.json"
   start=$(date +%s.%N)
   "${env_fault[@]}" mpirun "${flags[@]}" ${launch[@]+"${launch[@]}"} "$collbench" "$@" -T "$T" --csv "$out.csv" --json "$out.json" > "$out.log" 2>&1 &
@@ -119,7 +126,8 @@ for attempt in 1 2; do
   rc=$?
   if [ -z "$fault_at" ] && [ "$shared_gpu" = 1 ] && [ "$attempt" = 1 ] &&
     grep -q "busy or unavailable" "$out.log" 2>/dev/null; then
-    echo "attempt 1 could not open the shared GPU (devices unavailable, exit $rc): once more"
+    mv "$out.log" "$out.attempt1.log"
+    echo "attempt 1 could not open the shared GPU (devices unavailable, exit $rc; $out.attempt1.log): once more"
   else
     break
   fi

@@ -21,7 +21,8 @@ match --allow-skip as always), and an algorithm whose rows are all such skips is
 --algos; a run in which nothing was timed because of that exits 77 (CTest "skipped").
 --shared (ranks share a GPU, CB_SHARE_GPUS=1): the same for rows skipped because ranks share a
 GPU (SHARED_NOTE), and a roundtrip row whose roundtrip_loaded row was skipped for that reason
-needs no timed one.
+needs no timed one. When every row is so excused, each value asked for by --dtypes/--ops/--modes/
+--inplace needs an (excused) row instead of a timed one.
 """
 import argparse
 import csv
@@ -79,6 +80,7 @@ def main():
     roundtrips, loaded = set(), set()  # (algo, dtype, bytes, mode) of timed roundtrip / roundtrip_loaded rows
     loaded_excused = set()  # ... of roundtrip_loaded rows skipped because ranks share a GPU (--shared)
     seen = {"dtype": set(), "op": set(), "mode": set(), "inplace": set()}
+    seen_excused = {k: set() for k in seen}  # ... of the rows excused (one rank, shared GPU)
     for i, r in enumerate(rows, start=2):
         where = f"line {i} ({r['family']} {r['algo']} {r['dtype']} {r['op']} {r['bytes']} B ip={r['inplace']} {r.get('mode','')})"
         all_algos.add(r["algo"])
@@ -88,6 +90,9 @@ def main():
             excused = (a.ranks == 1 and re.search(ONE_RANK_NOTE, r["note"])) or (a.shared and re.search(SHARED_NOTE, r["note"]))
             if excused and r["algo"] not in a.skipped.split(","):
                 one_rank_algos.add(r["algo"])
+                for k in seen_excused:
+                    if k in r:
+                        seen_excused[k].add(r[k])
                 if r.get("phase") == "roundtrip_loaded":
                     loaded_excused.add((r["algo"], r["dtype"], r["bytes"], r.get("mode", "")))
                 continue
@@ -144,11 +149,13 @@ def main():
         if algo not in all_algos or algo in timed_algos:
             problems.append(f"algorithm {algo}: expected skipped rows only ({'timed' if algo in timed_algos else 'no rows'})")
     # nothing timed because every row could not run with one rank / on a shared GPU: the values
-    # the timed rows should show are moot (the run is skipped below unless something else failed)
+    # asked for must still each have a row, an excused one (the run is then skipped below)
     all_excused = not timed_algos and one_rank_algos
     for key, want in (("dtype", a.dtypes), ("op", a.ops), ("mode", a.modes), ("inplace", a.inplace)):
-        for v in filter(None, want.split(",")) if not all_excused else []:
-            if v not in seen[key]:
+        for v in filter(None, want.split(",")):
+            if all_excused and v not in seen_excused[key]:
+                problems.append(f"no row with {key}={v}")
+            elif not all_excused and v not in seen[key]:
                 problems.append(f"no timed row with {key}={v}")
     if all_excused and not problems:
         print(f"check_csv: {a.csv}: nothing could run with one rank or on a shared GPU ({', '.join(sorted(one_rank_algos))}): skipped")
