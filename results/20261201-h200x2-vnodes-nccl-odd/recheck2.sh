@@ -2,9 +2,10 @@
 # 2 x H200, the next step after recheck.sh (which found the direct form's tree failing 3 of 3 and
 # main passing 3 of 3): which NCCL mechanism carries the damage, and whether direct-comm.patch
 # (the direct form's NCCL calls on a copy of the world communicator) cures it. The 2 x 2
-# all-to-all test under MPS: the direct form's tree (direct.patch) with NCCL_GRAPH_REGISTER=0 (no
-# registration of graph-captured user buffers), with NCCL_PXN_DISABLE=1 (no relaying of cross-rail
-# messages through a peer GPU of the node), as it is (the failure again, as a control); the
+# all-to-all test under MPS: the direct form's tree (direct.patch) with NCCL's registration
+# messages logged (NCCL_DEBUG_SUBSYS=REG), with both user-buffer registrations off
+# (NCCL_GRAPH_REGISTER=0 NCCL_LOCAL_REGISTER=0), without NCCL's P2P transport (NCCL_P2P_DISABLE=1),
+# as it is (the failure again, as a control); the
 # branch tree's collbench without hier, with the direct form (odd and even blocks, graph and
 # eager) and with hier's rail form (iso-*); the
 # direct-comm tree twice; main once. If the direct-comm tree passed both times, its rail-versus-
@@ -29,8 +30,14 @@ a2a() { # a2a NAME ROOT [VAR=VALUE...]: the 2 x 2 all-to-all test of the tree in
   cp "$root/build/tests/gpu/gpu-vnodes_2x2_alltoall.log" "$OUT/logs/a2a-$name-test.log" 2>/dev/null
   return $rc
 }
-a2a ad-nographreg /tmp/ad NCCL_GRAPH_REGISTER=0
-a2a ad-nopxn /tmp/ad NCCL_PXN_DISABLE=1
+# NCCL 2.28.3's source (read after session 13, README "What NCCL's source says") registers no
+# cudaMalloc buffer by default: the REG log tells whether any registration happened at all; both
+# registration paths off settles it; without P2P the on-node blocks take the network transport
+a2a ad-reglog /tmp/ad NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=REG
+grep -Eci "IPC regist|IPC reuse|userbuff|deregist" "$OUT/logs/a2a-ad-reglog-test.log" |
+  sed 's/^/NCCL REG lines in a2a-ad-reglog: /' | tee -a "$OUT/logs/steps.txt"
+a2a ad-noreg /tmp/ad NCCL_GRAPH_REGISTER=0 NCCL_LOCAL_REGISTER=0
+a2a ad-nop2p /tmp/ad NCCL_P2P_DISABLE=1
 a2a ad-control /tmp/ad
 # which rows and which mode are needed: the branch tree's collbench without hier (expected
 # right), with hier's direct form on odd and even blocks in both modes, on odd blocks eager only
