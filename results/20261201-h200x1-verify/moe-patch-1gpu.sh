@@ -9,6 +9,8 @@ cd "$(dirname "$0")/../.." || exit 1
 PATCH=${PATCH:-results/20261201-h200x2-dispatch-ab/dispatch-list.patch}
 RE=${RE:-'gpu_moe|gpu_sm8_moe|gpu_sms'}
 need_patch "$PATCH"
+[ -n "${RE// /}" ] || { echo "$0: RE is empty: want a ctest regex of MoE tests" >&2; exit 2; }
+[ "$NGPU" -ge 1 ] || { echo "$0: needs a GPU, this machine has none" >&2; exit 2; }
 build_patched /tmp/cb-patched "$PATCH" build-patched
 run_tests() { # NAME: the patched tree's MoE tests as step NAME, their logs in logs/NAME/
   step "$1" 200 ctest --test-dir /tmp/cb-patched/build -L gpu -R "$RE" --output-on-failure --timeout 120

@@ -4,7 +4,7 @@ repetition listed in numeric order, eager and graph rows apart, exit 1 when a ro
 elements (timed or not), and clear errors (exit 2, a message) for a missing folder, files of
 only one tree, two rows with one key in a file, a wrong argument count and the nastiest inputs
 (non-UTF-8 bytes, nan, counts past 2^64, directories and symlinks, very long names); and the
-A/B run.sh scripts' (and h200x1-shared.sh's) checks of their patches and TREES (ab-direct.sh also that 2 GPUs are there, the moe-overlap
+A/B run.sh scripts' (and h200x1-shared.sh's, moe-patch-1gpu.sh's with its RE) checks of their patches and TREES (ab-direct.sh also that 2 GPUs are there, the moe-overlap
 run.sh its SUITE) and h200-moe-ncu.sh's of its KERNEL and SMS
 (ab_scripts)."""
 import os
@@ -48,6 +48,7 @@ def ab_scripts(root):
         overlap = os.path.join(root, "results/20261201-h200x1-moe-overlap/run.sh")
         shared = os.path.join(root, "results/scripts/h200x1-shared.sh")
         odd = os.path.join(root, "results/20261201-h200x2-vnodes-nccl-odd")
+        mp1 = os.path.join(root, "results/20261201-h200x1-verify/moe-patch-1gpu.sh")
         cases = [
             # combine-tail's STOP and TESTS_BY (whole seconds, at most 560: the device ends a
             # command at 600 s) and an all-blank TREES
@@ -80,6 +81,10 @@ def ab_scripts(root):
             (cla, {"PATCH": "/nonexistent.patch"}, b"not a readable file"),
             (shared, {"PATCH": d}, b"not a readable file"),
             (shared, {"PATCH": "/nonexistent/\udcff" + "p" * 5000}, b"not a readable file"),
+            # moe-patch-1gpu.sh: its PATCH and RE
+            (mp1, {"PATCH": d}, b"not a readable file"),
+            (mp1, {"PATCH": "/tmp/\udcfe" + "p" * 5000}, b"not a readable file"),
+            (mp1, {"RE": "  "}, b"RE is empty"),
             (overlap, {"SUITE": "yes"}, b"SUITE"),
             (overlap, {"SUITE": "1" * 5000}, b"SUITE"),
             (overlap, {"SUITE": "\udcff"}, b"SUITE"),
@@ -101,6 +106,8 @@ def ab_scripts(root):
                           b"needs 2 GPUs"))
             for name in ("run.sh", "recheck.sh", "recheck2.sh"):
                 cases.append((os.path.join(odd, name), {}, b"needs 2 GPUs"))
+        if gpus() < 1:  # ... and one that needs a GPU, without one
+            cases.append((mp1, {}, b"needs a GPU"))
         for script, extra, want, *args in cases:
             e = dict(env)
             e.update({k: os.fsencode(v) for k, v in extra.items()})
