@@ -52,8 +52,20 @@ typedef struct cb_attn_args {
 } cb_attn_args_t;
 
 /* Returns 0, or -1 with a reason (unsupported head_dim, heads % kv_heads != 0, ...) without
- * launching anything. Launch errors are left to the caller's cudaGetLastError check. */
+ * launching anything. Launch errors are left to the caller's cudaGetLastError check. Runs the
+ * Hopper kernel (wgmma + TMA, kernels/attn_fwd_sm90.cu) on sm_90 and the mma.sync kernel
+ * (kernels/attn_fwd_kernel.cuh) on other GPUs; cb_attn_fwd_kernel_name says which (for row
+ * notes: "wgmma", or "mma.sync (fallback: <why>)" written into buf). */
 int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
+const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *buf, size_t n);
+
+/* The Hopper kernel with its key tile and warpgroup ping-pong named explicitly (block_n 0 = the
+ * built one, CB_SM90_BLOCK_N of attn_sm90_tile.h; any other pair is refused with the reason),
+ * for the test; -1 with why where the device or the arguments cannot take it.
+ * cb_attn_fwd_sm90_usable: 1 when this device is sm_90 and the arguments suit TMA, else 0
+ * with the reason. */
+int cb_attn_fwd_sm90(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why, size_t n);
+int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n);
 
 /* cb_attn_fwd with the warp shape chosen explicitly, for the kernel test and benchmark
  * (tests/gpu/attn_kernel_test.cu): rows_per_warp 16 (8 warps per 128-row CTA, Q in registers)

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "attn_fwd_kernel.cuh"
+#include "attn_sm90_tile.h"
 
 /* ---- launcher ---- */
 
@@ -86,33 +87,7 @@ extern "C" int cb_attn_fwd_form(const cb_attn_args_t *a, int rows_per_warp, int 
                                 size_t n) {
   if (cb_attn_check_args(a, why, n) < 0) return -1;
   if (!cb_attn_form_ok(rows_per_warp, form, why, n)) return -1;
-  cb_attn_params p;
-  memset(&p, 0, sizeof p);
-  p.q = a->q;
-  p.k = a->k;
-  p.v = a->v;
-  p.o = a->o;
-  p.lse = a->lse;
-  p.out = a->out;
-  p.heads = a->heads;
-  p.kv_heads = a->kv_heads;
-  p.group = a->heads / a->kv_heads;
-  p.q_len = a->q_len;
-  p.kv_len = a->kv_len;
-  p.q_len0 = a->q_len;
-  p.k_len0 = a->kv_len;
-  if (a->causal) { /* narrowed to int: cb_attn_check_args bounded every position */
-    p.q_start0 = (int)a->qpos.start0;
-    p.q_len0 = (int)(a->qpos.len0 < a->q_len ? a->qpos.len0 : a->q_len);
-    p.q_start1 = p.q_len0 < a->q_len ? (int)a->qpos.start1 : 0;
-    p.k_start0 = (int)a->kvpos.start0;
-    p.k_len0 = (int)(a->kvpos.len0 < a->kv_len ? a->kvpos.len0 : a->kv_len);
-    p.k_start1 = p.k_len0 < a->kv_len ? (int)a->kvpos.start1 : 0;
-  }
-  p.scale_log2 = a->scale * CB_ATTN_LOG2E;
-  p.causal = a->causal;
-  p.first = a->first;
-  p.final = a->final;
+  const cb_attn_params p = cb_attn_params_of(a);
   if (a->q_len == 0) return 0; /* nothing to compute or write */
   if (a->bf16)
     return a->head_dim == 128 ? cb_attn_launch_form<__nv_bfloat16, 128>(p, a->batch, rows_per_warp, form, s, why, n)
@@ -174,7 +149,20 @@ extern "C" int64_t cb_attn_fwd_ctas(int64_t q_rows, int heads, int batch) {
   return (q_rows + CB_ATTN_BLOCK_M - 1) / CB_ATTN_BLOCK_M * heads * batch;
 }
 
+/* sm_90: the Hopper kernel (attn_fwd_sm90.cu); any other GPU, or arguments TMA cannot take:
+ * the mma.sync kernel above. cb_attn_fwd_kernel_name says which, for the rows' notes. */
+extern "C" const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *buf, size_t n) {
+  char why[160];
+  if (cb_attn_fwd_sm90_usable(a, why, sizeof why))
+    snprintf(buf, n, "wgmma");
+  else
+    snprintf(buf, n, "mma.sync (fallback: %s)", why);
+  return buf;
+}
+
 extern "C" int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
+  char tmp[160];
+  if (a && cb_attn_fwd_sm90_usable(a, tmp, sizeof tmp)) return cb_attn_fwd_sm90(a, 0, CB_SM90_PINGPONG, s, why, n);
   return cb_attn_fwd_shape(a, a && a->head_dim == 64 ? CB_ATTN_ROWS_PER_WARP_D64 : CB_ATTN_ROWS_PER_WARP_D128, s,
                            why, n);
 }

@@ -49,6 +49,7 @@
 
 #include "attn.h"
 #include "attn_merge.h"
+#include "attn_params.h"
 #include "mma_frag.h"
 #include "mma_ptx.cuh"
 
@@ -80,18 +81,6 @@ static constexpr size_t cb_attn_smem_bytes(int D, int form) {
          D * 2;
 }
 
-/* What the kernel reads; positions already validated to fit int. */
-struct cb_attn_params {
-  const void *q, *k, *v;
-  float *o, *lse;
-  void *out;
-  int heads, group; /* group = heads / kv_heads: head h reads kv head h / group */
-  int kv_heads, q_len, kv_len;
-  int q_start0, q_len0, q_start1; /* q_len0 <= q_len */
-  int k_start0, k_len0, k_start1; /* k_len0 <= kv_len */
-  float scale_log2;               /* scale * log2(e) */
-  int causal, first, final;
-};
 
 /* The warp shape, a template parameter kMT = m16 row slices per warp:
  *   kMT = 1: 8 warps x 16 rows, Q fragments held in registers for the whole sweep, one CTA per
@@ -127,9 +116,6 @@ __device__ __forceinline__ void cb_attn_load_tile(T *s, const T *g, size_t strid
   }
 }
 
-__device__ __forceinline__ int cb_attn_pos(int start0, int len0, int start1, int i) {
-  return i < len0 ? start0 + i : start1 + (i - len0);
-}
 
 /* ---- the kernel ---- */
 

@@ -2,16 +2,15 @@
  *
  *   attn_kernel_test           correctness: cb_attn_fwd against the fp32 reference on many
  *                              shapes; exit 1 on any failure, 77 when there is no GPU
- *   attn_kernel_test --bench   also time the variants (warp shape x main-loop form, attn.h;
- *                              B = 1, H = 32, bf16, non-causal and causal) and print TFLOP/s =
- *                              4 B H S^2 D / t (half of that for causal); the target shape
- *                              (D = 128, S = 16384, non-causal) first, in rounds of all
- *                              variants side by side
- *   attn_kernel_test --one F   one launch of form F (32 rows per warp) at the target shape after
- *                              three warm-ups, nothing else: for a profiler
+ *   attn_kernel_test --bench   also time the variants (the Hopper kernel by key tile and
+ *                              ping-pong, the mma.sync fallback; B = 1, H = 32) and print
+ *                              TFLOP/s = 4 B H S^2 D / t (half of that for causal); the target
+ *                              shapes (D = 128, S = 16384) first, in rounds of all variants
+ *                              side by side
+ *   attn_kernel_test --one V   one launch of variant V at the target shape (bf16, D = 128,
+ *                              S = 16384, non-causal) after three warm-ups: for a profiler
  *
- * Correctness, per case (bf16 and fp16, head dim 64 and 128, every variant of
- * cb_attn_fwd_form): the K/V block is split into
+ * Correctness, per case (bf16 and fp16, head dim 64 and 128, every variant): the K/V block is split into
  * `nsplit` parts that go through cb_attn_fwd one after the other (first on the first, final on
  * the last, o / lse / out poisoned with NaN first), exactly as ring steps do; the output is
  * compared with cb_attn_reference(lowp = 0) on the whole block (fp32 truth). The tolerance is
@@ -80,26 +79,34 @@ static void *dmalloc(size_t bytes) {
   return p;
 }
 
-/* ---- the kernel variants compared: warp shape x main-loop form (attn.h) ---- */
+/* ---- the kernel variants compared (attn.h): the Hopper kernel (wgmma) by key tile and
+ * ping-pong, and the mma.sync fallback in the form cb_attn_fwd uses off Hopper ---- */
 typedef struct variant {
-  int rpw, form;
+  int sm90;         /* 1: cb_attn_fwd_sm90, 0: cb_attn_fwd_form */
+  int a, b;         /* sm90: block_n (0 = default), pingpong; mma.sync: rows per warp, form (-1 = default) */
+  int head_dim;     /* 0: any, else only this head dim */
 } variant_t;
 static const variant_t variants[] = {
-    {16, CB_ATTN_FORM_TILE},        {32, CB_ATTN_FORM_TILE},
-    {32, CB_ATTN_FORM_HALVES},      {32, CB_ATTN_FORM_SPLIT},
-    {32, CB_ATTN_FORM_SPLIT_ALWAYS}, {32, CB_ATTN_FORM_SPLIT_PLAIN},
-    {32, CB_ATTN_FORM_HALVES_SEQ},  {32, CB_ATTN_FORM_HALVES_SEQ_LOADS},
-    {32, CB_ATTN_FORM_HALVES_SEQ_TREE}, {32, CB_ATTN_FORM_HALVES_SEQ_BOTH},
+    {1, 0, 1, 0}, /* the Hopper kernel as cb_attn_fwd runs it on sm_90 */
+    {0, 32, -1, 0}, /* the fallback off Hopper */
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
-/* the ones the benchmark times (forms 1, 3 and 4 lost clearly in results/20261130-h200-attn-kernel:
- * checked above, not timed) */
-static const variant_t bench_variants[] = {
-    {16, CB_ATTN_FORM_TILE},          {32, CB_ATTN_FORM_TILE},          {32, CB_ATTN_FORM_SPLIT},
-    {32, CB_ATTN_FORM_HALVES_SEQ},    {32, CB_ATTN_FORM_HALVES_SEQ_LOADS}, {32, CB_ATTN_FORM_HALVES_SEQ_TREE},
-    {32, CB_ATTN_FORM_HALVES_SEQ_BOTH},
-};
-#define NBENCH ((int)(sizeof bench_variants / sizeof bench_variants[0]))
+
+static int variant_ok(const variant_t *v, int D) { return v->head_dim == 0 || v->head_dim == D; }
+
+static void variant_name(const variant_t *v, char *buf, size_t n) {
+  if (v->sm90)
+    snprintf(buf, n, "wgmma");
+  else
+    snprintf(buf, n, "mma.sync %d rows/warp", v->a);
+}
+
+/* 0, or -1 with why (a variant this device cannot run) */
+static int launch_variant(const variant_t *v, const cb_attn_args_t *a, char *why, size_t n) {
+  if (v->sm90) return cb_attn_fwd_sm90(a, v->a, v->b, 0, why, n);
+  const int form = v->b >= 0 ? v->b : a->head_dim == 64 ? CB_ATTN_FORM_SPLIT : CB_ATTN_FORM_HALVES_SEQ_LOADS;
+  return cb_attn_fwd_form(a, v->a, form, 0, why, n);
+}
 
 /* ---- bad arguments: every one must be refused with a reason, nothing launched ---- */
 static void expect_refused(const cb_attn_args_t *a, const char *needle) {
@@ -153,6 +160,10 @@ static void bad_args(void) {
   }
   if (cb_attn_fwd_form(&ok, 32, CB_ATTN_FORMS, 0, why, sizeof why) != -1 || !strstr(why, "form")) {
     fprintf(stderr, "FAIL bad args: form %d not refused ('%s')\n", CB_ATTN_FORMS, why);
+    failures++;
+  }
+  if (cb_attn_fwd_sm90(&ok, 176, 1, 0, why, sizeof why) != -1) { /* a key tile that is not built */
+    fprintf(stderr, "FAIL bad args: the Hopper kernel took 176-key tiles\n");
     failures++;
   }
   if (cb_attn_check_args(&ok, why, sizeof why) != 0) {
@@ -266,7 +277,10 @@ static void run_case(const tcase_t *c, int D, int bf16) {
   const size_t row_bytes = (size_t)KH * D * 2;
   void *sk = dmalloc(nkv * 2), *sv = dmalloc(nkv * 2);
   for (int vi = 0; vi < NVARIANTS; vi++) {
-    const int rpw = variants[vi].rpw, form = variants[vi].form;
+    const variant_t *var = &variants[vi];
+    if (!variant_ok(var, D)) continue;
+    char vname[64];
+    variant_name(var, vname, sizeof vname);
     CB_CUDA(cudaMemset(o[2], 0xff, nq * 4));
     CB_CUDA(cudaMemset(lse[2], 0xff, nl * 4));
     CB_CUDA(cudaMemset(out[2], 0xff, nq * 2));
@@ -285,8 +299,8 @@ static void run_case(const tcase_t *c, int D, int bf16) {
                         &f.kvpos.len0, &f.kvpos.start1);
       f.o = o[2], f.lse = lse[2], f.out = out[2];
       f.first = s == 0, f.final = s == c->nsplit - 1;
-      if (cb_attn_fwd_form(&f, rpw, form, 0, why, sizeof why) != 0) {
-        fprintf(stderr, "FAIL %s: cb_attn_fwd_form refused: %s\n", c->name, why);
+      if (launch_variant(var, &f, why, sizeof why) != 0) {
+        fprintf(stderr, "FAIL %s %s: refused: %s\n", c->name, vname, why);
         refused = 1;
       }
       CB_CUDA(cudaGetLastError());
@@ -296,9 +310,9 @@ static void run_case(const tcase_t *c, int D, int bf16) {
     CB_CUDA(cudaMemcpy(hout_f, out[2], nq * 2, cudaMemcpyDeviceToHost));
     const errs_t f = compare(hout_f, ho, hlf, hl, nq, nl, D, H, Q, bf16);
     const int ok = !refused && f.max_err <= tol && f.lse_err <= 1e-3 && f.empty_bad == 0;
-    printf("%-4s %-4s D=%-3d %2d rows/warp form %d %-28s fast max %.3e mean %.3e | naive max %.3e mean %.3e | "
+    printf("%-4s %-4s D=%-3d %-22s %-28s fast max %.3e mean %.3e | naive max %.3e mean %.3e | "
            "lse %.1e | rows seeing no key %lld%s\n",
-           ok ? "ok" : "FAIL", bf16 ? "bf16" : "fp16", D, rpw, form, c->name, f.max_err, f.mean_err, lp.max_err,
+           ok ? "ok" : "FAIL", bf16 ? "bf16" : "fp16", D, vname, c->name, f.max_err, f.mean_err, lp.max_err,
            lp.mean_err, f.lse_err, f.empty_rows, f.empty_bad ? " (WRONG)" : "");
     failures += !ok;
   }
@@ -354,67 +368,81 @@ __global__ void fill_random(uint16_t *p, size_t n, uint32_t seed, int bf16) {
   }
 }
 
-static void bench_one(int S, int D, int causal, int rpw, int form, int iters) {
+/* One timed configuration: B = 1, H = 32 query heads (kv_heads given), S x S, 16-bit inputs;
+ * prints TFLOP/s = 4 B H S^2 D / t (half for causal). Returns the TFLOP/s (0 when refused). */
+static double bench_one(int S, int D, int causal, int bf16, int kv_heads, const variant_t *v, int iters) {
   const int B = 1, H = 32;
-  const size_t n = (size_t)B * S * H * D, nl = (size_t)B * H * S;
-  uint16_t *q = (uint16_t *)dmalloc(n * 2), *k = (uint16_t *)dmalloc(n * 2), *v = (uint16_t *)dmalloc(n * 2);
+  const size_t n = (size_t)B * S * H * D, nkv = (size_t)B * S * kv_heads * D, nl = (size_t)B * H * S;
+  uint16_t *q = (uint16_t *)dmalloc(n * 2), *k = (uint16_t *)dmalloc(nkv * 2), *v16 = (uint16_t *)dmalloc(nkv * 2);
   float *o = (float *)dmalloc(n * 4), *lse = (float *)dmalloc(nl * 4);
   void *out = dmalloc(n * 2);
-  fill_random<<<1024, 256>>>(q, n, 1, 1);
-  fill_random<<<1024, 256>>>(k, n, 2, 1);
-  fill_random<<<1024, 256>>>(v, n, 3, 1);
+  fill_random<<<1024, 256>>>(q, n, 1, bf16);
+  fill_random<<<1024, 256>>>(k, nkv, 2, bf16);
+  fill_random<<<1024, 256>>>(v16, nkv, 3, bf16);
   CB_CUDA(cudaGetLastError());
   cb_attn_args_t a;
   memset(&a, 0, sizeof a);
-  a.q = q, a.k = k, a.v = v, a.o = o, a.lse = lse, a.out = out;
-  a.batch = B, a.heads = H, a.kv_heads = H, a.head_dim = D, a.q_len = S, a.kv_len = S;
-  a.bf16 = 1, a.causal = causal, a.qpos = run1(0), a.kvpos = run1(0);
+  a.q = q, a.k = k, a.v = v16, a.o = o, a.lse = lse, a.out = out;
+  a.batch = B, a.heads = H, a.kv_heads = kv_heads, a.head_dim = D, a.q_len = S, a.kv_len = S;
+  a.bf16 = bf16, a.causal = causal, a.qpos = run1(0), a.kvpos = run1(0);
   a.scale = 1.0f / sqrtf((float)D), a.first = 1, a.final = 1;
-  char why[256];
+  char why[256], vname[64];
+  variant_name(v, vname, sizeof vname);
   cudaEvent_t e0, e1;
   CB_CUDA(cudaEventCreate(&e0));
   CB_CUDA(cudaEventCreate(&e1));
-  for (int i = 0; i < 3 + iters; i++) {
+  double tflops = 0.0;
+  int ok = 1;
+  for (int i = 0; i < 3 + iters && ok; i++) {
     if (i == 3) CB_CUDA(cudaEventRecord(e0));
-    if (cb_attn_fwd_form(&a, rpw, form, 0, why, sizeof why) != 0) {
-      fprintf(stderr, "FAIL bench: %s\n", why);
-      failures++;
-      return;
+    if (launch_variant(v, &a, why, sizeof why) != 0) {
+      printf("bench %s: not run: %s\n", vname, why);
+      ok = 0;
     }
   }
-  CB_CUDA(cudaEventRecord(e1));
-  CB_CUDA(cudaGetLastError());
-  CB_CUDA(cudaEventSynchronize(e1));
-  float ms;
-  CB_CUDA(cudaEventElapsedTime(&ms, e0, e1));
-  const double t = ms / 1e3 / iters;
-  const double flops = 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0);
-  int ctas = 0;
-  if (cb_attn_fwd_form_occupancy(D, rpw, form, &ctas, why, sizeof why) != 0) {
-    fprintf(stderr, "FAIL bench: %s\n", why);
-    failures++;
+  if (ok) {
+    CB_CUDA(cudaEventRecord(e1));
+    CB_CUDA(cudaGetLastError());
+    CB_CUDA(cudaEventSynchronize(e1));
+    float ms;
+    CB_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+    const double t = ms / 1e3 / iters;
+    tflops = 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0) / t / 1e12;
+    printf("bench %s H=%d/%d D=%-3d S=%-6d %-10s %-22s %8.3f ms  %6.1f TFLOP/s\n", bf16 ? "bf16" : "fp16", H,
+           kv_heads, D, S, causal ? "causal" : "non-causal", vname, t * 1e3, tflops);
   }
-  printf("bench bf16 B=%d H=%d D=%-3d S=%-6d %-10s %2d rows/warp form %d (%d CTAs/SM) %8.3f ms  %6.1f TFLOP/s\n",
-         B, H, D, S, causal ? "causal" : "non-causal", rpw, form, ctas, t * 1e3, flops / t / 1e12);
   CB_CUDA(cudaEventDestroy(e0));
   CB_CUDA(cudaEventDestroy(e1));
   CB_CUDA(cudaFree(q));
   CB_CUDA(cudaFree(k));
-  CB_CUDA(cudaFree(v));
+  CB_CUDA(cudaFree(v16));
   CB_CUDA(cudaFree(o));
   CB_CUDA(cudaFree(lse));
   CB_CUDA(cudaFree(out));
+  return tflops;
+}
+
+/* every variant of this head dim at one shape, side by side */
+static void bench_all(int S, int D, int causal, int bf16, int kv_heads, int iters) {
+  for (int vi = 0; vi < NVARIANTS; vi++)
+    if (variant_ok(&variants[vi], D)) bench_one(S, D, causal, bf16, kv_heads, &variants[vi], iters);
 }
 
 int main(int argc, char **argv) {
-  int bench = 0, one_form = -1;
+  int bench = 0, one = -1;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--bench") == 0) {
       bench = 1;
     } else if (strcmp(argv[i], "--one") == 0 && i + 1 < argc) {
-      one_form = atoi(argv[++i]);
+      char *end;
+      const long x = strtol(argv[++i], &end, 10);
+      if (*end || x < 0 || x >= NVARIANTS) {
+        fprintf(stderr, "attn_kernel_test: --one takes a variant index 0..%d\n", NVARIANTS - 1);
+        return 2;
+      }
+      one = (int)x;
     } else {
-      fprintf(stderr, "usage: %s [--bench | --one FORM]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--bench | --one VARIANT]\n", argv[0]);
       return 2;
     }
   }
@@ -426,32 +454,27 @@ int main(int argc, char **argv) {
            failures ? "FAILED" : "passed");
     return failures ? 1 : 77;
   }
-  if (one_form >= 0) { /* one timed launch (after three warm-ups) of a form at the target shape, for a
-                          profiler: 32 rows per warp, D = 128, S = 16384, non-causal */
-    bench_one(16384, 128, 0, 32, one_form, 1);
+  if (one >= 0) { /* one timed launch (after three warm-ups) at the target shape, for a profiler */
+    bench_one(16384, 128, 0, 1, 32, &variants[one], 1);
     return failures ? 1 : 0;
   }
   correctness();
   if (bench) {
-    /* the target shape first, every timed variant side by side, three rounds (the spread
-     * between rounds is the noise, and the card's clock drifts as it warms: side by side in one
-     * round is the fair comparison), then causal 16K and non-causal 32K the same way in two
-     * rounds, then the whole table */
-    for (int round = 0; round < 3; round++)
-      for (int vi = 0; vi < NBENCH; vi++)
-        bench_one(16384, 128, 0, bench_variants[vi].rpw, bench_variants[vi].form, 20);
-    for (int round = 0; round < 2; round++)
-      for (int vi = 0; vi < NBENCH; vi++) {
-        bench_one(16384, 128, 1, bench_variants[vi].rpw, bench_variants[vi].form, 20);
-        bench_one(32768, 128, 0, bench_variants[vi].rpw, bench_variants[vi].form, 10);
-      }
-    const int seqs[] = {4096, 16384, 32768};
-    for (int vi = 0; vi < NBENCH; vi++) {
-      for (int causal = 0; causal < 2; causal++)
-        for (int i = 0; i < 3; i++)
-          bench_one(seqs[i], 128, causal, bench_variants[vi].rpw, bench_variants[vi].form, 20);
-      for (int causal = 0; causal < 2; causal++)
-        bench_one(16384, 64, causal, bench_variants[vi].rpw, bench_variants[vi].form, 20);
+    /* the target shapes first, every variant side by side, in rounds (the spread between rounds
+     * is the noise; side by side in one round is the fair comparison), then the ring's shard
+     * lengths, grouped K/V heads and fp16 */
+    for (int round = 0; round < 2; round++) {
+      bench_all(16384, 128, 0, 1, 32, 20);
+      bench_all(16384, 128, 1, 1, 32, 20);
+    }
+    bench_all(32768, 128, 0, 1, 32, 10);
+    bench_all(32768, 128, 1, 1, 32, 10);
+    for (int causal = 0; causal < 2; causal++) {
+      bench_all(16384, 64, causal, 1, 32, 20);
+      bench_all(4096, 128, causal, 1, 32, 50);
+      bench_all(8192, 128, causal, 1, 32, 30);
+      bench_all(16384, 128, causal, 1, 8, 20);
+      bench_all(16384, 128, causal, 0, 32, 20);
     }
   }
   if (failures) {

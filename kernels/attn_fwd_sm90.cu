@@ -1,0 +1,127 @@
+/* Launcher of the Hopper block-attention kernel (attn_sm90_kernel.cuh): the TMA tensor maps of
+ * Q, K and V encoded on the host, the instantiated (dtype, head dim, key tile, ping-pong)
+ * variants, and the test whether this device and these arguments can take the kernel. Built
+ * for sm_90a only (kernels/CMakeLists.txt); cb_attn_fwd (attn_fwd.cu) calls it on sm_90 devices
+ * and falls back to the mma.sync kernel elsewhere.
+ *
+ * Tensor maps: q, k, v are [batch][len][heads][D] 16-bit (attn.h), described to TMA as a 4-d
+ * tensor (D, heads, len, batch), innermost first, and read in boxes of (64, 1, rows, 1): one
+ * 64-column half of `rows` consecutive rows of one head, 128-byte swizzled. Rows past the end
+ * of the tensor arrive as zeros, which is how partial tiles and any q_len / kv_len are handled:
+ * the kernel masks keys past kv_len and never stores rows past q_len. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdio.h>
+
+#include "attn.h"
+#include "attn_params.h"
+#include "attn_sm90_kernel.cuh"
+
+typedef CUresult (*cb_encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                       const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                       CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+/* cuTensorMapEncodeTiled from the driver, found once through the runtime (no link to libcuda). */
+static cb_encode_tiled_fn cb_encode_fn(char *why, size_t n) {
+  static cb_encode_tiled_fn fn; /* a cache of a driver entry point, written once */
+  if (fn) return fn;
+  void *f = NULL;
+  cudaDriverEntryPointQueryResult q;
+  const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !f) {
+    snprintf(why, n, "attention (wgmma): cuTensorMapEncodeTiled not found in the driver (%s)", cudaGetErrorString(e));
+    return NULL;
+  }
+  fn = (cb_encode_tiled_fn)f;
+  return fn;
+}
+
+static int cb_sm90_map(CUtensorMap *m, const void *base, int bf16, int d, int heads, int len, int batch, int rows,
+                       char *why, size_t n) {
+  cb_encode_tiled_fn enc = cb_encode_fn(why, n);
+  if (!enc) return -1;
+  const cuuint64_t dims[4] = {(cuuint64_t)d, (cuuint64_t)heads, (cuuint64_t)len, (cuuint64_t)batch};
+  const cuuint64_t strides[3] = {(cuuint64_t)d * 2, (cuuint64_t)heads * d * 2, (cuuint64_t)len * heads * d * 2};
+  const cuuint32_t box[4] = {64, 1, (cuuint32_t)rows, 1};
+  const cuuint32_t estr[4] = {1, 1, 1, 1};
+  const CUresult r =
+      enc(m, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, const_cast<void *>(base),
+          dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    snprintf(why, n, "attention (wgmma): cuTensorMapEncodeTiled failed (error %d) for a %d x %d x %d x %d tensor", (int)r,
+             batch, len, heads, d);
+    return -1;
+  }
+  return 0;
+}
+
+template <typename T, int D, int kBlockN, bool kPingPong>
+static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
+  const cb_attn_params p = cb_attn_params_of(a);
+  CUtensorMap tq, tk, tv;
+  const int bf16 = a->bf16;
+  if (cb_sm90_map(&tq, a->q, bf16, D, a->heads, a->q_len, a->batch, CB_SM90_BLOCK_M, why, n)) return -1;
+  if (a->kv_len == 0) { /* no key tile is ever loaded (every CTA has 0 tiles): any valid map will do */
+    tk = tq;
+    tv = tq;
+  } else if (cb_sm90_map(&tk, a->k, bf16, D, a->kv_heads, a->kv_len, a->batch, kBlockN, why, n) ||
+             cb_sm90_map(&tv, a->v, bf16, D, a->kv_heads, a->kv_len, a->batch, kBlockN, why, n)) {
+    return -1;
+  }
+  const size_t smem = cb_attn_sm90_smem_bytes(D, kBlockN);
+  auto kernel = cb_attn_fwd_sm90_kernel<T, D, kBlockN, kPingPong>;
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention (wgmma): cannot set %zu bytes of shared memory per CTA: %s", smem,
+             cudaGetErrorString(e));
+    return -1;
+  }
+  const dim3 grid((unsigned)((a->q_len + CB_SM90_BLOCK_M - 1) / CB_SM90_BLOCK_M), (unsigned)a->heads,
+                  (unsigned)a->batch);
+  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, p);
+  return 0;
+}
+
+/* The shipped variant for both head dims: 128-key tiles, ping-pong on (attn_sm90_tile.h; the
+ * 176-key tiles and the schedule without ping-pong lost on an H200: docs/decisions.md). */
+template <typename T>
+static int cb_sm90_dispatch(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why,
+                            size_t n) {
+  if (block_n == CB_SM90_BLOCK_N && pingpong == CB_SM90_PINGPONG)
+    return a->head_dim == 128 ? cb_sm90_launch<T, 128, CB_SM90_BLOCK_N, CB_SM90_PINGPONG>(a, s, why, n)
+                              : cb_sm90_launch<T, 64, CB_SM90_BLOCK_N, CB_SM90_PINGPONG>(a, s, why, n);
+  snprintf(why, n, "attention (wgmma): only %d-key tiles with%s ping-pong are built (asked: %d keys, ping-pong %d)",
+           CB_SM90_BLOCK_N, CB_SM90_PINGPONG ? "" : "out", block_n, pingpong);
+  return -1;
+}
+
+extern "C" int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n) {
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+    snprintf(why, n, "no CUDA device");
+    return 0;
+  }
+  if (major != 9 || minor != 0) {
+    snprintf(why, n, "sm_%d%d has no wgmma", major, minor);
+    return 0;
+  }
+  const uintptr_t mis = ((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->v) & 15u;
+  if (mis) {
+    snprintf(why, n, "q, k or v not 16-byte aligned (TMA)");
+    return 0;
+  }
+  return 1;
+}
+
+extern "C" int cb_attn_fwd_sm90(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why,
+                                size_t n) {
+  if (cb_attn_check_args(a, why, n) < 0) return -1;
+  if (a->q_len == 0) return 0;
+  if (!cb_attn_fwd_sm90_usable(a, why, n)) return -1;
+  if (block_n <= 0) block_n = CB_SM90_BLOCK_N;
+  return a->bf16 ? cb_sm90_dispatch<__nv_bfloat16>(a, block_n, pingpong, s, why, n)
+                 : cb_sm90_dispatch<__half>(a, block_n, pingpong, s, why, n);
+}
