@@ -11,6 +11,7 @@
 #include "watchdog.h"
 #include "collective.h"
 #include "error_gpu.h"
+#include "gpu_visibility.h"
 
 int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
   const cb_mpi_world_t *m = &w->mpi;
@@ -20,6 +21,10 @@ int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *wh
   pm->bytes = bytes;
   if (m->local_nranks > CB_MAX_RANKS) {
     snprintf(why, n, "%d ranks on one node; custom kernels support at most %d", m->local_nranks, CB_MAX_RANKS);
+    return -1;
+  }
+  if (w->gpu_per_task) { /* the same on every rank of the node: all leave here together */
+    snprintf(why, n, "peer access unavailable: %s", CB_GPU_PER_TASK_NOTE);
     return -1;
   }
   char e[200] = "";

@@ -24,6 +24,9 @@ typedef struct cb_world {
    * ranks of one node with CB_SHARE_GPUS=1); gpu_shared_in_node: 1 when two ranks of one node
    * do (only CB_SHARE_GPUS=1 allows it). The same on every rank. */
   int gpu_shared, gpu_shared_in_node;
+  /* 1: each rank of a node sees only its own GPU (Slurm --gpus-per-task, device cgroups;
+   * gpu_visibility.h): CUDA IPC between them is impossible, peer_why says so */
+  int gpu_per_task;
   char gpu_name[96];
   int sm_count, cc_major, cc_minor;
   int threads_per_sm; /* threads one SM holds at once */

@@ -9,6 +9,7 @@
 
 #include "bench_slot.h"
 #include "error_gpu.h"
+#include "nvtx.h"
 #include "stats.h"
 
 /* "<algo> <group>": the subject of a watchdog step. */
@@ -22,6 +23,19 @@ void cb_bench_allreduce_polled(const void *in, void *out, int count, MPI_Datatyp
   MPI_Request req;
   CB_MPI(MPI_Iallreduce(in, out, count, t, op, comm, &req));
   cb_mpi_wait(&req);
+}
+
+/* The NVTX range of one step of s at g's sweep point (nvtx.h), pushed on this thread. */
+static void range_push(const slot_t *s, const group_t *g, const char *step) {
+  const cb_params_t *p = &g->p;
+  char size[32], mode[32], name[256];
+  if (p->family == CB_RINGATTN) cb_nvtx_size('S', p->seq, size, sizeof size);
+  else if (p->family == CB_MOE) cb_nvtx_size('T', p->tokens, size, sizeof size);
+  else cb_nvtx_size('B', p->bytes, size, sizeof size);
+  snprintf(mode, sizeof mode, "%s%s", g->mode == CB_MODE_GRAPH ? "graph" : "eager",
+           p->family != CB_RINGATTN ? "" : p->causal ? "-causal" : "-noncausal");
+  cb_nvtx_name(name, sizeof name, cb_family_name(p->family), s->algo->name, cb_dtype_name(p->dtype), size, mode, step);
+  cb_nvtx_push(name);
 }
 
 int cb_bench_rounds(int iters) {
@@ -57,8 +71,10 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   s->in.algo = al;
   s->in.world = b->w;
   s->in.p = *p;
+  range_push(s, g, "setup");
   int rc = al->setup(&s->in, why, sizeof why);
   CB_CUDA(cudaDeviceSynchronize());
+  cb_nvtx_pop();
   /* A setup that fails frees what it made itself; one that succeeded here while another rank
    * failed is torn down. */
   int agreed = cb_mpi_agree(b->w->mpi.comm, rc == 0, why, sizeof why);
@@ -378,7 +394,11 @@ static void run_group(cb_bench_t *b, group_t *g) {
   }
   for (int round = 0; round < nrounds; round++)
     for (int k = 0; k < b->nalgos; k++)
-      if (slots[k].active) timed_round(b, g, &slots[k], round, nrounds, chunk);
+      if (slots[k].active) {
+        range_push(&slots[k], g, "round");
+        timed_round(b, g, &slots[k], round, nrounds, chunk);
+        cb_nvtx_pop();
+      }
 
   for (int k = 0; k < b->nalgos; k++) {
     slot_t *s = &slots[k];
@@ -386,9 +406,11 @@ static void run_group(cb_bench_t *b, group_t *g) {
     long long wrong = 0;
     char subj[512];
     cb_watchdog_step(b->wd, CB_PHASE_CHECK, subject(s, g, subj, sizeof subj));
+    range_push(s, g, "check");
     for (int c = 0; c < a->check_iters; c++)
       wrong += s->algo->check ? s->algo->check(&s->in, st, a->seed, c) : cb_check_generic(&s->in, st, a->seed, c);
     cb_wait_stream(st);
+    cb_nvtx_pop();
     cb_bench_allreduce_polled(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm);
     if (a->check_iters > 0 && g->p.family == CB_ALLREDUCE) {
       /* all-reduce promises the same bits on every rank */

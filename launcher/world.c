@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "error_gpu.h"
+#include "gpu_visibility.h"
 #include "nccl_common.h"
 #include "peer.h"
 #include "placement.h"
@@ -67,12 +68,23 @@ static void choose_gpu(cb_world_t *w) {
   char why[512] = "";
   int ndev = 0;
   cudaError_t e = cudaGetDeviceCount(&ndev);
+  if (e != cudaSuccess) ndev = 0;
+  dev_bus_t *list = calloc((size_t)(ndev > 0 ? ndev : 1), sizeof *list);
+  if (!list) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  for (int d = 0; d < ndev; d++) {
+    list[d].dev = d;
+    CB_CUDA(cudaDeviceGetPCIBusId(list[d].bus, sizeof list[d].bus, d));
+  }
+  qsort(list, (size_t)ndev, sizeof *list, cmp_bus);
+  /* collective over the node: fewer GPUs than ranks is fine when each rank has its own (Slurm
+   * --gpus-per-task): the peer probe then names the cause instead of failing CUDA IPC */
+  cb_gpu_visibility_t vis = cb_gpu_visibility(&w->mpi, ndev, ndev > 0 ? list[0].bus : "");
   int ok = 1;
-  if (e != cudaSuccess || ndev == 0) {
+  if (ndev == 0) {
     snprintf(why, sizeof why, "no CUDA GPU is visible on this host (%s); collbench needs one GPU per rank",
              e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
     ok = 0;
-  } else if (w->mpi.local_nranks > ndev && !w->knobs.share_gpus) {
+  } else if (vis == CB_GPU_VIS_TOO_FEW && !w->knobs.share_gpus) {
     snprintf(why, sizeof why,
              "node %s runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU "
              "of a node (or, to test correctness only, let ranks share GPUs: collbench-run --vnodes N --share-gpus)",
@@ -81,16 +93,9 @@ static void choose_gpu(cb_world_t *w) {
     ok = 0;
   }
   agree_or_exit(w, ok, why);
-
-  dev_bus_t *list = calloc((size_t)ndev, sizeof *list);
-  if (!list) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  for (int d = 0; d < ndev; d++) {
-    list[d].dev = d;
-    CB_CUDA(cudaDeviceGetPCIBusId(list[d].bus, sizeof list[d].bus, d));
-  }
-  qsort(list, (size_t)ndev, sizeof *list, cmp_bus);
-  /* CB_SHARE_GPUS=1: local ranks beyond the GPU count wrap around (checked above otherwise) */
-  const int g = w->mpi.local_rank % ndev;
+  w->gpu_per_task = vis == CB_GPU_VIS_PER_TASK && !w->knobs.share_gpus;
+  /* CB_SHARE_GPUS=1: local ranks beyond the GPU count wrap around; one GPU per task: its own */
+  const int g = w->gpu_per_task ? 0 : w->mpi.local_rank % ndev;
   w->device = list[g].dev;
   snprintf(w->busid, sizeof w->busid, "%s", list[g].bus);
   free(list);
@@ -186,6 +191,12 @@ static void probe_peers(cb_world_t *w) {
   if (!ranks) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   CB_MPI(MPI_Allgather(&m->rank, 1, MPI_INT, ranks, 1, MPI_INT, m->node_comm));
   cb_peer_mem_t pm;
+  if (w->gpu_per_task) { /* no IPC to try: the peers' devices are not visible here (choose_gpu) */
+    free(ranks);
+    w->peer_ok = 0;
+    snprintf(w->peer_why, sizeof w->peer_why, "%s", CB_GPU_PER_TASK_NOTE);
+    return;
+  }
   int ok = cb_peer_alloc(w, 256, &pm, why, sizeof why) == 0;
   if (ok) {
     int mark[64];

@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cbcsv  # noqa: E402
 import attn  # noqa: E402
 import groups as G  # noqa: E402
+import limits  # noqa: E402
 
 NPOINTS = 2  # largest / smallest common sizes compared
 LAT_FLOOR_US = 0.5  # latency differences below this are never SLOW/FAST
@@ -277,6 +278,7 @@ def main():
                                          f"rows, {best[0]})")
         else:
             lines = verdict(a.ref, a.run, a.bw_tol, a.lat_tol)
+        lines += limits.section(a.run, load_meta)  # against the hardware, reference or not
     except cbcsv.InputError as e:
         print(f"verdict: {e}", file=sys.stderr)
         return 2

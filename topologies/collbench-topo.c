@@ -24,12 +24,14 @@
 typedef struct topo_args {
   const char *xml, *rankfile, *hosts;
   int json, gpus, ranks, fake_gpus;
+  int cpu_masks; /* print srun --cpu-bind=mask_cpu masks instead of the table */
 } topo_args_t;
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " [--xml FILE] [--ranks N] [--json] [--gpus]\n"
           "       " PROG " [--xml FILE] [--ranks N] --rankfile FILE --hosts HOST[,HOST...]\n"
+          "       " PROG " [--xml FILE] [--ranks N] --cpu-masks\n"
           "\n"
           "Plans one collbench rank per GPU on cores local to that GPU (GPUs in PCI bus-id\n"
           "order, as CUDA_DEVICE_ORDER=PCI_BUS_ID numbers them) and prints the plan.\n"
@@ -41,6 +43,8 @@ static void usage(FILE *f) {
           "                   one rank per GPU on each of the --hosts, assumed identical\n"
           "                   (the table or JSON still goes to stdout)\n"
           "  --hosts LIST     comma-separated host names for --rankfile\n"
+          "  --cpu-masks      print only the Slurm CPU masks, one per rank of a node, for\n"
+          "                   srun --cpu-bind=mask_cpu:MASKS (hexadecimal, bit i = OS CPU i)\n"
           "  --ranks N        ranks per node (default: one per GPU; at most the GPU count)\n"
           "  --gpus           list the GPUs with all of their local cores, unsplit (works where\n"
           "                   a socket has fewer cores than GPUs; not a placement)\n"
@@ -101,6 +105,8 @@ static int parse_args(int argc, char **argv, topo_args_t *a) {
       exit(CB_EXIT_OK);
     } else if (!strcmp(s, "--json")) {
       a->json = 1;
+    } else if (!strcmp(s, "--cpu-masks")) {
+      a->cpu_masks = 1;
     } else if (!strcmp(s, "--gpus")) {
       a->gpus = 1;
     } else if (matches(s, "--xml")) {
@@ -128,6 +134,9 @@ static int parse_args(int argc, char **argv, topo_args_t *a) {
   if (a->gpus && (a->rankfile || a->fake_gpus))
     return usage_error("%s", a->rankfile ? "--gpus lists GPUs; it cannot write a rankfile"
                                          : "--gpus and --fake-gpus cannot be combined");
+  if (a->cpu_masks && (a->json || a->gpus))
+    return usage_error("%s", a->json ? "--cpu-masks and --json cannot be combined"
+                                     : "--gpus lists GPUs; it cannot give CPU masks");
   return 0;
 }
 
@@ -245,6 +254,26 @@ done:
   return rc;
 }
 
+/* --cpu-masks: the mask list on one line of stdout (collbench-run passes it to srun). */
+static int print_cpu_masks(const cb_placement_t *pl, int ranks) {
+  size_t n = (size_t)CB_TOPO_MAX_GPUS * (CB_TOPO_MAX_CPUS / 4 + 4);
+  char why[2048], *masks = malloc(n);
+  int rc = 0;
+  if (!masks) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return CB_EXIT_RUNTIME;
+  }
+  if (cb_placement_format_cpu_masks(pl, ranks, masks, n, why, sizeof why) != 0) {
+    fprintf(stderr, PROG ": %s\n", why);
+    rc = CB_EXIT_USAGE;
+  } else if (printf("%s\n", masks) < 0) {
+    fprintf(stderr, PROG ": writing to stdout failed\n");
+    rc = CB_EXIT_RUNTIME;
+  }
+  free(masks);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   topo_args_t a = {0};
   char why[2048];
@@ -268,8 +297,9 @@ int main(int argc, char **argv) {
   } else {
     int ranks = a.ranks ? a.ranks : pl->ngpus;
     if (a.rankfile) rc = write_rankfile(&a, pl, ranks);
-    if (rc == 0 && (a.json ? cb_topo_print_json(pl, ranks, stdout)
-                           : cb_topo_print_table(pl, ranks, stdout)) != 0) {
+    if (rc == 0 && a.cpu_masks) rc = print_cpu_masks(pl, ranks);
+    else if (rc == 0 && (a.json ? cb_topo_print_json(pl, ranks, stdout)
+                                : cb_topo_print_table(pl, ranks, stdout)) != 0) {
       fprintf(stderr, PROG ": writing to stdout failed\n");
       rc = CB_EXIT_RUNTIME;
     }

@@ -90,6 +90,13 @@ int cb_placement_bind_planned(const cb_placement_t *pl, int gpu, int no_bind, ch
 int cb_placement_write_rankfile(const cb_placement_t *pl, const char *const *hosts, int nhosts,
                                 int ranks_per_node, FILE *out, char *why, size_t n);
 
+/* Writes the Slurm CPU mask list for srun --cpu-bind=mask_cpu:LIST: ranks_per_node masks
+ * (the first GPUs in bus-id order), comma-separated, each "0x" and hexadecimal digits with bit
+ * i = OS CPU i of the cores planned for that GPU (topologies/cpumask.c). Returns 0, or -1 with
+ * why (too many ranks, a GPU listing instead of a placement, buf too small). */
+int cb_placement_format_cpu_masks(const cb_placement_t *pl, int ranks_per_node, char *buf, size_t n,
+                                  char *why, size_t whylen);
+
 /* Normalises a PCI bus id to hwloc's "dddd:bb:dd.f" (lower case, 4-digit domain): accepts
  * CUDA's "0000:00:06.0", nvidia-smi's "00000000:00:06.0" and "00:06.0". Returns 0, or -1 if
  * `in` is not a bus id. */

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""The verdict against the hardware (plots/limits.py through plots/verdict.py) on fixture runs:
+a committed 2 x H200 NVLink all-reduce run (twoshot_ce 8 GiB = 79 % of 478 GB/s), the same rows
+as a PCIe-only run (limits.json: Gen5 x16), as a 2-node run with a 50 GB/s NIC, as a 2-node run
+whose NIC rate could not be read ("limit unknown"), and a committed one-GPU run. Also
+launcher/limits.sh's limits.json parses.
+
+usage: test_limits.py REPO"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+repo = sys.argv[1]
+nv_run = os.path.join(repo, "results/20261129-h200x2-allreduce")
+one_run = os.path.join(repo, "results/20261130-h200x1-first-run/20261130-180909-vm-allreduce")
+work = tempfile.mkdtemp(prefix="cb-limits.")
+problems = []
+
+
+def verdict(run):
+    p = subprocess.run([sys.executable, os.path.join(repo, "plots/verdict.py"), "--find", os.path.join(repo, "results"),
+                        run], capture_output=True, text=True, timeout=120)
+    if p.returncode:
+        problems.append(f"verdict.py {run}: exit {p.returncode}: {p.stderr}")
+    return p.stdout
+
+
+def fixture(name, limits, nodes=None):
+    """A copy of the NVLink run's CSV (no link_gbs, no results.json) with limits.json."""
+    d = os.path.join(work, name)
+    os.makedirs(d)
+    with open(os.path.join(nv_run, "results.csv"), newline="") as f:
+        rows = list(csv.DictReader(f))
+    with open(os.path.join(d, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        for r in rows:
+            if nodes:
+                r["nodes"] = str(nodes)
+            w.writerow(r)
+    with open(os.path.join(d, "limits.json"), "w") as f:
+        json.dump(limits, f)
+    return d
+
+
+def expect(text, want, what):
+    if want not in text:
+        problems.append(f"{what}: {want!r} not in:\n{text}")
+
+
+out = verdict(nv_run)
+expect(out, "### Against the hardware", "NVLink")
+expect(out, "twoshot_ce float eager 8 GiB: 379 GB/s = 79 % of NVLink's 478 GB/s per direction", "NVLink")
+expect(out, "oneshot_ll float eager 4 MiB: 103 GB/s = 21 % of NVLink's 478 GB/s per direction — **far below**", "NVLink")
+out = verdict(fixture("pcie", {"nvlink_gbs": None, "pcie": {"gen": 5, "width": 16}, "nics": []}))
+expect(out, "twoshot_ce float eager 8 GiB: 379 GB/s = 601 % of PCIe Gen5 x16's 63 GB/s per direction — **above the limit**", "PCIe")
+out = verdict(fixture("nic", {"nvlink_gbs": 478, "pcie": None, "nics": [{"name": "mlx5_0:1", "gbs": 50.0},
+                                                                       {"name": "mlx5_1:1", "gbs": 25.0}]}, nodes=2))
+expect(out, "twoshot_ce float eager 8 GiB: 379 GB/s = 1516 % of the NIC's 25 GB/s (mlx5_1:1 line rate)", "NIC")
+out = verdict(fixture("nic-unread", {"nvlink_gbs": 478, "nics": [{"name": "eth0", "gbs": None}]}, nodes=2))
+expect(out, "No share of a limit: limit unknown: the rate of NIC eth0 could not be read.", "unread NIC")
+if "% of" in out.split("### Against the hardware")[-1]:
+    problems.append(f"unread NIC: a share was given anyway:\n{out}")
+out = verdict(fixture("none", {"nvlink_gbs": None, "pcie": None, "nics": []}))
+expect(out, "limit unknown: neither NVLink nor PCIe figures were recorded", "no figures")
+out = verdict(one_run)
+expect(out, "one rank: busbw is 0 by definition", "one GPU")
+# the collection script's output is what the reader takes
+d = os.path.join(work, "collect")
+os.makedirs(d)
+with open(os.path.join(d, "link_gbs"), "w") as f:
+    f.write("478\n")
+subprocess.run(["bash", "-c", f'. "{repo}/launcher/limits.sh" && cb_limits_write "{d}" 2'], check=True, timeout=60)
+lim = json.load(open(os.path.join(d, "limits.json")))
+if lim.get("nvlink_gbs") != 478 or not isinstance(lim.get("nics"), list):
+    problems.append(f"limits.sh wrote {lim}")
+shutil.rmtree(work, ignore_errors=True)
+for p in problems:
+    print("FAIL:", p)
+if problems:
+    sys.exit(1)
+print("PASS limits (NVLink, PCIe, NIC, unreadable NIC, no figures, one GPU, limits.sh)")
