@@ -10,8 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 
-check "test list has every build package (make and g++ too: cmake only recommends them), gnuplot and numpy" \
-  '[ "$(cb_pkg_names test | tr "\n" " ")" = "make g++ cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc-nox gnuplot-nox fonts-dejavu-core python3 python3-numpy " ]'
+check "test list has every build package (make and g++ too: cmake only recommends them), gnuplot, numpy and Slurm" \
+  '[ "$(cb_pkg_names test | tr "\n" " ")" = "make g++ cmake pkg-config openmpi-bin libopenmpi-dev libhwloc-dev hwloc-nox gnuplot-nox fonts-dejavu-core python3 python3-numpy slurm-wlm munge libpmix2 " ]'
 check "fuzz list: the fuzzing compiler and its runtime" '[ "$(cb_pkg_names fuzz | tr "\n" " ")" = "clang libclang-rt-dev " ]'
 check "charts list" '[ "$(cb_pkg_names charts | tr "\n" " ")" = "gnuplot-nox fonts-dejavu-core python3 " ]'
 check "no package carries an unknown tag" '[ -z "$(cb_pkg_names nosuchtag)" ]'
