@@ -45,3 +45,17 @@ int cb_newfile_temp(const char *path, char *tmp, size_t n) {
   errno = EEXIST;
   return -1;
 }
+
+FILE *cb_newfile_replace(const char *path) {
+  char tmp[4200];
+  int fd = cb_newfile_temp(path, tmp, sizeof tmp);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, "w");
+  if (f && rename(tmp, path) == 0) return f;
+  int e = errno;
+  if (f) fclose(f);
+  else close(fd);
+  unlink(tmp);
+  errno = e;
+  return NULL;
+}

@@ -7,6 +7,7 @@
 #define CB_NEWFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Whether a new file may be renamed onto path: 0 when nothing is there, or a regular file, or a
  * symbolic link (the link itself is replaced, its target never touched); -1 with why ("WHAT
@@ -19,5 +20,9 @@ int cb_newfile_check_target(const char *path, const char *what, char *why, size_
  * taken; its mode is 0666 less the umask, as a plain fopen(path, "w") would give. Returns the
  * descriptor (O_WRONLY, close-on-exec) with the name in tmp (n bytes), or -1 with errno. */
 int cb_newfile_temp(const char *path, char *tmp, size_t n);
+
+/* cb_newfile_temp renamed over path at once, for a file written while the run goes on (rows
+ * streamed as they finish): the stream ("w"), or NULL with errno (nothing left behind). */
+FILE *cb_newfile_replace(const char *path);
 
 #endif

@@ -193,16 +193,8 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
  * or symlink planted at path or at any temporary name is never written through). NULL with why. */
 static FILE *create_output(const char *what, const char *path, char *why, size_t n) {
   if (cb_newfile_check_target(path, what, why, n)) return NULL;
-  char tmp[1200];
-  int fd = cb_newfile_temp(path, tmp, sizeof tmp);
-  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-  if (!f || rename(tmp, path)) {
-    snprintf(why, n, "cannot create %s '%s': %s", what, path, strerror(errno));
-    if (f) fclose(f);
-    else if (fd >= 0) close(fd);
-    if (fd >= 0) unlink(tmp);
-    return NULL;
-  }
+  FILE *f = cb_newfile_replace(path);
+  if (!f) snprintf(why, n, "cannot create %s '%s': %s", what, path, strerror(errno));
   return f;
 }
 
