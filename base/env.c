@@ -8,7 +8,12 @@
 
 int cb_env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *why, size_t n) {
   const char *s = getenv(name);
-  if (!s || !s[0]) return 0;
+  if (!s) return 0;
+  if (!s[0]) { /* "CB_SMS=" is no value: an error, not the default (a script's unset variable) */
+    snprintf(why, n, "%s is set but empty: give an integer in %llu..%llu or unset it", name, (unsigned long long)lo,
+             (unsigned long long)hi);
+    return -1;
+  }
   char *end = NULL;
   errno = 0;
   unsigned long long v = isdigit((unsigned char)s[0]) ? strtoull(s, &end, 10) : 0;

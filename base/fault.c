@@ -98,6 +98,10 @@ int cb_fault_parse(const char *text, cb_fault_t *f, char *why, size_t n) {
 int cb_fault_from_env(cb_fault_t *f, char *why, size_t n) {
   const char *s = getenv("CB_FAULT");
   char e[256] = "";
+  if (s && !s[0]) { /* empty is no fault plan: an error, as for every CB_* knob (env.h) */
+    snprintf(why, n, "CB_FAULT is set but empty: give ACTION:RANK:WHERE[:N] or unset it");
+    return -1;
+  }
   if (cb_fault_parse(s, f, e, sizeof e) == 0) return 0;
   snprintf(why, n, "CB_FAULT='%s': %s", s, e);
   return -1;

@@ -52,39 +52,6 @@ void cb_sb_printf(cb_strbuf_t *b, const char *fmt, ...) {
   va_end(ap2);
 }
 
-size_t cb_utf8_seq_len(const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  if (p[0] < 0x80) return 1;
-  size_t n;
-  unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte (Unicode table 3-7) */
-  if (p[0] >= 0xc2 && p[0] <= 0xdf) n = 2;
-  else if (p[0] >= 0xe0 && p[0] <= 0xef) {
-    n = 3;
-    if (p[0] == 0xe0) lo = 0xa0;      /* no overlong forms */
-    else if (p[0] == 0xed) hi = 0x9f; /* no surrogates */
-  } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
-    n = 4;
-    if (p[0] == 0xf0) lo = 0x90;      /* no overlong forms */
-    else if (p[0] == 0xf4) hi = 0x8f; /* nothing past U+10FFFF */
-  } else
-    return 0;
-  if (p[1] < lo || p[1] > hi) return 0;
-  for (size_t i = 2; i < n; i++)
-    if (p[i] < 0x80 || p[i] > 0xbf) return 0; /* also stops at the terminating NUL */
-  return n;
-}
-
-size_t cb_utf8_prefix(const char *s, size_t max) {
-  size_t i = 0;
-  while (s[i]) {
-    size_t n = cb_utf8_seq_len(s + i);
-    if (!n) n = 1; /* an invalid byte stands alone: cutting after it splits nothing */
-    if (i + n > max) break;
-    i += n;
-  }
-  return i;
-}
-
 static void put_bytes(cb_strbuf_t *b, const char *p, size_t n) {
   reserve(b, n);
   memcpy(b->s + b->len, p, n);
@@ -92,26 +59,9 @@ static void put_bytes(cb_strbuf_t *b, const char *p, size_t n) {
   b->s[b->len] = 0;
 }
 
-void cb_sb_json_str(cb_strbuf_t *b, const char *s) {
-  put_bytes(b, "\"", 1);
-  for (const char *p = s ? s : ""; *p;) {
-    unsigned char c = (unsigned char)*p;
-    size_t n = cb_utf8_seq_len(p);
-    switch (c) {
-    case '"': cb_sb_printf(b, "\\\""); break;
-    case '\\': cb_sb_printf(b, "\\\\"); break;
-    case '\n': cb_sb_printf(b, "\\n"); break;
-    case '\r': cb_sb_printf(b, "\\r"); break;
-    case '\t': cb_sb_printf(b, "\\t"); break;
-    default:
-      if (c < 0x20) cb_sb_printf(b, "\\u%04x", c);
-      else if (n) put_bytes(b, p, n);
-      else cb_sb_printf(b, "\\ufffd");
-    }
-    p += n ? n : 1;
-  }
-  put_bytes(b, "\"", 1);
-}
+static void sink(void *ctx, const char *p, size_t n) { put_bytes(ctx, p, n); }
+
+void cb_sb_json_str(cb_strbuf_t *b, const char *s) { cb_json_str_to(s, sink, b); }
 
 /* One field's bytes with invalid UTF-8 replaced by U+FFFD (EF BF BD) and quotes doubled when
  * quoted. */

@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "text.h" /* cb_utf8_seq_len, cb_utf8_prefix */
+
 typedef struct cb_strbuf {
   char *s;
   size_t len, cap;
@@ -20,12 +22,5 @@ void cb_sb_json_str(cb_strbuf_t *b, const char *s);
 /* Appends s as one CSV field (RFC 4180: quoted when it holds a comma, quote or newline);
  * invalid UTF-8 becomes U+FFFD, as in cb_sb_json_str. */
 void cb_sb_csv_field(cb_strbuf_t *b, const char *s);
-
-/* Length (1..4) of the valid UTF-8 sequence at p, or 0 when the bytes there are not one
- * (stray continuation byte, overlong form, surrogate, past U+10FFFF, cut short). */
-size_t cb_utf8_seq_len(const char *p);
-/* The longest prefix of s, at most max bytes, that does not end inside a UTF-8 sequence:
- * where to cut a string that must be shortened. */
-size_t cb_utf8_prefix(const char *s, size_t max);
 
 #endif

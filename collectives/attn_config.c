@@ -78,18 +78,26 @@ static int writable_dir(const char *path, const char *what, char *why, size_t n)
 }
 
 int cb_attn_check_save_dir(const char *dir, char *why, size_t n) {
+  /* the name without trailing slashes: "link/" would resolve a symlink that "link" names */
+  char name[sizeof(((cb_attn_config_t *)0)->save_dir)];
+  snprintf(name, sizeof name, "%s", dir);
+  size_t len = strlen(name);
+  while (len > 1 && name[len - 1] == '/') name[--len] = 0;
   struct stat st;
-  if (stat(dir, &st) == 0 || errno != ENOENT) return writable_dir(dir, "directory", why, n);
-  /* a new directory: its parent must exist and take it */
-  char parent[sizeof(((cb_attn_config_t *)0)->save_dir)];
-  snprintf(parent, sizeof parent, "%s", dir);
-  size_t len = strlen(parent);
-  while (len > 1 && parent[len - 1] == '/') parent[--len] = 0;
-  char *slash = strrchr(parent, '/');
-  if (!slash) snprintf(parent, sizeof parent, ".");
-  else if (slash == parent) parent[1] = 0;
+  if (lstat(name, &st) == 0) {
+    snprintf(why, n, "--save: '%s' exists: name a new folder (collbench creates it, so nothing already there, a "
+             "symlink least of all, receives the files)", dir);
+    return -1;
+  }
+  if (errno != ENOENT) {
+    snprintf(why, n, "--save: '%s': %s", dir, strerror(errno));
+    return -1;
+  }
+  char *slash = strrchr(name, '/');
+  if (!slash) snprintf(name, sizeof name, ".");
+  else if (slash == name) name[1] = 0;
   else *slash = 0;
-  return writable_dir(parent, "parent of the new directory", why, n);
+  return writable_dir(name, "parent of the new directory", why, n);
 }
 
 cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal) {

@@ -43,10 +43,10 @@ int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why,
  * (non-causal) or of 2*nranks (causal, zigzag). Returns 0, or -1 with why. */
 int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n);
 
-/* --save DIR must be usable before anything runs: an existing path must be a directory this
- * process may write into (symlinks followed); a new one needs such a parent. Returns 0, or -1
- * with why. (As root, write permission is not checked by the system, so a read-only directory
- * is found only when the first file is written.) */
+/* --save DIR must be usable before anything runs: a new folder (nothing at that name, not even
+ * a symlink: collbench creates it with its first row, attn_save_dir.h) in an existing folder
+ * this process may write into. Returns 0, or -1 with why. (As root, write permission is not
+ * checked by the system, so a read-only parent is found only when the folder is made.) */
 int cb_attn_check_save_dir(const char *dir, char *why, size_t n);
 
 /* One or two runs of global positions (the layout of kernels/attn.h's cb_attn_pos_t). */

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "decimal.h"
+
 static const struct {
   const char *name;
   int hidden, experts, topk;
@@ -32,14 +34,9 @@ int cb_moe_preset(const char *name, cb_moe_config_t *cfg) {
 
 const char *cb_moe_presets_accepted(void) { return "deepseek-v3, mixtral-8x7b, qwen3-30b-a3b"; }
 
-static int parse_double(const char *s, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end || errno || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
+/* S and F: decimal only, as every number of the command line ("zipf: 1", "hot:1:0x2" are
+ * refused). */
+static int parse_double(const char *s, double *out) { return cb_decimal_real(s, out); }
 
 int cb_routing_parse(const char *s, cb_routing_t *out, char *why, size_t n) {
   cb_routing_t r = {0};

@@ -2,23 +2,25 @@
  * and log-sum-exp as NumPy .npy files, every rank's shard put back in sequence order, so a
  * user can verify collbench's attention with their own tools:
  *
- *   DIR/<algo>-<dtype>-S<seq>-<causal|noncausal>/
+ *   DIR/<algo>-<dtype>-S<seq>-<causal|noncausal>[-graph]/   (-graph: the graph-mode row's)
  *     q.npy, out.npy   float32 [batch][seq][heads][head_dim]
  *     k.npy, v.npy     float32 [batch][seq][kv_heads][head_dim]
  *     lse.npy          float32 [batch][heads][seq]  (natural log of the softmax denominator of
  *                      the scaled scores: out = softmax(q k^T * scale) v, scale = 1/sqrt(d))
  *     meta.json        shapes, dtype, causal, scale, algorithm, ranks, command line
- * Values are the bf16/fp16 inputs and outputs widened to float32 exactly. */
+ * Values are the bf16/fp16 inputs and outputs widened to float32 exactly. DIR must be new: it,
+ * each row's folder and each file are created here, never opened through a planted name
+ * (attn_save_dir.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
+#include <unistd.h>
 
 #include "error_gpu.h"
 #include "attn_merge.h"
+#include "attn_save_dir.h"
 #include "strbuf.h"
 #include "ringattn_common.h"
 
@@ -57,10 +59,11 @@ static float *to_host_float(const void *dev, size_t n, int bf16, int is_float) {
   return f;
 }
 
-static int write_npy(const char *dir, const char *name, const float *data, const size_t *shape, int nd, char *why,
-                     size_t n) {
-  char path[1400], dict[256];
-  snprintf(path, sizeof path, "%s/%s.npy", dir, name);
+static int write_npy(int rowfd, const char *dir, const char *name, const float *data, const size_t *shape, int nd,
+                     char *why, size_t n) {
+  char path[1400], file[64], dict[256];
+  snprintf(file, sizeof file, "%s.npy", name);
+  snprintf(path, sizeof path, "%s/%s", dir, file);
   int off = snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
   size_t count = 1;
   for (int i = 0; i < nd; i++) {
@@ -73,11 +76,8 @@ static int write_npy(const char *dir, const char *name, const float *data, const
   size_t total = 10 + (size_t)off + 1;
   size_t pad = (64 - total % 64) % 64;
   size_t hlen = (size_t)off + pad + 1;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
-    snprintf(why, n, "cannot create '%s': %s", path, strerror(errno));
-    return -1;
-  }
+  FILE *f = cb_attn_save_create(rowfd, dir, file, why, n);
+  if (!f) return -1;
   unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
   int ok = fwrite(head, 1, sizeof head, f) == sizeof head && fwrite(dict, 1, (size_t)off, f) == (size_t)off;
   for (size_t i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
@@ -116,9 +116,7 @@ static void to_sequence_lse(const cb_ra_t *x, const float *shards, float *seq) {
   }
 }
 
-static int write_meta(const char *dir, const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
-  char path[1400];
-  snprintf(path, sizeof path, "%s/meta.json", dir);
+static int write_meta(int rowfd, const char *dir, const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
   const cb_attn_config_t *c = x->cfg;
   cb_strbuf_t b;
   cb_sb_init(&b);
@@ -134,15 +132,12 @@ static int write_meta(const char *dir, const cb_inst_t *in, const cb_ra_t *x, ch
                c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim));
   cb_sb_json_str(&b, c->cmdline ? c->cmdline : "");
   cb_sb_printf(&b, "\n}\n");
-  FILE *f = fopen(path, "w");
+  FILE *f = cb_attn_save_create(rowfd, dir, "meta.json", why, n);
   int ok = f && fputs(b.s, f) >= 0;
   if (f && fclose(f)) ok = 0;
   cb_sb_free(&b);
-  if (!ok) {
-    snprintf(why, n, "writing '%s' failed: %s", path, strerror(errno));
-    return -1;
-  }
-  return 0;
+  if (f && !ok) snprintf(why, n, "writing '%s/meta.json' failed: %s", dir, strerror(errno));
+  return ok ? 0 : -1;
 }
 
 /* Gathers one float array per rank (same length) to rank 0; returns the new [P][len] array on
@@ -174,15 +169,15 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
   const cb_attn_config_t *c = x->cfg;
   const int collective = x->P > 1, root = in->world->mpi.rank == 0;
   if (!collective && !root) return 0;
-  char dir[1300];
-  snprintf(dir, sizeof dir, "%s/%s-%s-S%llu-%s", c->save_dir, in->algo->name, cb_dtype_name(x->dtype),
-           (unsigned long long)x->S, x->causal ? "causal" : "noncausal");
-  int err = 0;
-  if (root && ((mkdir(c->save_dir, 0777) && errno != EEXIST) || (mkdir(dir, 0777) && errno != EEXIST))) {
-    snprintf(why, n, "cannot create '%s': %s", dir, strerror(errno));
-    err = 1;
+  char sub[200], dir[1300];
+  snprintf(sub, sizeof sub, "%s-%s-S%llu-%s%s", in->algo->name, cb_dtype_name(x->dtype), (unsigned long long)x->S,
+           x->causal ? "causal" : "noncausal", in->p.graph ? "-graph" : "");
+  snprintf(dir, sizeof dir, "%s/%s", c->save_dir, sub);
+  int rowfd = root ? cb_attn_save_open_row(c->save_dir, sub, why, n) : -1, err = root && rowfd < 0;
+  if (collective && !cb_mpi_agree(in->world->mpi.comm, !err, why, n)) {
+    if (rowfd >= 0) close(rowfd);
+    return -1;
   }
-  if (collective && !cb_mpi_agree(in->world->mpi.comm, !err, why, n)) return -1;
   if (err) return -1;
 
   const size_t lse_elems = (size_t)c->batch * c->heads * (size_t)x->rows;
@@ -222,16 +217,17 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
           shape[0] = (size_t)c->batch, shape[1] = x->S;
           shape[2] = t[i].width / (size_t)c->head_dim, shape[3] = (size_t)c->head_dim;
         }
-        if (rc == 0) rc = write_npy(dir, t[i].name, seq, shape, nd, why, n);
+        if (rc == 0) rc = write_npy(rowfd, dir, t[i].name, seq, shape, nd, why, n);
         free(seq);
       }
     }
     if (collective) free(all);
     free(mine);
-    if (collective && !cb_mpi_agree(in->world->mpi.comm, rc == 0, why, n)) return -1;
-    if (rc) return -1;
+    if (collective && !cb_mpi_agree(in->world->mpi.comm, rc == 0, why, n)) rc = -1;
+    if (rc) break;
   }
-  if (root && write_meta(dir, in, x, why, n)) rc = -1;
+  if (rc == 0 && root && write_meta(rowfd, dir, in, x, why, n)) rc = -1;
+  if (rowfd >= 0) close(rowfd);
   if (collective && !cb_mpi_agree(in->world->mpi.comm, rc == 0, why, n)) return -1;
   return rc;
 }

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cb_limits.h"
+#include "decimal.h"
 #include "strbuf.h"
 
 int cb_argp_fail(cb_argp_t *p, const char *fmt, ...) {
@@ -23,14 +25,7 @@ int cb_argp_fail(cb_argp_t *p, const char *fmt, ...) {
   return CB_ARGS_ERROR;
 }
 
-int cb_argp_int(const char *s, long lo, long hi, long *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (!s[0] || end == s || *end || errno || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
-}
+int cb_argp_int(const char *s, long lo, long hi, long *out) { return cb_decimal_long(s, lo, hi, out); }
 
 /* Decimal digits only: base 0 would read "010" as 8 and reject "08". */
 int cb_argp_u64(const char *s, uint64_t *out) {
@@ -43,14 +38,8 @@ int cb_argp_u64(const char *s, uint64_t *out) {
   return 0;
 }
 
-int cb_argp_real(const char *s, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (!s[0] || end == s || *end || errno || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
+/* Decimal only, as the integers: strtod alone would take " 2", "+2", "0x2" and "inf". */
+int cb_argp_real(const char *s, double *out) { return cb_decimal_real(s, out); }
 
 /* A size past CB_MAX_BUFFER_BYTES cannot be allocated (and its buffer products could overflow). */
 int cb_argp_too_large(cb_argp_t *p, const char *opt, const char *val) {
@@ -175,11 +164,14 @@ int cb_argp_range(cb_argp_t *p, cb_args_t *a, const char *opt, const char *s, en
   return 0;
 }
 
-/* Whether two output paths name one file: equal text, or the same name in the same directory
- * once the directory is resolved ("out/r" and "./out/../out/r"). A directory that does not
- * exist yet falls back to the text. */
+/* Whether two output paths name one file: equal text, the same name in the same directory once
+ * the directory is resolved ("out/r" and "./out/../out/r"), or, when both exist, one file
+ * (st_dev and st_ino: a symlink or a hard link to the other). A directory that does not exist
+ * yet falls back to the text. */
 static int same_output_path(const char *x, const char *y) {
   if (strcmp(x, y) == 0) return 1;
+  struct stat sx, sy;
+  if (stat(x, &sx) == 0 && stat(y, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino) return 1;
   const char *bx = strrchr(x, '/'), *by = strrchr(y, '/');
   if (strcmp(bx ? bx + 1 : x, by ? by + 1 : y) != 0) return 0;
   char dx[CB_PATH_MAX], dy[CB_PATH_MAX];
@@ -192,11 +184,11 @@ static int same_output_path(const char *x, const char *y) {
   return same;
 }
 
-/* --csv and --json (and the JSON's FILE.partial.jsonl and FILE.tmp) must be different files:
- * otherwise the JSON's final rename silently replaces the CSV. */
+/* --csv and --json (and the JSON's FILE.partial.jsonl) must be different files: otherwise the
+ * JSON's files would replace the CSV. */
 int cb_argp_check_outputs(cb_argp_t *p, const cb_args_t *a) {
   if (!a->csv[0] || !a->json[0]) return 0;
-  static const char *json_files[] = {"", ".partial.jsonl", ".tmp"};
+  static const char *json_files[] = {"", ".partial.jsonl"};
   for (size_t i = 0; i < sizeof json_files / sizeof json_files[0]; i++) {
     char jf[CB_PATH_MAX + 16];
     snprintf(jf, sizeof jf, "%s%s", a->json, json_files[i]);

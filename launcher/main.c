@@ -13,6 +13,7 @@
 #include "fault.h"
 #include "meta.h"
 #include "mpi_world.h"
+#include "preflight.h"
 #include "report.h"
 #include "watchdog.h"
 #include "world_init.h"
@@ -104,6 +105,10 @@ int main(int argc, char **argv) {
 
   int provided = 0;
   CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+  if (cb_preflight(args, argc, argv, MPI_COMM_WORLD)) { /* same command line, outputs creatable */
+    MPI_Finalize();
+    return CB_EXIT_USAGE;
+  }
   /* The CB_* knobs, before any GPU work: a bad value is a usage error on every rank. */
   int world_size = 0, world_rank = 0;
   CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world_size));

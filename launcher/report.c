@@ -5,10 +5,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
+#include "newfile.h"
 
 static void num(cb_strbuf_t *b, int present, double v, const char *fmt) {
   if (present && isfinite(v)) cb_sb_printf(b, fmt, v);
@@ -189,38 +189,35 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
   fflush(r->table);
 }
 
+/* A new file for one output, made beside path and renamed over it at once (newfile.h: a file
+ * or symlink planted at path or at any temporary name is never written through). NULL with why. */
+static FILE *create_output(const char *what, const char *path, char *why, size_t n) {
+  if (cb_newfile_check_target(path, what, why, n)) return NULL;
+  FILE *f = cb_newfile_replace(path);
+  if (!f) snprintf(why, n, "cannot create %s '%s': %s", what, path, strerror(errno));
+  return f;
+}
+
 int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char *json_path,
                    const char *meta_json, char *why, size_t n) {
   memset(r, 0, sizeof *r);
   /* the JSON is written beside json_path and renamed onto it at the end: a directory there
    * would fail only then, after the whole run (checked before the CSV is created) */
-  struct stat st;
-  if (json_path && json_path[0] && stat(json_path, &st) == 0 && S_ISDIR(st.st_mode)) {
-    snprintf(why, n, "cannot write JSON file '%s': it is a directory", json_path);
-    return -1;
-  }
+  if (json_path && json_path[0] && cb_newfile_check_target(json_path, "JSON file", why, n)) return -1;
   r->table = table;
   cb_sb_init(&r->meta);
   cb_sb_init(&r->rows);
   cb_sb_printf(&r->meta, "%s", meta_json ? meta_json : "{}");
   if (csv_path && csv_path[0]) {
     snprintf(r->csv_path, sizeof r->csv_path, "%s", csv_path);
-    r->csv = fopen(csv_path, "w");
-    if (!r->csv) {
-      snprintf(why, n, "cannot create CSV file '%s': %s", csv_path, strerror(errno));
-      return -1;
-    }
+    if (!(r->csv = create_output("CSV file", csv_path, why, n))) return -1;
     fprintf(r->csv, "%s\n", CB_CSV_HEADER);
     fflush(r->csv);
   }
   if (json_path && json_path[0]) {
     snprintf(r->json_path, sizeof r->json_path, "%s", json_path);
     snprintf(r->partial_path, sizeof r->partial_path, "%s.partial.jsonl", json_path);
-    r->partial = fopen(r->partial_path, "w");
-    if (!r->partial) {
-      snprintf(why, n, "cannot create '%s': %s", r->partial_path, strerror(errno));
-      return -1;
-    }
+    if (!(r->partial = create_output("the rows' file", r->partial_path, why, n))) return -1;
     fprintf(r->partial, "{\"meta\":%s}\n", r->meta.s);
     fflush(r->partial);
     /* a previous run's complete JSON must not stand beside this run's CSV if this one stops
@@ -275,11 +272,15 @@ int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n)
   }
   r->csv = NULL;
   if (r->json_path[0]) {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", r->json_path);
-    FILE *f = fopen(tmp, "w");
+    char tmp[1200];
+    int fd = cb_newfile_temp(r->json_path, tmp, sizeof tmp); /* renamed over the name once complete */
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
     if (!f) {
-      snprintf(why, n, "cannot create '%s': %s", tmp, strerror(errno));
+      snprintf(why, n, "cannot create a file beside '%s': %s", r->json_path, strerror(errno));
+      if (fd >= 0) {
+        close(fd);
+        unlink(tmp);
+      }
       rc = -1;
     } else {
       fprintf(f, "{\n\"schema\": \"collbench-results/1\",\n\"meta\": %s,\n", r->meta.s);

@@ -3,9 +3,11 @@
  *
  * Nothing finished is lost: each row is flushed to the CSV and appended to FILE.partial.jsonl
  * (one JSON object per line, the metadata first) the moment it completes. cb_report_close
- * writes the complete JSON document to FILE.tmp, renames it over FILE (atomic on POSIX) and
- * removes the .partial.jsonl. A crash leaves the CSV and the .partial.jsonl with every
- * finished row. */
+ * writes the complete JSON document to a new file beside FILE, renames it over FILE (atomic on
+ * POSIX) and removes the .partial.jsonl. A crash leaves the CSV and the .partial.jsonl with
+ * every finished row. Every one of these files is created new in its folder and renamed over
+ * its name (base/newfile.h): a symlink planted at a name is replaced, never written through; a
+ * directory or device there is refused at open. */
 #ifndef CB_REPORT_H
 #define CB_REPORT_H
 

@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decimal.h"
 #include "error.h"
+#include "newfile.h"
 #include "placement.h"
 #include "topo_print.h"
 
@@ -63,12 +65,15 @@ static int usage_error(const char *fmt, const char *arg) {
   return CB_EXIT_USAGE;
 }
 
-static int parse_count(const char *opt, const char *s, int *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < 1 || v > 1000000) {
+/* A decimal count 1..max (decimal.h: no blanks, sign or hex). */
+static int parse_count(const char *opt, const char *s, long max, int *out) {
+  long v;
+  if (cb_decimal_long(s, 1, 1000000, &v)) {
     fprintf(stderr, PROG ": %s: '%s' is not a positive integer (see " PROG " --help)\n", opt, s);
+    return CB_EXIT_USAGE;
+  }
+  if (v > max) {
+    fprintf(stderr, PROG ": %s: %ld is more than %ld, the most GPUs a plan holds (see " PROG " --help)\n", opt, v, max);
     return CB_EXIT_USAGE;
   }
   *out = (int)v;
@@ -121,7 +126,7 @@ static int parse_args(int argc, char **argv, topo_args_t *a) {
       const char *v = opt_value(argc, argv, &i, opt);
       if (!v) return usage_error("%s needs a value", opt);
       if (*slot) return usage_error("%s given twice", opt);
-      rc = parse_count(opt, v, slot);
+      rc = parse_count(opt, v, slot == &a->fake_gpus ? CB_TOPO_MAX_GPUS : 1000000, slot);
     } else if (s[0] == '-') {
       return usage_error("unknown option '%s'", s);
     } else {
@@ -154,9 +159,14 @@ static char **split_hosts(const char *list, int *nhosts, int *rc) {
   for (char *h = copy, *next; h; h = next) {
     next = strchr(h, ',');
     if (next) *next++ = 0;
-    if (!*h || strpbrk(h, " \t\n=")) {
-      fprintf(stderr, PROG ": --hosts '%s': host names must be non-empty, without spaces or '='\n",
-              list);
+    char why[512];
+    if (!*h) {
+      fprintf(stderr, PROG ": --hosts '%s': host names must be non-empty\n", list);
+      *rc = CB_EXIT_USAGE;
+      goto fail;
+    }
+    if (cb_rankfile_host_check(h, why, sizeof why)) {
+      fprintf(stderr, PROG ": --hosts: %s\n", why);
       *rc = CB_EXIT_USAGE;
       goto fail;
     }
@@ -175,35 +185,29 @@ fail:
   return NULL;
 }
 
-/* Where the rankfile may go: a missing file (created) or a regular file this user may write.
- * Anything else (a directory, a device node, a FIFO that would block the open) is refused
- * before it is opened, so a failure never touches what the path named. */
+/* Where the rankfile may go: a missing file (created), or a regular file of this user that its
+ * mode lets the user write. Anything else is refused before anything is written, so a failure
+ * never touches what the path named: a directory, a device node or a FIFO (which would block
+ * the open), a symlink (it would be replaced without a word; its target never written), and,
+ * since root passes every access() check, a file of another user or one without the owner's
+ * write bit (a read-only file stays read-only, whoever runs the tool). */
 static int check_rankfile_target(const char *path) {
   struct stat st;
-  if (stat(path, &st) != 0) {
+  const char *problem = NULL;
+  if (lstat(path, &st) != 0) {
     if (errno == ENOENT) return 0;
-    fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", path, strerror(errno));
-    return CB_EXIT_USAGE;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    fprintf(stderr, PROG ": %s: cannot write rankfile: it exists and is not a regular file\n", path);
-    return CB_EXIT_USAGE;
-  }
-  if (access(path, W_OK) != 0) {
-    fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", path, strerror(errno));
-    return CB_EXIT_USAGE;
-  }
-  return 0;
-}
-
-/* Gives the temporary file the mode a plain fopen would have (mkstemp makes it 0600) and
- * closes it; -1 with errno on failure. */
-static int finish_file(FILE *f, int fd) {
-  mode_t mask = umask(0);
-  umask(mask);
-  int rc = fchmod(fd, 0666 & ~mask);
-  if (fclose(f) != 0) rc = -1;
-  return rc;
+    problem = strerror(errno);
+  } else if (S_ISLNK(st.st_mode))
+    problem = "it is a symbolic link (name the file itself)";
+  else if (!S_ISREG(st.st_mode))
+    problem = "it exists and is not a regular file";
+  else if (st.st_uid != geteuid())
+    problem = "it belongs to another user";
+  else if (!(st.st_mode & S_IWUSR))
+    problem = "it is read-only (its mode has no write permission for its owner)";
+  if (!problem) return 0;
+  fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", path, problem);
+  return CB_EXIT_USAGE;
 }
 
 /* The rankfile is written to a new temporary file beside it and renamed into place: on any
@@ -216,7 +220,7 @@ static int write_rankfile(const topo_args_t *a, const cb_placement_t *pl, int ra
   char **hosts = split_hosts(a->hosts, &nhosts, &rc);
   if (!hosts) return rc;
   size_t len = strlen(a->rankfile) + sizeof ".XXXXXX";
-  char *tmp = malloc(len);
+  char *tmp = malloc(len); /* newfile.h: a new file in the same folder, never a planted name */
   int fd = -1;
   FILE *f = NULL;
   if (!tmp) {
@@ -224,8 +228,7 @@ static int write_rankfile(const topo_args_t *a, const cb_placement_t *pl, int ra
     rc = CB_EXIT_RUNTIME;
     goto done;
   }
-  snprintf(tmp, len, "%s.XXXXXX", a->rankfile);
-  fd = mkstemp(tmp);
+  fd = cb_newfile_temp(a->rankfile, tmp, len);
   if (fd < 0 || !(f = fdopen(fd, "w"))) {
     fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", a->rankfile, strerror(errno));
     if (fd >= 0) {
@@ -239,7 +242,7 @@ static int write_rankfile(const topo_args_t *a, const cb_placement_t *pl, int ra
     fprintf(stderr, PROG ": %s: %s\n", a->rankfile, why);
     fclose(f);
     rc = a->xml ? CB_EXIT_USAGE : CB_EXIT_ENV;
-  } else if (finish_file(f, fd) != 0) {
+  } else if (fclose(f) != 0) {
     fprintf(stderr, PROG ": %s: writing the rankfile failed: %s\n", a->rankfile, strerror(errno));
     rc = CB_EXIT_RUNTIME;
   } else if (rename(tmp, a->rankfile) != 0) {

@@ -60,10 +60,16 @@ static int add_gpu(hwloc_topology_t t, const char *name, hwloc_obj_t pcidev, cb_
   if (*ngpus >= CB_TOPO_MAX_GPUS)
     return cb_topo_fail(why, n, "%s: more than %d GPUs (CB_TOPO_MAX_GPUS)", name,
                         CB_TOPO_MAX_GPUS);
-  cb_topo_gpu_t *g = &gpus[(*ngpus)++];
+  cb_topo_gpu_t *g = &gpus[*ngpus];
   const struct hwloc_pcidev_attr_s *a = &pcidev->attr->pcidev;
   snprintf(g->busid, sizeof g->busid, "%04x:%02x:%02x.%x", (unsigned)a->domain, (unsigned)a->bus,
            (unsigned)a->dev, (unsigned)a->func);
+  /* a bus id names one device: two GPUs at one id would be one CUDA device to two ranks */
+  for (int i = 0; i < *ngpus; i++)
+    if (!strcmp(gpus[i].busid, g->busid))
+      return cb_topo_fail(why, n, "%s: two GPUs at PCI bus id %s: not a real machine's topology", name,
+                          g->busid);
+  (*ngpus)++;
   g->pcidev = pcidev;
   g->locality = hwloc_get_non_io_ancestor_obj(t, pcidev);
   if (!g->locality || !g->locality->cpuset)

@@ -97,6 +97,13 @@ int cb_placement_write_rankfile(const cb_placement_t *pl, const char *const *hos
 int cb_placement_format_cpu_masks(const cb_placement_t *pl, int ranks_per_node, char *buf, size_t n,
                                   char *why, size_t whylen);
 
+/* Whether `host` can stand in a rankfile line "rank R=HOST slot=...": 1 to CB_RANKFILE_HOST_MAX
+ * characters, letters, digits, '-', '.' and '_' only (':' '=' ',' '#', blanks, CR and other
+ * control bytes would change what Open MPI reads). 0, or -1 with why naming the problem.
+ * cb_placement_write_rankfile refuses a host that fails it. */
+#define CB_RANKFILE_HOST_MAX 255
+int cb_rankfile_host_check(const char *host, char *why, size_t n);
+
 /* Normalises a PCI bus id to hwloc's "dddd:bb:dd.f" (lower case, 4-digit domain): accepts
  * CUDA's "0000:00:06.0", nvidia-smi's "00000000:00:06.0" and "00:06.0". Returns 0, or -1 if
  * `in` is not a bus id. */

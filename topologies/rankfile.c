@@ -13,6 +13,26 @@
 
 #include "topo_internal.h"
 
+int cb_rankfile_host_check(const char *host, char *why, size_t n) {
+  size_t len = strlen(host);
+  if (len == 0 || len > CB_RANKFILE_HOST_MAX)
+    return cb_topo_fail(why, n, "host name of %zu characters: a host name has 1 to %d", len, CB_RANKFILE_HOST_MAX);
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)host[i];
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_')
+      continue;
+    /* only the valid characters before it are shown: the rest may be anything */
+    int shown = i > 60 ? 60 : (int)i;
+    if (c < 0x20 || c >= 0x7f)
+      return cb_topo_fail(why, n, "host name '%.*s...' holds byte 0x%02x at offset %zu: a rankfile host name is "
+                          "letters, digits, '-', '.' and '_'", shown, host, c, i);
+    return cb_topo_fail(why, n, "host name '%.*s%c...' holds '%c': a rankfile host name is letters, digits, '-', '.' "
+                        "and '_' (Open MPI reads ':', '=', ',', '#' and blanks as syntax)", shown, host, c, c);
+  }
+  return 0;
+}
+
 /* The package holding logical core c, or -1. */
 static int package_of_core(const cb_placement_t *pl, int c) {
   for (int p = 0; p < pl->npackages; p++)
@@ -52,6 +72,8 @@ int cb_placement_write_rankfile(const cb_placement_t *pl, const char *const *hos
                                 int ranks_per_node, FILE *out, char *why, size_t n) {
   char slots[4096];
   if (nhosts < 1) return cb_topo_fail(why, n, "no hosts given for the rankfile");
+  for (int h = 0; h < nhosts; h++)
+    if (cb_rankfile_host_check(hosts[h], why, n)) return -1;
   if (ranks_per_node < 1 || ranks_per_node > pl->ngpus)
     return cb_topo_fail(why, n, "%s: %d ranks per node requested but the topology has %d GPU(s)",
                         pl->source, ranks_per_node, pl->ngpus);

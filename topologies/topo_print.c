@@ -6,6 +6,7 @@
  * ranges. */
 #include <string.h>
 
+#include "text.h"
 #include "topo_print.h"
 
 static void num_or_dash(int v, char *buf, size_t n) {
@@ -35,18 +36,22 @@ int cb_topo_print_table(const cb_placement_t *pl, int nranks, FILE *out) {
   return err ? -1 : 0;
 }
 
+/* JSON strings through collbench's own writer (text.h): valid UTF-8 whatever the bytes of an
+ * XML path or bus id. */
+typedef struct json_out {
+  FILE *f;
+  int err;
+} json_out_t;
+
+static void json_put(void *ctx, const char *p, size_t n) {
+  json_out_t *o = ctx;
+  o->err |= fwrite(p, 1, n, o->f) != n;
+}
+
 static int json_string(FILE *out, const char *s) {
-  int err = fputc('"', out) == EOF;
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      err |= fprintf(out, "\\%c", c) < 0;
-    else if (c < 0x20)
-      err |= fprintf(out, "\\u%04x", c) < 0;
-    else
-      err |= fputc(c, out) == EOF;
-  }
-  return err | (fputc('"', out) == EOF);
+  json_out_t o = {out, 0};
+  cb_json_str_to(s, json_put, &o);
+  return o.err;
 }
 
 static int json_ints(FILE *out, const char *key, const int *v, int nv) {

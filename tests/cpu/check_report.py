@@ -3,20 +3,26 @@
 modules (the independent parsers), comparing against the rows test_report.c writes (repeated
 here as the expectation).
 
-usage: check_report.py TEST_REPORT_BINARY WORKDIR full|crash|empty|csvonly
+usage: check_report.py TEST_REPORT_BINARY WORKDIR full|symlinks|crash|empty|csvonly|fsize
 
   full     every row in r.csv and r.json; r.json complete, strict JSON (no NaN), metadata and
-           the extra summary merged; no r.json.partial.jsonl or r.json.tmp left; table.txt has
-           a line per row
+           the extra summary merged; no r.json.partial.jsonl or temporary file left; table.txt
+           has a line per row
+  symlinks full, with a symlink planted at r.csv, r.json, r.json.partial.jsonl and r.json.tmp
+           first: no target is written through (issue 32 N3)
   crash    the program writes 3 rows and _exit()s: r.csv and r.json.partial.jsonl hold every
            finished row (each .jsonl line valid JSON, the metadata first); no r.json
   empty    open + close with no rows: a valid r.json with "rows": []
   csvonly  no JSON path: r.csv only, no .partial.jsonl anywhere
+  fsize    under a 1 KiB file-size limit (a full disk): closing the CSV reports the failed writes
 """
 import csv
 import json
 import math
 import os
+import re
+import resource
+import signal
 import shutil
 import subprocess
 import sys
@@ -197,8 +203,35 @@ def main():
     partial = json_path + ".partial.jsonl"
     rows = expected_rows()
 
+    planted = {}
+    if mode == "fsize":
+        def limited():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # kept across exec: writes fail with EFBIG
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+        p = subprocess.run([binary, "fsize", work], preexec_fn=limited)
+        if p.returncode != 0:
+            fail(f"test_report fsize exited {p.returncode}")
+    if mode == "symlinks":
+        # a symlink planted at every name the writer uses (the outputs, the rows' file, the former
+        # fixed temporary name): its target must stay as it was, the outputs become real files
+        for name in ("r.csv", "r.json", "r.json.partial.jsonl", "r.json.tmp"):
+            target = os.path.join(work, "target-of-" + name)
+            with open(target, "w") as f:
+                f.write("planted\n")
+            os.symlink(target, os.path.join(work, name))
+            planted[target] = name
+        mode = "full"
     if mode == "full":
         rc = run(binary, "full", work)
+        for target, name in planted.items():
+            with open(target) as f:
+                if f.read() != "planted\n":
+                    fail(f"{name}: the planted symlink was written through ({target} changed)")
+            if name in ("r.csv", "r.json") and os.path.islink(os.path.join(work, name)):
+                fail(f"{name} is still the planted symlink after the run")
+        left = [n for n in os.listdir(work) if re.match(r"r\.(csv|json)(\.partial\.jsonl)?\.[A-Za-z0-9]{6}$", n)]
+        if left:
+            fail(f"temporary files left behind: {left}")
         if rc != 0:
             fail(f"test_report full exited {rc}")
         check_csv(csv_path, rows)
@@ -222,9 +255,8 @@ def main():
             else:
                 for i, (g, w) in enumerate(zip(got_rows, rows)):
                     check_json_row(g, w, f"{json_path} row {i}")
-        for leftover in (partial, json_path + ".tmp"):
-            if os.path.exists(leftover):
-                fail(f"{leftover} left behind after close")
+        if os.path.lexists(partial):
+            fail(f"{partial} left behind after close")
         table_path = os.path.join(work, "table.txt")
         with open(table_path, encoding="utf-8") as f:
             table = f.read()
@@ -292,7 +324,7 @@ def main():
         others = sorted(set(os.listdir(work)) - {"r.csv"})
         if others:
             fail(f"csv-only run wrote {others}")
-    else:
+    elif mode != "fsize":
         fail(f"unknown mode {mode}")
 
     if problems:

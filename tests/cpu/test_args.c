@@ -6,8 +6,10 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "args.h"
+#include "args_values.h"
 #include "cb_testing.h"
 #include "strbuf.h"
 
@@ -597,11 +599,71 @@ static void test_seed_decimal(void) {
 static void test_csv_json_same_file(void) {
   EXPECT_ERR("allreduce --csv r.out --json r.out", "--csv", "--json", "same file");
   EXPECT_ERR("allreduce --json=r.out --csv=r.out.partial.jsonl", "same file");
-  EXPECT_ERR("allreduce --json r.out --csv r.out.tmp", "same file");
+  EXPECT_OK("allreduce --json r.out --csv r.out.tmp"); /* no FILE.tmp any more: temporaries are new names */
   EXPECT_ERR("allreduce --csv /tmp/r.out --json /tmp/../tmp/r.out", "same file");
   EXPECT_ERR("allreduce --csv ./r.out --json r.out", "same file");
   EXPECT_OK("allreduce --csv r.csv --json r.json");
   EXPECT_OK("allreduce --csv /tmp/a/r.out --json /tmp/b/r.out");
+}
+
+/* One file under two names (issue 32 N22): a symlink or a hard link of the CSV given as --json
+ * is found by st_dev/st_ino, not only by the text. */
+static void test_csv_json_same_inode(void) {
+  char dir[] = "/tmp/cb-args-same-XXXXXX", csv[128], sym[128], hard[128], line[512];
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+  snprintf(csv, sizeof csv, "%s/r.csv", dir);
+  snprintf(sym, sizeof sym, "%s/sym.json", dir);
+  snprintf(hard, sizeof hard, "%s/hard.json", dir);
+  FILE *f = fopen(csv, "w");
+  CHECK(f != NULL, "cannot create %s", csv);
+  if (f) fclose(f);
+  CHECK(symlink(csv, sym) == 0 && link(csv, hard) == 0, "symlink/link");
+  snprintf(line, sizeof line, "allreduce --csv %s --json %s", csv, sym);
+  EXPECT_ERR(line, "same file");
+  snprintf(line, sizeof line, "allreduce --csv %s --json %s", csv, hard);
+  EXPECT_ERR(line, "same file");
+  snprintf(line, sizeof line, "allreduce --csv %s --json %s", sym, csv);
+  EXPECT_ERR(line, "same file");
+  snprintf(line, sizeof line, "allreduce --csv %s --json %s/other.json", csv, dir);
+  EXPECT_OK(line);
+  unlink(sym);
+  unlink(hard);
+  unlink(csv);
+  rmdir(dir);
+}
+
+/* Real values are decimal, as the integers (issue 32 N21): no hex, no leading blank or '+', no
+ * inf/nan, wherever a real is read (-f, -T, --drop, --routing's S and F, a range's factor). */
+static void test_reals_decimal(void) {
+  EXPECT_ERR("allreduce -f 0x2", "'0x2'");
+  EXPECT_ERR("allreduce -f +2", "'+2'");
+  EXPECT_ERR("allreduce -f inf", "'inf'");
+  EXPECT_ERR("allreduce -T nan", "'nan'");
+  EXPECT_ERR("allreduce -T 0x10", "'0x10'");
+  EXPECT_ERR("moe --drop 0x0.1", "'0x0.1'");
+  EXPECT_ERR("moe --routing hot:1:0x2", "'hot:1:0x2'");
+  EXPECT_ERR("moe --routing zipf:0x1", "'zipf:0x1'");
+  EXPECT_ERR("moe --tokens 128:512:0x2", "'128:512:0x2'");
+  EXPECT_ERR("allreduce -n +5", "'+5'");
+  EXPECT_OK("allreduce -f 1.5 -T 2e1");
+  CHECK(A.timeout_s == 20.0, "-T 2e1 read as %g", A.timeout_s);
+  EXPECT_OK("moe --routing hot:2:1.5 --drop .25");
+  CHECK(A.moe.drop == 0.25 && A.moe.routing.hot_f == 1.5, "drop %g hot_f %g", A.moe.drop, A.moe.routing.hot_f);
+  /* blanks cannot pass through parse()'s space split: the value parsers directly */
+  double d = 0;
+  long v = 0;
+  const char *bad_reals[] = {" 2", "\t2", "2 ", "0x2", "+2", "", "-", ".", "1e", "1e+", "inf", "nan", "1,5", "1e999"};
+  for (size_t i = 0; i < sizeof bad_reals / sizeof bad_reals[0]; i++)
+    CHECK(cb_argp_real(bad_reals[i], &d) == -1, "real '%s' accepted", bad_reals[i]);
+  const char *bad_ints[] = {" 5", "+5", "5 ", "0x5", "", "-", "5.0"};
+  for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++)
+    CHECK(cb_argp_int(bad_ints[i], -10, 10, &v) == -1, "integer '%s' accepted", bad_ints[i]);
+  CHECK(cb_argp_real("-0.5e-1", &d) == 0 && d == -0.05, "-0.5e-1 read as %g", d);
+  CHECK(cb_argp_int("-7", -10, 10, &v) == 0 && v == -7, "-7 read as %ld", v);
+  cb_routing_t r;
+  char why[256];
+  CHECK(cb_routing_parse("zipf: 1", &r, why, sizeof why) == -1, "'zipf: 1' accepted");
+  CHECK(cb_routing_parse("hot:1: 2", &r, why, sizeof why) == -1, "'hot:1: 2' accepted");
 }
 
 /* Sizes past 1 TiB cannot be allocated: rejected before any GPU work (2^63 bytes once planned a
@@ -640,6 +702,8 @@ int main(void) {
   test_long_tokens_value();
   test_seed_decimal();
   test_csv_json_same_file();
+  test_csv_json_same_inode();
+  test_reals_decimal();
   test_sizes_past_allocatable();
   test_cmdline_cut_on_character();
   return cb_test_finish("test_args");

@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "attn_config.h"
+#include "attn_save_dir.h"
 #include "cb_testing.h"
 
 static cb_args_t A;
@@ -148,11 +149,30 @@ static void test_flops(void) {
   CHECK(cb_attn_kv_shard_bytes(&c, 16384, 2, 2) == 2ull * 8192 * 8 * 128 * 2, "kv shard bytes");
 }
 
-/* --save's directory, checked at start on rank 0 (launcher/main.c). */
-static void test_save_dir(void) {
-  char why[1400], base[] = "/tmp/cb-attn-save-XXXXXX", path[1200];
-  CHECK(mkdtemp(base) != NULL, "mkdtemp");
-  CHECK_EQ_INT(cb_attn_check_save_dir(base, why, sizeof why), 0);            /* existing directory */
+static int file_is(const char *path, const char *text) {
+  char buf[64] = "";
+  FILE *f = fopen(path, "r");
+  size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[got] = 0;
+  return f && strcmp(buf, text) == 0;
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL, "create %s", path);
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+
+/* --save's directory, checked at start on rank 0 (launcher/preflight.c): a new folder in a
+ * writable one; anything already at the name, a symlink above all, is refused (issue 32 N3). */
+static void test_save_dir(const char *base) {
+  char why[1400], path[1200];
+  CHECK_EQ_INT(cb_attn_check_save_dir(base, why, sizeof why), -1);           /* an existing directory */
+  CHECK_CONTAINS(why, "exists");
   snprintf(path, sizeof path, "%s/new", base);
   CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), 0);            /* new, parent writable */
   snprintf(path, sizeof path, "%s/new/", base);
@@ -161,33 +181,102 @@ static void test_save_dir(void) {
   CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* parent missing */
   CHECK_CONTAINS(why, "parent of the new directory");
   snprintf(path, sizeof path, "%s/file", base);
-  FILE *f = fopen(path, "w");
-  CHECK(f != NULL, "create %s", path);
-  if (f) fclose(f);
+  write_file(path, "x");
   CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* a regular file */
-  CHECK_CONTAINS(why, "is not a directory");
+  CHECK_CONTAINS(why, "exists");
+  snprintf(path, sizeof path, "%s/file/sub", base);
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* parent not a directory */
   char link[1200];
   snprintf(link, sizeof link, "%s/to-null", base);
   CHECK(symlink("/dev/null", link) == 0, "symlink");
   CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1);           /* symlink to a device */
-  CHECK_CONTAINS(why, "is not a directory");
   snprintf(link, sizeof link, "%s/to-dir", base);
   CHECK(symlink(base, link) == 0, "symlink");
-  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), 0);            /* symlink to a directory */
-  CHECK_EQ_INT(cb_attn_check_save_dir("/proc/self/status", why, sizeof why), -1);
+  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1);           /* symlink to a directory */
+  CHECK_CONTAINS(why, "exists");
+  snprintf(path, sizeof path, "%s/to-dir/", base);
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* ... with a trailing slash */
+  snprintf(link, sizeof link, "%s/dangling", base);
+  CHECK(symlink("/nonexistent-cb-save", link) == 0, "symlink");
+  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1);           /* a dangling symlink */
+  CHECK_EQ_INT(cb_attn_check_save_dir("/proc/version", why, sizeof why), -1);
   if (geteuid() != 0) { /* root writes anywhere: the system does not refuse it */
     snprintf(path, sizeof path, "%s/ro", base);
     CHECK(mkdir(path, 0555) == 0, "mkdir");
+    snprintf(path, sizeof path, "%s/ro/new", base);
     CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);
     CHECK_CONTAINS(why, "not writable");
   }
-  char cmd[1300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
-  CHECK(system(cmd) == 0, "cleanup");
+}
+
+/* What cb_ra_save writes through (attn_save_dir.h): the folder is made by the first row, later
+ * rows add their folders, and a name planted anywhere (the folder, a row folder, a file) is never
+ * followed: its target stays as it was. */
+static void test_save_files(const char *base) {
+  char why[1400], dir[1200], path[1300], target[1200];
+  snprintf(dir, sizeof dir, "%s/save", base);
+  snprintf(target, sizeof target, "%s/target", base);
+  write_file(target, "keep");
+  int fd = cb_attn_save_open_row(dir, "ring-bfloat16-S512-causal", why, sizeof why);
+  CHECK(fd >= 0, "first row: %s", why);
+  FILE *f = fd >= 0 ? cb_attn_save_create(fd, dir, "q.npy", why, sizeof why) : NULL;
+  CHECK(f != NULL, "q.npy: %s", why);
+  if (f) fclose(f);
+  /* a symlink planted at a file name inside the row folder: refused, target kept */
+  snprintf(path, sizeof path, "%s/ring-bfloat16-S512-causal/k.npy", dir);
+  CHECK(symlink(target, path) == 0, "symlink");
+  f = fd >= 0 ? cb_attn_save_create(fd, dir, "k.npy", why, sizeof why) : NULL;
+  CHECK(f == NULL, "k.npy opened through a planted symlink");
+  CHECK_CONTAINS(why, "k.npy");
+  if (f) fclose(f);
+  CHECK(file_is(target, "keep"), "the planted k.npy's target was written");
+  /* the same name twice (a file there already): refused, not overwritten */
+  f = fd >= 0 ? cb_attn_save_create(fd, dir, "q.npy", why, sizeof why) : NULL;
+  CHECK(f == NULL, "q.npy created twice");
+  if (f) fclose(f);
+  if (fd >= 0) close(fd);
+  /* a later row: the folder is ours, its row folder new */
+  fd = cb_attn_save_open_row(dir, "ring-bfloat16-S512-causal-graph", why, sizeof why);
+  CHECK(fd >= 0, "second row: %s", why);
+  if (fd >= 0) close(fd);
+  /* a row folder name planted as a symlink to a folder: refused */
+  snprintf(path, sizeof path, "%s/single-bfloat16-S512-causal", dir);
+  CHECK(symlink(base, path) == 0, "symlink");
+  fd = cb_attn_save_open_row(dir, "single-bfloat16-S512-causal", why, sizeof why);
+  CHECK(fd < 0, "row folder opened through a planted symlink");
+  CHECK_CONTAINS(why, "already there");
+  if (fd >= 0) close(fd);
+  /* DIR itself swapped for a symlink to a folder after the start check: refused */
+  char swapped[1200];
+  snprintf(swapped, sizeof swapped, "%s/swapped", base);
+  CHECK(symlink(dir, swapped) == 0, "symlink");
+  fd = cb_attn_save_open_row(swapped, "x", why, sizeof why);
+  CHECK(fd < 0, "a symlinked save folder was followed");
+  if (fd >= 0) close(fd);
+  snprintf(path, sizeof path, "%s/swapped/", base);
+  fd = cb_attn_save_open_row(path, "y", why, sizeof why);
+  CHECK(fd < 0, "a symlinked save folder with a trailing slash was followed");
+  if (fd >= 0) close(fd);
+  snprintf(path, sizeof path, "%s/x", dir);
+  CHECK(access(path, F_OK) != 0, "a row folder appeared behind the symlink");
+  if (geteuid() == 0) { /* a folder another user made there since the start check: refused */
+    char other[1200];
+    snprintf(other, sizeof other, "%s/other", base);
+    CHECK(mkdir(other, 0777) == 0 && chown(other, 65534, 65534) == 0, "mkdir/chown");
+    fd = cb_attn_save_open_row(other, "z", why, sizeof why);
+    CHECK(fd < 0, "another user's folder taken as the save folder");
+    CHECK_CONTAINS(why, "belongs to user 65534");
+    if (fd >= 0) close(fd);
+  }
 }
 
 int main(void) {
-  test_save_dir();
+  char base[] = "/tmp/cb-attn-save-XXXXXX", cmd[200];
+  CHECK(mkdtemp(base) != NULL, "mkdtemp");
+  test_save_dir(base);
+  test_save_files(base);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+  CHECK(system(cmd) == 0, "cleanup");
   test_cli();
   test_shards();
   test_flops();

@@ -121,7 +121,10 @@ def main():
         for var, val in (("CB_SM_COUNT", "0"), ("CB_MAX_BLOCKS", "100000"), ("CB_AR_CE_CHUNK", "17"),
                          ("CB_AR_LL_MAX", "12k"), ("CB_AR_TWOSHOT_MAX", "-1"),
                          ("CB_AR_HIER_CHUNKS", "17"), ("CB_SMS", "0"), ("CB_SMS", "100000"), ("CB_SMS", "abc"),
-                         ("CB_MOE_PUSH_PCT", "100"), ("CB_MOE_TRACE", "/nonexistent-cb-trace")):
+                         ("CB_MOE_PUSH_PCT", "100"), ("CB_MOE_TRACE", "/nonexistent-cb-trace"),
+                         # empty is an error naming the knob, never "unset" (issue 32 N24)
+                         ("CB_SMS", ""), ("CB_MAX_BLOCKS", ""), ("CB_AR_LL_MAX", ""), ("CB_SHARE_GPUS", ""),
+                         ("CB_MOE_TRACE", ""), ("CB_FAULT", "")):
             env = dict(os.environ, **{var: val})
             cmd = ["timeout", "120", mpirun, *flags, "-x", var, "-np", "2", cb, "allreduce", "-b", "8", "-e", "8",
                    "-n", "1", "-w", "0"]
@@ -132,7 +135,10 @@ def main():
                 continue
             if p.returncode != 2:
                 fail(f"{var}={val}: exit {p.returncode}, expected 2\n  stderr: {p.stderr[-800:]!r}")
-            if f"{var}='{val}'" not in p.stderr and f"{var}={val}:" not in p.stderr:
+            if val == "" and var != "CB_MOE_TRACE":
+                if f"{var} is set but empty" not in p.stderr:
+                    fail(f"{var}=: stderr does not say the knob is empty: {p.stderr[-800:]!r}")
+            elif f"{var}='{val}'" not in p.stderr and f"{var}={val}:" not in p.stderr:
                 fail(f"{var}={val}: stderr does not name the knob and its value: {p.stderr[-800:]!r}")
         # A knob that differs between ranks (mpirun forwards CB_* to other hosts only with -x), and
         # a bad value on rank 1 alone: exit 2 on every rank, rank 0 naming the variable.

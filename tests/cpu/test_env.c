@@ -1,7 +1,7 @@
 /* CPU test of cb_env_u64 (base/env.h), the parser behind the CB_MAX_BLOCKS, CB_AR_*_MAX
- * and CB_AR_CE_CHUNK tuning knobs: unset and empty leave the default, valid
- * values in range are taken, anything else (signs, junk, out of range, overflow) is an error
- * naming the variable and the range. */
+ * and CB_AR_CE_CHUNK tuning knobs: unset leaves the default, valid values in range are taken,
+ * anything else (empty, signs, junk, out of range, overflow) is an error naming the variable
+ * and the range (an empty knob is an error as CB_MOE_TRACE='s and CB_FAULT='s are: issue 32 N24). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,7 +21,8 @@ int main(void) {
   char why[160];
   uint64_t v = 77;
   CHECK(parse(NULL, 1, 512, &v, why) == 0 && v == 77, "unset must leave the default");
-  CHECK(parse("", 1, 512, &v, why) == 0 && v == 77, "empty must leave the default");
+  CHECK(parse("", 1, 512, &v, why) == -1 && v == 77, "empty must be an error, not the default");
+  CHECK(strstr(why, "CB_TEST_KNOB is set but empty") && strstr(why, "1..512"), "empty: message '%s'", why);
   CHECK(parse("256", 1, 512, &v, why) == 1 && v == 256, "256 in 1..512");
   CHECK(parse("1", 1, 512, &v, why) == 1 && v == 1, "lower bound");
   CHECK(parse("512", 1, 512, &v, why) == 1 && v == 512, "upper bound");

@@ -9,6 +9,7 @@
  *   test_report crash DIR K    K rows, then _exit(9) without closing (a crashed run)
  *   test_report empty DIR      open and close with no rows
  *   test_report csvonly DIR    CSV path only (no JSON, no .partial.jsonl)
+ *   test_report fsize DIR      the CSV's writes fail (run under a file-size limit): close says so
  *
  * It also asserts in C what needs no parser: open fails with a reason for an unwritable path,
  * and cb_row_csv yields exactly the header's column count for every row. */
@@ -206,16 +207,26 @@ int main(int argc, char **argv) {
     CHECK_CONTAINS(why, "is a directory");
   }
 
-  /* a full disk: the CSV's failed writes make the close fail (fclose alone returned 0 and the
-   * run passed as complete with rows missing) */
-  if (access("/dev/full", W_OK) == 0) {
+  /* a device is never an output: replacing /dev/full by a file would break the machine */
+  {
     cb_report_t f;
     char why[512] = "";
-    CHECK(cb_report_open(&f, NULL, "/dev/full", "", "{}", why, sizeof why) == 0, "open /dev/full: %s", why);
+    CHECK(cb_report_open(&f, NULL, "/dev/full", "", "{}", why, sizeof why) == -1, "open /dev/full as the CSV");
+    CHECK_CONTAINS(why, "not a regular file");
+  }
+  /* a full disk: the CSV's failed writes make the close fail (fclose alone returned 0 and the
+   * run passed as complete with rows missing). check_report.py starts this mode under a 1 KiB
+   * file-size limit with SIGXFSZ ignored, so writes past it fail with EFBIG. */
+  if (strcmp(mode, "fsize") == 0) {
+    cb_report_t f;
+    char why[512] = "", full[1100];
+    snprintf(full, sizeof full, "%s/full.csv", dir);
+    CHECK(cb_report_open(&f, NULL, full, "", "{}", why, sizeof why) == 0, "open %s: %s", full, why);
     for (int i = 0; i < NROWS; i++) cb_report_row(&f, &rows[i]);
-    CHECK(cb_report_close(&f, NULL, why, sizeof why) == -1, "close after writes to /dev/full returned 0");
-    CHECK_CONTAINS(why, "/dev/full");
-    CHECK_CONTAINS(why, "No space left");
+    CHECK(cb_report_close(&f, NULL, why, sizeof why) == -1, "close after writes past the size limit returned 0");
+    CHECK_CONTAINS(why, full);
+    CHECK_CONTAINS(why, "File too large");
+    return cb_test_finish("test_report fsize");
   }
   /* a previous run's JSON at the same path is removed when the new run opens its outputs (a
    * stop before the close would otherwise leave the old "complete" JSON beside the new CSV) */

@@ -6,7 +6,9 @@
  * rejects must say why: an error is one non-empty line; an accepted classic run has sizes the
  * buffer planner takes for 1, 2 and 8 ranks (when they divide); an accepted moe run routes
  * tokens on the host (the configuration check and the router agree); the recorded command
- * line is valid JSON once written. */
+ * line is valid JSON once written; every real number an accepted command holds (-f, -T, --drop,
+ * a range's factor, --routing's S and F) was written in decimal (no hex, blank, '+', inf or nan:
+ * issue 32 N21). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +68,56 @@ static void check_moe(void) {
   }
 }
 
+/* Whether one number's text is plain decimal as a person writes it (the property, not the
+ * parser's code): digits, '.', '-', and e/E with its sign. */
+static int decimal_text(const char *s, size_t n) {
+  if (!n || s[0] == '+') return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!strchr("0123456789.-+eE", s[i]) || !s[i]) return 0;
+  return 1;
+}
+
+/* The real-valued parts of an accepted command's options: the whole of -f/-T/--drop, the parts
+ * after the first ':' of --routing, the third part of a --tokens/--seq range. Options are walked
+ * as args.c walks them (every option but the flags takes the next argument unless given inline). */
+static void check_reals(int argc, char **argv) {
+  static const char *const flags[] = {"-G", "--graph", "--no-bind", "--uneven", "--validate", "--overlap", "-h", "--help"};
+  for (int i = 2; i < argc; i++) {
+    const char *arg = argv[i], *val = NULL;
+    char opt[40] = "";
+    if (arg[0] != '-' || !arg[1]) continue;
+    if (arg[1] == '-') {
+      const char *eq = strchr(arg, '=');
+      snprintf(opt, sizeof opt, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+      if (eq) val = eq + 1;
+    } else {
+      snprintf(opt, sizeof opt, "-%c", arg[1]);
+      if (arg[2]) val = arg + 2;
+    }
+    int flag = 0;
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) flag |= !strcmp(opt, flags[f]);
+    if (flag) continue;
+    if (!val) {
+      if (i + 1 >= argc) return;
+      val = argv[++i];
+    }
+    int real = !strcmp(opt, "-f") || !strcmp(opt, "--stepfactor") || !strcmp(opt, "-T") || !strcmp(opt, "--timeout") ||
+               !strcmp(opt, "--drop");
+    if (real && !decimal_text(val, strlen(val))) FAIL("%s accepted the non-decimal '%s'", opt, val);
+    if ((strcmp(opt, "--routing") && strcmp(opt, "--tokens") && strcmp(opt, "--seq")) || !strchr(val, ':')) continue;
+    const char *p = strchr(val, ':') + 1;
+    if (!strcmp(opt, "--routing")) {
+      for (const char *q; p; p = q ? q + 1 : NULL) {
+        q = strchr(p, ':');
+        size_t n = q ? (size_t)(q - p) : strlen(p);
+        if (!decimal_text(p, n)) FAIL("--routing accepted the non-decimal part '%.*s' of '%s'", (int)n, p, val);
+      }
+    } else if ((p = strchr(p, ':'))) {
+      if (!decimal_text(p + 1, strlen(p + 1))) FAIL("%s accepted the non-decimal factor of '%s'", opt, val);
+    }
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 1 << 16) return 0;
   char *copy = malloc(size + 1);
@@ -92,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                                             A.ndtypes, A.nops);
     if (A.family == CB_MOE) check_moe();
     else check_classic();
+    check_reals(argc, argv);
   }
   cb_strbuf_t b;
   cb_sb_init(&b);

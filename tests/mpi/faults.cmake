@@ -65,7 +65,7 @@ cb_fault_test(stop_round_quick 2 stop:1:round:3 - --rc 4 ${CB_FAULT_OUT}
 cb_fault_test(exit_warmup 2 exit:1:warmup:2 - --rc 42 ${CB_FAULT_OUT} --stderr "rank 1 exits at")
 # no fault: every row, the final JSON, no .partial.jsonl left
 add_test(NAME mpi_fault_none_np2
-         COMMAND ${CB_MPI_DRIVER} --env CB_FAULT= --stdout "PASS mpi_faults (2 ranks, 4 rows)"
+         COMMAND ${CB_MPI_DRIVER} --unset CB_FAULT --stdout "PASS mpi_faults (2 ranks, 4 rows)"
                  --lines {tmp}/results.csv 5 --max-seconds 20
                  -- ${MPIRUN} ${CB_MPIRUN_FLAGS} -np 2 $<TARGET_FILE:mpi_faults> {tmp} 3 4)
 list(APPEND CB_FAULT_TESTS mpi_fault_none_np2)
@@ -78,6 +78,11 @@ foreach(bad "stall:1" "hang:1:round" "stall:x:round" "stall:1:nowhere" "stall:1:
                    -- ${MPIRUN} ${CB_MPIRUN_FLAGS} -np 2 $<TARGET_FILE:mpi_faults> {tmp} 3 4)
   list(APPEND CB_FAULT_TESTS mpi_fault_bad_${id})
 endforeach()
+# an empty CB_FAULT is an error naming it, as every empty CB_* knob (issue 32 N24), not "no fault"
+add_test(NAME mpi_fault_bad_empty
+         COMMAND ${CB_MPI_DRIVER} --env CB_FAULT= --rc 2 --stderr "collbench: CB_FAULT is set but empty"
+                 -- ${MPIRUN} ${CB_MPIRUN_FLAGS} -np 2 $<TARGET_FILE:mpi_faults> {tmp} 3 4)
+list(APPEND CB_FAULT_TESTS mpi_fault_bad_empty)
 
 set_tests_properties(${CB_FAULT_TESTS} PROPERTIES LABELS mpi TIMEOUT 120
   ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")

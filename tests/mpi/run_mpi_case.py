@@ -5,13 +5,14 @@ stalling CTest (exit 124 from timeout is reported as a hang).
 
 usage: run_mpi_case.py [--rc N | --rc nonzero] [--max-seconds S] [--timeout S]
                        [--stdout TEXT]... [--stderr TEXT]... [--stderr-not TEXT]...
-                       [--env K=V]... [--lines FILE N]... [--end-within TEXT S] -- MPIRUN ARGS...
+                       [--env K=V]... [--unset K]... [--lines FILE N]... [--end-within TEXT S] -- MPIRUN ARGS...
   --rc N        expected exit code of mpirun (default 0); "nonzero": any code except 0 and 124
   --max-seconds the job must end within S seconds (measured around mpirun)
   --timeout     the limit given to `timeout` (default 60)
   --stdout/--stderr  text that must appear in that stream ({np} is replaced by the -np value)
   --stderr-not  text that must not appear on stderr (a crash, the wrong thread aborting)
   --env K=V     set in the job's environment (CB_FAULT=...)
+  --unset K     removed from the job's environment
   --lines FILE N  FILE must exist with exactly N lines (rows kept after a fault); {tmp} in FILE
                 and in the command is a fresh temporary folder
   --end-within TEXT S  the job must end within S seconds of the first stderr line holding TEXT
@@ -58,6 +59,7 @@ def main():
     ap.add_argument("--stderr", action="append", default=[])
     ap.add_argument("--stderr-not", action="append", default=[])
     ap.add_argument("--env", action="append", default=[])
+    ap.add_argument("--unset", action="append", default=[])
     ap.add_argument("--lines", nargs=2, action="append", default=[], metavar=("FILE", "N"))
     ap.add_argument("--end-within", nargs=2, action="append", default=[], metavar=("TEXT", "S"))
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -76,6 +78,9 @@ def main():
         k, _, v = kv.partition("=")
         env[k] = v
         print(f"+ {k}={v}")
+    for k in a.unset:
+        env.pop(k, None)
+        print(f"+ unset {k}")
     np = cmd[cmd.index("-np") + 1] if "-np" in cmd else "?"
     full = ["timeout", "--kill-after=10", str(a.timeout), *cmd]
     print("+", " ".join(full), flush=True)

@@ -13,6 +13,7 @@
 import json
 import os
 import re
+import resource
 import stat
 import subprocess
 import sys
@@ -89,6 +90,17 @@ def test_json(tool, topodir, work):
         for r, row in zip(plan, rows):
             expect(row[2] == r["gpu_pci_busid"] and row[5] == ranges(r["cores"])
                    and row[6] == ranges(r["pus"]), f"{f}: table row {row} vs JSON {r['cores']}")
+    # A non-UTF-8 XML path: the JSON is still valid UTF-8 (bad bytes as U+FFFD, issue 32 N9).
+    odd = os.path.join(os.fsencode(work), b"odd-\xff\xfe-\x01.xml")
+    with open(os.path.join(topodir, "h200x2-vm.xml"), "rb") as src, open(odd, "wb") as dst:
+        dst.write(src.read())
+    p = subprocess.run([os.fsencode(tool), b"--xml", odd, b"--json"], capture_output=True, timeout=60)
+    try:
+        plan = json.loads(p.stdout.decode("utf-8", errors="strict"))
+        expect(p.returncode == 0 and "odd-\ufffd\ufffd-\x01.xml" in plan[0]["topology"],
+               f"non-UTF-8 path: topology {plan[0]['topology']!r}")
+    except (UnicodeDecodeError, ValueError, IndexError, KeyError) as e:
+        expect(False, f"non-UTF-8 path: --json is not valid UTF-8 JSON ({e}): {p.stdout[:300]!r}")
     # --ranks N: the first N ranks only.
     g4dn = os.path.join(topodir, "mpibind-aws-g4dn-metal.xml")
     rc, out, err = run(tool, "--xml", g4dn, "--json", "--ranks", "3")
@@ -127,6 +139,9 @@ def test_errors(tool, topodir, work, nogpu):
     no_cpuset = os.path.join(work, "no-complete-cpuset.xml")
     with open(h200) as src, open(no_cpuset, "w") as dst:
         dst.write(re.sub(r' complete_cpuset="[^"]*"', "", src.read(), count=1))
+    dup_busid = os.path.join(work, "dup-busid.xml")
+    with open(h200) as src, open(dup_busid, "w") as dst:
+        dst.write(src.read().replace('pci_busid="0000:00:07.0"', 'pci_busid="0000:00:06.0"'))
     rf = os.path.join(work, "err.rankfile")
     cases = [  # (args, exit code, fragments that stderr must contain)
         (["--xml", missing], 2, [missing, "No such file"]),
@@ -153,10 +168,26 @@ def test_errors(tool, topodir, work, nogpu):
         (["--ranks", "abc"], 2, ["--ranks", "'abc' is not a positive integer"]),
         (["--ranks", "0"], 2, ["'0' is not a positive integer"]),
         (["--fake-gpus", "-1"], 2, ["'-1' is not a positive integer"]),
+        # a count the plan cannot hold is a usage error (it was exit 5, "this machine cannot")
+        (["--fake-gpus", "65"], 2, ["--fake-gpus", "65 is more than 64"]),
+        (["--xml", h200, "--fake-gpus", "65"], 2, ["65 is more than 64"]),
+        (["--ranks", "+2"], 2, ["'+2' is not a positive integer"]),
+        (["--ranks", " 2"], 2, ["' 2' is not a positive integer"]),
+        (["--ranks", "0x2"], 2, ["'0x2' is not a positive integer"]),
+        # two GPUs at one PCI bus id: not a machine (both ranks would open one CUDA device)
+        (["--xml", dup_busid], 2, [dup_busid, "two GPUs at PCI bus id 0000:00:06.0"]),
         (["--xml", h200, "--rankfile", rf], 2, ["--rankfile needs --hosts"]),
         (["--xml", h200, "--hosts", "a"], 2, ["--hosts needs --rankfile"]),
         (["--xml", h200, "--rankfile", rf, "--hosts", "a,,b"], 2, ["'a,,b'", "non-empty"]),
         (["--xml", h200, "--rankfile", rf, "--hosts", "a,a"], 2, ["'a' is listed twice"]),
+        # host names that would change what Open MPI reads from the rankfile (issue 32 N10)
+        (["--xml", h200, "--rankfile", rf, "--hosts", "a:4"], 2, ["--hosts: host name", "':'"]),
+        (["--xml", h200, "--rankfile", rf, "--hosts", "ok,#"], 2, ["--hosts: host name", "'#'"]),
+        (["--xml", h200, "--rankfile", rf, "--hosts", "a\rb"], 2, ["--hosts: host name 'a...'", "byte 0x0d"]),
+        (["--xml", h200, "--rankfile", rf, "--hosts", "a\x01"], 2, ["byte 0x01"]),
+        (["--xml", h200, "--rankfile", rf, "--hosts", "a b"], 2, ["' '"]),
+        (["--xml", h200, "--rankfile", rf, "--hosts", "a=b"], 2, ["'='"]),
+        (["--xml", h200, "--rankfile", rf, "--hosts", "x" * 256], 2, ["256 characters", "1 to 255"]),
         (["--xml", h200, "--rankfile", os.path.join(work, "no-dir", "rf"), "--hosts", "a"], 2,
          [os.path.join(work, "no-dir", "rf"), "cannot write rankfile"]),
     ]
@@ -169,11 +200,35 @@ def test_errors(tool, topodir, work, nogpu):
             expect(frag in err, f"{args}: stderr lacks '{frag}': {err.strip()}")
         expect(not os.path.exists(rf), f"{args}: left a rankfile behind")
         print(f"ok {args} -> {rc}: {err.strip()}")
+    # the longest host name a rankfile takes, and the characters it does
+    rc, _, err = run(tool, "--xml", h200, "--rankfile", rf, "--hosts", "x" * 255 + ",n-1.a_b")
+    expect(rc == 0 and open(rf).read().count("\n") == 4, f"255-character host: exit {rc}: {err.strip()}")
+    os.remove(rf)
+    test_no_core_file(tool, work, no_cpuset)
     rc, out, err = run(tool, "--help")
     expect(rc == 0 and "usage:" in out and "--rankfile" in out, "--help")
     # The live machine: GPUs found (exit 0) or "no GPUs" with exit 5; never anything else.
     rc, out, err = run(tool)
     expect(rc == 0 or (rc == 5 and "no GPUs" in err), f"live: exit {rc}: {err.strip()}")
+
+
+def test_no_core_file(tool, work, crashing_xml):
+    """hwloc's crash on a broken XML is contained in a child process; with core dumps enabled
+    (common on clusters) it must not leave a core file in the working folder (issue 32 N11)."""
+    pattern = open("/proc/sys/kernel/core_pattern").read().strip()
+    if pattern.startswith("|") or "/" in pattern:
+        print(f"skip core-file check: core_pattern {pattern!r} does not write into the working folder")
+        return
+    folder = os.path.join(work, "core-check")
+    os.makedirs(folder, exist_ok=True)
+    for n in os.listdir(folder):
+        os.remove(os.path.join(folder, n))
+    unlimited = lambda: resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    p = subprocess.run([tool, "--xml", crashing_xml], capture_output=True, text=True, timeout=60, cwd=folder,
+                       preexec_fn=unlimited)
+    expect(p.returncode == 2 and "hwloc crashed" in p.stderr, f"crashing XML: exit {p.returncode}: {p.stderr.strip()}")
+    left = os.listdir(folder)
+    expect(not left, f"the contained hwloc crash left {left} in the working folder")
 
 
 def test_rankfile_targets(tool, topodir, work):
@@ -193,12 +248,33 @@ def test_rankfile_targets(tool, topodir, work):
         os.symlink("/dev/null", devlink)
     targets = [(adir, os.path.isdir), (fifo, lambda p: stat.S_ISFIFO(os.stat(p).st_mode)),
                (devlink, lambda p: stat.S_ISCHR(os.stat(p).st_mode))]
-    if os.geteuid() != 0:  # root may write a read-only file, as with any tool
-        ro = os.path.join(work, "read-only.rankfile")
-        with open(ro, "w") as f:
+    def kept(name, mode=0o644, owner=None):
+        path = os.path.join(work, name)
+        if os.path.lexists(path):
+            os.remove(path)
+        with open(path, "w") as f:
             f.write("keep me\n")
-        os.chmod(ro, 0o444)
-        targets.append((ro, lambda p: open(p).read() == "keep me\n"))
+        os.chmod(path, mode)
+        if owner is not None:
+            os.chown(path, owner, owner)
+        return path
+    unchanged = lambda p: open(p).read() == "keep me\n"
+    # a read-only file stays so, for root too (access() says yes to root): the mode bits decide
+    targets.append((kept("read-only.rankfile", 0o444), unchanged))
+    if os.geteuid() == 0:  # another user's file (root could replace it; it must not)
+        targets.append((kept("other-user.rankfile", 0o644, 65534), unchanged))
+    # a symlink at the name: refused, its target (a regular file) never written (issue 32 N17)
+    target = kept("symlink-target")
+    link = os.path.join(work, "symlinked.rankfile")
+    if os.path.lexists(link):
+        os.remove(link)
+    os.symlink(target, link)
+    targets.append((link, lambda p: os.path.islink(p) and unchanged(target)))
+    dangling = os.path.join(work, "dangling.rankfile")
+    if os.path.lexists(dangling):
+        os.remove(dangling)
+    os.symlink(os.path.join(work, "dangling-target"), dangling)
+    targets.append((dangling, lambda p: os.path.islink(p) and not os.path.exists(p)))
     for path, intact in targets:
         try:
             p = subprocess.run([tool, "--xml", h200, "--rankfile", path, "--hosts", "a"], capture_output=True,
