@@ -92,7 +92,7 @@ static const variant_t variants[] = {
     {32, CB_ATTN_FORM_HALVES_SEQ_TREE}, {32, CB_ATTN_FORM_HALVES_SEQ_BOTH},
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
-/* the ones the benchmark times (forms 1, 3 and 4 lost clearly in results/20261130-h200-attn-kernel:
+/* the ones the benchmark times (forms 1, 3 and 4 lost clearly, docs/decisions/attention-mma-forms.md:
  * checked above, not timed) */
 static const variant_t bench_variants[] = {
     {16, CB_ATTN_FORM_TILE},          {32, CB_ATTN_FORM_TILE},          {32, CB_ATTN_FORM_SPLIT},
