@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A/B table of alternating runs of two builds in one device call (e.g. main and a patched
-tree, tools/device/common.sh's ab_rounds): CSV files named NAME-TREE[-MORE]-REP.csv, e.g. t4096-main-sms32-2.csv and t4096-nq-sms32-2.csv. For every run
-name, dtype, mode, tokens, phase and algorithm: each repetition's mean time for tree A and for
-tree B (repetitions in numeric order), the change of the median, and the median remote GB/s.
+tree, tools/device/common.sh's ab_rounds): CSV files named NAME-TREE[-MORE]-REP.csv, e.g.
+t4096-main-sms32-2.csv and t4096-nq-sms32-2.csv. For every run name, dtype, mode, tokens, phase
+and algorithm: each repetition's mean time for tree A and for tree B (repetitions in numeric
+order), the change of the median, and the median remote GB/s.
 Exits 1 if any row has wrong elements, 2 on bad input (no such folder, no run with both trees,
 two rows of one file with the same key, a file that is not a readable UTF-8 collbench CSV, a
 count or time that is not a number).
