@@ -16,12 +16,17 @@ large ones: two 2 x H200 runs of the same build, 100 and 20 iterations, differ b
 3-4 µs graph latencies and by under 1 % in busbw at 4-8 GiB, hence the wider latency band.) When anything is SLOW it lists the likely causes it
 can see in the two runs' metadata (results.json, link_gbs): CPU binding (NUMA) unbound or
 different, peer access missing, fewer NVLink GB/s than the reference, another NCCL version,
-driver or NCCL_* environment. A reference of another GPU model or rank count gives no verdict.
+driver or NCCL_* environment. Only like is compared with like: a reference of another family,
+GPU model, rank or node count gives no verdict, and neither does a run or a reference whose
+ranks share a GPU (virtual nodes on the same GPUs, CB_SHARE_GPUS=1: "NOT COMPARABLE: ranks
+share a GPU (correctness only)"), each with its reason.
 
 usage: verdict.py [--bw-tol F] [--lat-tol F] [--write FILE.md] REFERENCE_DIR RUN_DIR
-       verdict.py --find RESULTS_ROOT RUN_DIR   pick the reference among the committed runs
-                  under RESULTS_ROOT (same family, GPU model, ranks and nodes; most shared rows,
-                  then the newest name); without one, say so and suggest committing RUN_DIR
+       verdict.py --find REFERENCE_ROOT RUN_DIR   pick the reference among the runs under
+                  REFERENCE_ROOT (results/reference; the git-tracked ones where git tracks any):
+                  same family, GPU model, rank and node count, ranks on GPUs of their own, then
+                  the most shared rows; names it and why, and the same family's runs it refused
+                  with their reasons; without one, says so
 --write FILE.md  also put the verdict into FILE.md (RUN_DIR/summary.md): replaces the file's
                  "## Verdict" section (always the last one), or appends it; creates the file.
 Exit: 0 verdict printed (whatever it says), 2 bad input.
@@ -87,10 +92,6 @@ class Side:
 
     def label(self):
         return f"{self.gpu} × {self.ranks} ranks, {self.nodes} node(s)"
-
-    def comparable(self, other):
-        return (self.family, self.gpu, str(self.ranks), str(self.nodes)) == \
-               (other.family, other.gpu, str(other.ranks), str(other.nodes))
 
 
 def judge(m, r, bw, bw_tol, lat_tol):
@@ -189,9 +190,12 @@ def verdict(ref_dir, run_dir, bw_tol, lat_tol, found_by=""):
     lines = [title, ""]
     if found_by:
         lines += [found_by, ""]
-    if not ref.comparable(run):
-        lines += [f"**NO VERDICT**: the reference is {ref.family} on {ref.label()}; this run is {run.family} on "
-                  f"{run.label()}. Compare runs of the same family, GPU model, rank and node count.", ""]
+    why = refusal(ref, run)
+    if why:
+        lines += [not_comparable(run) if shared_gpu(run) else
+                  f"**NO VERDICT**: {why}. The reference is {ref.family} on {ref.label()}; this run is {run.family} "
+                  f"on {run.label()}. Compare runs of the same family, GPU model, rank and node count, with a GPU "
+                  f"per rank.", ""]
         return lines
     table, seen = compare(ref, run, bw_tol, lat_tol)
     if not table:
@@ -209,26 +213,77 @@ def verdict(ref_dir, run_dir, bw_tol, lat_tol, found_by=""):
     return lines
 
 
-def committed(root):
-    """Results folders under root that git tracks (all of them where git tracks none: outside a
-    git work tree, or an untracked folder of copies)."""
-    dirs = sorted(d for d in os.listdir(root) if os.path.isfile(os.path.join(root, d, "results.csv")))
+SHARED = "ranks share a GPU (correctness only)"
+
+
+def shared_gpu(side):
+    """Why side's ranks share a GPU, from what the run recorded, or "": results.json's meta
+    gpu_shared, CB_SHARE_GPUS=1 in its environment, two ranks with one host and one PCI bus id
+    in its rank records (runs from before gpu_shared), or a row's note saying so (a CSV alone)."""
+    meta = side.meta if isinstance(side.meta, dict) else {}
+    if meta.get("gpu_shared") is True:
+        return "results.json records gpu_shared: true"
+    env = meta.get("env") if isinstance(meta.get("env"), dict) else {}
+    if env.get("CB_SHARE_GPUS") == "1":
+        return "results.json records CB_SHARE_GPUS=1"
+    seen = {}
+    infos = meta.get("rank_info") if isinstance(meta.get("rank_info"), list) else []
+    for i, ri in enumerate(infos):
+        if not isinstance(ri, dict) or not ri.get("pci_busid"):
+            continue
+        gpu = (str(ri.get("host", "")), str(ri["pci_busid"]))
+        if gpu in seen:
+            return f"ranks {seen[gpu]} and {ri.get('rank', i)} both use GPU {gpu[1]} on {gpu[0]}"
+        seen[gpu] = ri.get("rank", i)
+    for r in side.run.rows:
+        if "ranks share a GPU" in (r.get("note") or ""):
+            return f"a row's note says so ({r['algo']}: {r['note'][:120]})"
+    return ""
+
+
+def refusal(ref, run):
+    """Why ref cannot be run's reference ("" when it can): ranks sharing a GPU on either side,
+    then another family, GPU model, rank count or node count."""
+    for side, whose in ((run, "this run"), (ref, "the reference")):
+        why = shared_gpu(side)
+        if why:
+            return f"{SHARED} in {whose}: {why}"
+    for what, a, b in (("family", ref.family, run.family), ("GPU model", ref.gpu, run.gpu),
+                       ("rank count", str(ref.ranks), str(run.ranks)),
+                       ("node count", str(ref.nodes), str(run.nodes))):
+        if a != b:
+            return f"different {what}: {a} in the reference, {b} in this run"
+    return ""
+
+
+def not_comparable(run):
+    """The verdict line of a run whose own ranks share a GPU."""
+    return (f"**NOT COMPARABLE: {SHARED}** — {shared_gpu(run)}. Its ranks split one GPU's SMs and memory, so "
+            f"its times are neither NVLink's nor a network's; no reference is compared with it.")
+
+
+def reference_dirs(root):
+    """The run folders (holding results.csv) under root, at any depth, as paths relative to it:
+    the git-tracked ones, or all of them where git tracks none (outside a work tree, copies)."""
+    dirs = sorted(os.path.relpath(d, root) for d, _, names in os.walk(root) if "results.csv" in names)
     try:
-        out = subprocess.run(["git", "-C", root, "ls-files", "--", "*/results.csv"], capture_output=True,
+        out = subprocess.run(["git", "-C", root, "ls-files", "--", "*results.csv"], capture_output=True,
                              text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired):
         return dirs
     if out.returncode != 0:
         return dirs
-    tracked = {p.split("/")[0] for p in out.stdout.splitlines()}
-    return [d for d in dirs if d in tracked] if tracked else dirs
+    tracked = {os.path.normpath(os.path.dirname(p) or ".") for p in out.stdout.splitlines()}
+    return [d for d in dirs if os.path.normpath(d) in tracked] if tracked else dirs
 
 
 def find_reference(root, run_dir):
+    """(run, best, refused): best = (shared rows, path, why chosen) or None; refused = [(path,
+    reason)] for the runs of the same family that could not be the reference."""
     run = Side(run_dir)
     me = os.path.realpath(run_dir)
-    best = None
-    for d in committed(root):
+    best, refused = None, []  # best: ((shared rows, date, folder), path)
+    for d in reference_dirs(root):
         path = os.path.join(root, d)
         if os.path.realpath(path) == me:
             continue
@@ -236,17 +291,32 @@ def find_reference(root, run_dir):
             cand = Side(path)
         except cbcsv.InputError:
             continue
-        if not cand.comparable(run):
+        why = refusal(cand, run)
+        if why:
+            if cand.family == run.family:
+                refused.append((os.path.normpath(path), why))
             continue
         shared = sum(len(set(cand.points[k]) & set(run.points[k])) for k in set(cand.points) & set(run.points))
-        if shared and (best is None or (shared, d) > best[:2]):
-            best = (shared, d, path)
-    return run, best
+        date = str(cand.meta.get("date", "")) if isinstance(cand.meta, dict) else ""
+        if shared and (best is None or (shared, date, d) > best[0]):
+            best = ((shared, date, d), path)
+    if best is None:
+        return run, None, refused
+    why = (f"chosen because it is the same family ({run.family}), GPU model ({run.gpu}), rank count "
+           f"({run.ranks}) and node count ({run.nodes}), its ranks each have a GPU of their own, and it shares "
+           f"the most measured rows with this run ({best[0][0]})")
+    return run, (best[0][0], best[1], why), refused
+
+
+def refused_lines(refused):
+    if not refused:
+        return []
+    return ["Not used as the reference:", ""] + [f"- `{p}`: {why}" for p, why in refused] + [""]
 
 
 def main():
     ap = argparse.ArgumentParser(description="verdict of a run against a reference run", add_help=True)
-    ap.add_argument("--find", action="store_true", help="first argument is a results root to search")
+    ap.add_argument("--find", action="store_true", help="first argument is the reference root to search")
     ap.add_argument("--bw-tol", type=float, default=0.10)
     ap.add_argument("--lat-tol", type=float, default=0.25)
     ap.add_argument("--write", metavar="FILE.md")
@@ -260,22 +330,8 @@ def main():
         if a.find:
             if not os.path.isdir(a.ref):
                 raise cbcsv.InputError(f"{a.ref}: not a folder")
-            run, best = find_reference(a.ref, a.run)
-            if best is None and not run.points:
-                # nothing measured correctly: never suggest committing it as a reference
-                lines = [f"## Verdict: {run.family}", "",
-                         f"**NO VERDICT**: this run has no correct measured row to compare (every row "
-                         f"wrong, skipped or not supported); fix that first. Do not commit it as a reference.", ""]
-            elif best is None:
-                lines = [f"## Verdict: {run.family}", "",
-                         f"**NO REFERENCE** for {run.family} on {run.label()} among the committed runs in "
-                         f"{os.path.normpath(a.ref)} (none of the same family, GPU model, rank and node count "
-                         f"shares a row with it). If this machine is healthy, commit this run as the reference: "
-                         f"`git add {os.path.normpath(a.run)} && git commit`.", ""]
-            else:
-                    lines = verdict(best[2], a.run, a.bw_tol, a.lat_tol,
-                                found_by=f"(reference found automatically: the committed run with the most shared "
-                                         f"rows, {best[0]})")
+            run, best, refused = find_reference(a.ref, a.run)
+            lines = found_verdict(a, run, best, refused)
         else:
             lines = verdict(a.ref, a.run, a.bw_tol, a.lat_tol)
         lines += limits.section(a.run, load_meta)  # against the hardware, reference or not
@@ -287,6 +343,28 @@ def main():
     if a.write:
         return write_section(a.write, text)
     return 0
+
+
+def found_verdict(a, run, best, refused):
+    """The verdict of --find: against the reference found, or why there is none."""
+    if shared_gpu(run):
+        return [f"## Verdict: {run.family}", "", not_comparable(run), ""]
+    if best is None and not run.points:
+        # nothing measured correctly: never suggest it as a reference
+        return [f"## Verdict: {run.family}", "",
+                "**NO VERDICT**: this run has no correct measured row to compare (every row wrong, skipped or "
+                "not supported); fix that first. Do not make it a reference.", ""]
+    if best is None:
+        return [f"## Verdict: {run.family}", "",
+                f"**NO REFERENCE** for {run.family} on {run.label()} in {os.path.normpath(a.ref)} (none of the same "
+                f"family, GPU model, rank and node count, with a GPU per rank, shares a row with it). If this "
+                f"machine is healthy, this run can become the reference: copy it to "
+                f"results/reference/<gpu><count>[-<N>nodes]/{run.family}/, list it in results/README.md and commit "
+                f"it (in a git checkout only committed runs count).",
+                ""] + refused_lines(refused)
+    lines = verdict(best[1], a.run, a.bw_tol, a.lat_tol,
+                    found_by=f"Reference `{os.path.normpath(best[1])}` (found automatically), {best[2]}.")
+    return lines + refused_lines(refused)
 
 
 def write_section(path, text):

@@ -2,7 +2,10 @@
 """The documentation against the program (CPU test): README.md's option block must be what
 `collbench --help` prints, and every CSV column the report writes must be documented in
 results/README.md's column table (and nothing documented that the report does not write), so
-neither drifts when an option or a column is added.
+neither drifts when an option or a column is added; and results/ holds reference runs only: its
+README's catalogue links every folder under results/reference/ that holds a run (results.csv),
+and only those, each with its command.txt and its results.json (or results-part*.json for a run
+made in parts), and nothing there is code, a patch or a work log (no other README).
 
 usage: check_docs.py COLLBENCH TEST_REPORT REPO_ROOT
 (TEST_REPORT: tests/cpu/test_report.c, which writes result files through the real report code)"""
@@ -56,8 +59,43 @@ def main():
     missing = [c for c in header if c not in documented]
     if missing:
         fail("CSV columns not documented in results/README.md: " + ", ".join(missing))
-    print("check_docs: README option block = collbench --help (%d lines); %d CSV columns documented"
-          % (len(want.splitlines()), len(header)))
+    refs = check_references(root, doc)
+    print("check_docs: README option block = collbench --help (%d lines); %d CSV columns documented; "
+          "%d reference runs catalogued" % (len(want.splitlines()), len(header), refs))
+
+
+CODE = (".patch", ".diff", ".c", ".cu", ".cuh", ".h", ".sh", ".py")
+
+
+def check_references(root, doc):
+    """results/ = README.md + reference/<machine>/<family>[-<variant>]/ run folders, each in
+    results/README.md's catalogue; returns how many."""
+    results = os.path.join(root, "results")
+    extra = sorted(n for n in os.listdir(results) if n not in ("README.md", "reference"))
+    if extra:
+        fail("results/ holds more than README.md and reference/: " + ", ".join(extra))
+    runs, problems = set(), []
+    for d, subdirs, names in os.walk(os.path.join(results, "reference")):
+        rel = os.path.relpath(d, results)
+        problems += [f"{rel}/{n}: code, a patch or a work log in results/" for n in names
+                     if n.endswith(CODE) or n.lower() == "readme.md"]
+        if "results.csv" not in names:
+            continue
+        if rel.count(os.sep) != 2:
+            problems.append(f"{rel}: not at results/reference/<machine>/<family>[-<variant>]/")
+        runs.add(rel.replace(os.sep, "/"))
+        if "command.txt" not in names:
+            problems.append(f"{rel}: no command.txt")
+        if "results.json" not in names and not any(re.fullmatch(r"results-part\d+\.json", n) for n in names):
+            problems.append(f"{rel}: no results.json")
+    linked = set(re.findall(r"\]\((reference/[^)#]*?)/?\)", doc))
+    problems += [f"{r}: not in results/README.md's catalogue" for r in sorted(runs - linked)]
+    problems += [f"results/README.md links {r}, which holds no run" for r in sorted(linked - runs)]
+    if not runs:
+        problems.append("results/reference/ holds no run")
+    if problems:
+        fail("results/: " + "; ".join(problems))
+    return len(runs)
 
 
 if __name__ == "__main__":

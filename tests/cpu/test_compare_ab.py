@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""The A/B tools: results/scripts/compare_ab.py on synthetic A/B files: the median change per row, every
-repetition listed in numeric order, eager and graph rows apart, exit 1 when a row has wrong
-elements (timed or not), and clear errors (exit 2, a message) for a missing folder, files of
-only one tree, two rows with one key in a file, a wrong argument count and the nastiest inputs
-(non-UTF-8 bytes, nan, counts past 2^64, directories and symlinks, very long names); and the
-A/B run.sh scripts' (and h200x1-shared.sh's, moe-patch-1gpu.sh's with its RE) checks of their patches and TREES (ab-direct.sh also that 2 GPUs are there, the moe-overlap
-run.sh its SUITE) and h200-moe-ncu.sh's of its KERNEL and SMS
-(ab_scripts)."""
+"""tools/compare_ab.py on synthetic A/B files: the median change per row, every repetition listed
+in numeric order, eager and graph rows apart, exit 1 when a row has wrong elements (timed or
+not), and clear errors (exit 2, a message) for a missing folder, files of only one tree, two rows
+with one key in a file, a wrong argument count and the nastiest inputs (non-UTF-8 bytes, nan,
+counts past 2^64, directories and symlinks, very long names); and the argument checks of
+tools/device/moe-kernel-ncu.sh (KERNEL, SMS) and tools/device/gpu-suite-shared-gpu.sh (PATCH)
+(device_scripts).
+
+usage: test_compare_ab.py TOOLS_DIR/compare_ab.py"""
 import os
 import subprocess
 import sys
@@ -25,70 +26,17 @@ def run(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
 
 
-def gpus():
-    """GPUs nvidia-smi lists here (0 without it)."""
-    try:
-        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return 0
-    return sum(line.startswith("GPU") for line in p.stdout.splitlines())
-
-
-def ab_scripts(root):
-    """The A/B run.sh scripts check their patches (and combine-tail its TREES), h200-moe-ncu.sh its
-    KERNEL and SMS, before building anything: nonsense ends with exit 2 and a message, on a machine without a GPU too."""
+def device_scripts(root):
+    """tools/device/moe-kernel-ncu.sh checks its KERNEL and SMS, tools/device/gpu-suite-shared-gpu.sh
+    its PATCH, before building anything: nonsense ends with exit 2 and a message, on a machine
+    without a GPU too."""
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, OUT=os.path.join(d, "out"))
-        combine = os.path.join(root, "results/20261130-h200x2-combine-tail/run.sh")
-        quant = os.path.join(root, "results/20261130-h200x2-next-quant/run.sh")
-        ahead = os.path.join(root, "results/20261201-h200x1-fp8-ahead/run.sh")
-        ncu = os.path.join(root, "results/scripts/h200-moe-ncu.sh")
-        direct = os.path.join(root, "results/20261201-h200x1-socket-messages/ab-direct.sh")
-        cla = os.path.join(root, "results/20261201-h200x1-gpc-placement/check-cla.sh")
-        overlap = os.path.join(root, "results/20261201-h200x1-moe-overlap/run.sh")
-        shared = os.path.join(root, "results/scripts/h200x1-shared.sh")
-        odd = os.path.join(root, "results/20261201-h200x2-vnodes-nccl-odd")
-        mp1 = os.path.join(root, "results/20261201-h200x1-verify/moe-patch-1gpu.sh")
+        ncu = os.path.join(root, "tools/device/moe-kernel-ncu.sh")
+        shared = os.path.join(root, "tools/device/gpu-suite-shared-gpu.sh")
         cases = [
-            # combine-tail's STOP and TESTS_BY (whole seconds, at most 560: the device ends a
-            # command at 600 s) and an all-blank TREES
-            (combine, {"STOP": "0"}, b"STOP=0: want whole seconds"),
-            (combine, {"STOP": "600"}, b"STOP=600: want whole seconds"),
-            (combine, {"TESTS_BY": "18446744073709551617"}, b"TESTS_BY=18446744073709551617: want"),
-            (combine, {"STOP": "9" * 5000}, b"want whole seconds"),
-            (combine, {"TESTS_BY": "30\udcff"}, b"want whole seconds"),
-            (combine, {"STOP": "-5"}, b"want whole seconds"),
-            (combine, {"TREES": "   "}, b"TREES is empty"),
-            (os.path.join(odd, "recheck.sh"), {"PATCH": d}, b"not a readable file"),
-            (os.path.join(odd, "recheck.sh"), {"PATCH": "/tmp/\udcff" + "p" * 5000}, b"not a readable file"),
-            (combine, {"TREES": "nocolon"}, b"TREES entry"),
-            (combine, {"TREES": "main:x.patch"}, b"TREES entry"),
-            (combine, {"TREES": "a/b:x.patch"}, b"TREES entry"),
-            (combine, {"TREES": "t" * 5000 + ":x"}, b"TREES entry"),
-            (combine, {"TREES": "cc:/nonexistent.patch"}, b"not a readable file"),
-            (combine, {"TREES": "cc:" + d}, b"not a readable file"),
-            (combine, {"TREES": "cc:/tmp/\udcff.patch"}, b"not a readable file"),
-            (quant, {"PATCH": d}, b"not a readable file"),
-            (quant, {"PATCH": "/nonexistent/" + "p" * 5000}, b"not a readable file"),
-            (ahead, {"PATCH": d}, b"not a readable file"),
-            (ahead, {"PATCH": "/tmp/\udcfe\udcff"}, b"not a readable file"),
-            (direct, {"PATCH": d}, b"not a readable file"),
-            (direct, {"PATCH": "/tmp/\udcfe\udcff" + "p" * 5000}, b"not a readable file"),
-            (direct, {"SHARE": "yes"}, b"SHARE=yes is not 0 or 1"),
-            (direct, {"SHARE": "1\n"}, b"is not 0 or 1"),
-            (direct, {"SHARE": "\udcff" * 3000}, b"is not 0 or 1"),
-            (cla, {"PATCH": d}, b"not a readable file"),
-            (cla, {"PATCH": "/nonexistent.patch"}, b"not a readable file"),
             (shared, {"PATCH": d}, b"not a readable file"),
             (shared, {"PATCH": "/nonexistent/\udcff" + "p" * 5000}, b"not a readable file"),
-            # moe-patch-1gpu.sh: its PATCH and RE
-            (mp1, {"PATCH": d}, b"not a readable file"),
-            (mp1, {"PATCH": "/tmp/\udcfe" + "p" * 5000}, b"not a readable file"),
-            (mp1, {"RE": "  "}, b"RE is empty"),
-            (overlap, {"SUITE": "yes"}, b"SUITE"),
-            (overlap, {"SUITE": "1" * 5000}, b"SUITE"),
-            (overlap, {"SUITE": "\udcff"}, b"SUITE"),
-            # h200-moe-ncu.sh: its KERNEL argument and SMS
             (ncu, {}, b"KERNEL", "a;rm -rf /"),
             (ncu, {}, b"KERNEL", "k" * 5000),
             (ncu, {}, b"KERNEL", "dispatch_\udcff"),
@@ -101,17 +49,11 @@ def ab_scripts(root):
             (ncu, {"SMS": "3\udcff"}, b"SMS"),
             (ncu, {"SMS": "9" * 5000}, b"SMS"),
         ]
-        if gpus() < 2:  # a good patch on a machine with fewer than 2 GPUs: refused before the build
-            cases.append((direct, {"PATCH": os.path.join(root, "results/20261201-h200x1-socket-messages/direct.patch")},
-                          b"needs 2 GPUs"))
-            for name in ("run.sh", "recheck.sh", "recheck2.sh"):
-                cases.append((os.path.join(odd, name), {}, b"needs 2 GPUs"))
-        if gpus() < 1:  # ... and one that needs a GPU, without one
-            cases.append((mp1, {}, b"needs a GPU"))
         for script, extra, want, *args in cases:
             e = dict(env)
             e.update({k: os.fsencode(v) for k, v in extra.items()})
-            p = subprocess.run(["bash", script, *map(os.fsencode, args)], env={k: os.fsencode(v) if isinstance(v, str) else v for k, v in e.items()},
+            p = subprocess.run(["bash", script, *map(os.fsencode, args)],
+                               env={k: os.fsencode(v) if isinstance(v, str) else v for k, v in e.items()},
                                capture_output=True, timeout=60)
             out = p.stdout + p.stderr
             assert p.returncode == 2 and want in out and len(out) < 4000, (script, str(extra)[:80], p.returncode, out[-500:])
@@ -190,7 +132,7 @@ def main():
     for folder in ["/nonexistent-" + "x" * 5000, "/tmp/\udcff\udcfe"]:
         r = subprocess.run([sys.executable, SCRIPT, os.fsencode(folder), "a", "b"], capture_output=True)
         assert r.returncode == 2 and b"not a folder" in r.stderr and len(r.stderr) < 12000, r
-    ab_scripts(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(SCRIPT)))))
+    device_scripts(os.path.dirname(os.path.dirname(os.path.abspath(SCRIPT))))
     r = run("/nonexistent-folder-xyz", "a", "b")
     assert r.returncode == 2 and "not a folder" in r.stderr, r
     r = run("only-one-arg")

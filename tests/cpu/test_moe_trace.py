@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results/scripts/moe_trace.py on synthetic stamp files (the format collectives/moe_trace.c
+"""tools/moe_trace.py on synthetic stamp files (the format collectives/moe_trace.c
 writes): the call period, and the first / median / last block per point relative to the call's
 first stamp, averaged over the calls kept (the first and last 2 left out); the dispatch push's
 latest and earliest blocks with the SM each ran on (a value, not a time); too few calls and no

@@ -1,7 +1,7 @@
 /* CPU test of cb_nccl_supported (collectives/nccl_common.c), the checks every NCCL form makes
  * before a row runs: fp8 needs NCCL >= 2.24 and sm_90 (else a "skipped" row naming both), and
  * avg of fp8 on a one-rank communicator, which NCCL 2.28.3 answers with "invalid argument"
- * (results/20261130-h200x1-nccl-one-rank), is refused with that reason up to NCCL 2.28 while
+ * (a probe on one H200), is refused with that reason up to NCCL 2.28 while
  * every other op, dtype and rank count passes. Host code only: the world is filled in here. */
 #include <string.h>
 

@@ -12,7 +12,7 @@
  *   stand-in for a blocking library call (an NCCL enqueue), which the watchdog thread must end
  *   without the abort hook. With `hanghook` the abort hook never returns, as ncclCommAbort did
  *   on a communicator over NCCL's socket transport whose peer was stopped
- *   (results/20261130-h200x1-gpu-suite): the exit guard (error.c) must end the rank. The "nccl"
+ *   (seen in the GPU suite on one H200): the exit guard (error.c) must end the rank. The "nccl"
  *   and "kernel" fault points are the timed round here.
  *
  * The abort hook reports which thread it runs on ("abort hook: main thread"): NCCL may only be

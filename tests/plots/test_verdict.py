@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """CPU test of plots/verdict.py and `plots/plot --against` on the committed fixture runs of
 data/verdict/ (make_verdict_fixtures.py: a real 2 x H200 reference, a normal run, a slow run
-with three recorded causes, a run from another GPU): the right verdict for each, the reference
-found automatically (and not found for another GPU), summary.md's verdict section replaced, not
-duplicated, and bad input refused with exit 2.
+with three recorded causes, runs from another GPU, with 4 ranks and with both ranks on one GPU):
+the right verdict for each; like compared with like only: another GPU model, rank count or node
+count refused with its reason, a run whose ranks share a GPU (however recorded) NOT COMPARABLE,
+and such a run never a reference; the reference found automatically among a reference tree
+(named, with why, and the refused ones with their reasons) and not found for another GPU;
+summary.md's verdict section replaced, not duplicated; bad input refused with exit 2.
 usage: test_verdict.py WORKDIR"""
+import csv
+import json
 import os
 import shutil
 import subprocess
@@ -36,6 +41,118 @@ def verdict_of(name):
     return out
 
 
+def edit_json(folder, fn):
+    path = os.path.join(folder, "results.json")
+    with open(path) as f:
+        doc = json.load(f)
+    fn(doc["meta"])
+    with open(path, "w") as f:
+        json.dump(doc, f)
+
+
+def edit_csv(folder, fn):
+    path = os.path.join(folder, "results.csv")
+    with open(path, newline="") as f:
+        rd = csv.DictReader(f)
+        cols, rows = rd.fieldnames, list(rd)
+    rows = fn(rows)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def no_rows_judged(out):
+    return not any(f"**{v}**" in out for v in ("OK", "SLOW", "FAST"))
+
+
+def refused_runs(work):
+    """Runs that must not be compared with the reference, each refused with its reason."""
+    out = verdict_of("other-gpu")
+    check("**NO VERDICT**: different GPU model: NVIDIA H200 in the reference, NVIDIA A100-SXM4-80GB in this run" in out,
+          "other GPU: no verdict, the GPU models named")
+    check(no_rows_judged(out), "other GPU: no OK/SLOW/FAST rows")
+    out = verdict_of("ranks4")
+    check("**NO VERDICT**: different rank count: 2 in the reference, 4 in this run" in out,
+          "4 ranks: refused (rank count)")
+    check(no_rows_judged(out), "4 ranks: no OK/SLOW/FAST rows")
+    nodes2 = os.path.join(work, "nodes2")
+    shutil.copytree(os.path.join(DATA, "normal"), nodes2)
+    edit_json(nodes2, lambda m: m.update(nodes=2))
+    edit_csv(nodes2, lambda rows: [dict(r, nodes="2") for r in rows])
+    rc, out, _ = run(sys.executable, VERDICT, os.path.join(DATA, "reference"), nodes2)
+    check(rc == 0 and "**NO VERDICT**: different node count: 1 in the reference, 2 in this run" in out,
+          "2 nodes: refused (node count)")
+
+    shared = "**NOT COMPARABLE: ranks share a GPU (correctness only)**"
+    out = verdict_of("shared-gpu")
+    check(shared + " — results.json records gpu_shared: true" in out, "shared GPU: NOT COMPARABLE, from gpu_shared")
+    check(no_rows_judged(out), "shared GPU: no OK/SLOW/FAST rows (the same numbers as the reference)")
+    # the same run as older collbench recorded it: no gpu_shared, no CB_SHARE_GPUS, one PCI bus id twice
+    old = os.path.join(work, "shared-old")
+    shutil.copytree(os.path.join(DATA, "shared-gpu"), old)
+    edit_json(old, lambda m: (m.pop("gpu_shared"), m["env"].pop("CB_SHARE_GPUS")))
+    rc, out, _ = run(sys.executable, VERDICT, os.path.join(DATA, "reference"), old)
+    check(rc == 0 and shared + " — ranks 0 and 1 both use GPU 0000:00:06.0 on vm" in out,
+          "shared GPU, older metadata: NOT COMPARABLE from the rank records")
+    env_only = os.path.join(work, "shared-env")
+    shutil.copytree(os.path.join(DATA, "shared-gpu"), env_only)
+    edit_json(env_only, lambda m: (m.pop("gpu_shared"), m.update(rank_info=[])))
+    rc, out, _ = run(sys.executable, VERDICT, os.path.join(DATA, "reference"), env_only)
+    check(rc == 0 and shared + " — results.json records CB_SHARE_GPUS=1" in out,
+          "shared GPU, only the environment says so: NOT COMPARABLE")
+    # a CSV without results.json: a skipped row's note says the ranks share a GPU
+    csv_only = os.path.join(work, "shared-csv")
+    shutil.copytree(os.path.join(DATA, "shared-gpu"), csv_only)
+    os.remove(os.path.join(csv_only, "results.json"))
+    note = "not supported: ranks share a GPU (its copies between them then wait behind the reduce)"
+    edit_csv(csv_only, lambda rows: rows + [dict(rows[0], algo="twoshot_ce", time_us_mean="", time_us_max="",
+                                                  time_us_p50="", time_us_p99="", algbw_gbs="", busbw_gbs="",
+                                                  wrong="", note=note)])
+    rc, out, _ = run(sys.executable, VERDICT, os.path.join(DATA, "reference"), csv_only)
+    check(rc == 0 and shared in out and "a row's note says so (twoshot_ce" in out,
+          "shared GPU, CSV only: NOT COMPARABLE from the note")
+    # a shared-GPU run is no reference either
+    rc, out, _ = run(sys.executable, VERDICT, os.path.join(DATA, "shared-gpu"), os.path.join(DATA, "normal"))
+    check(rc == 0 and "**NO VERDICT**: ranks share a GPU (correctness only) in the reference" in out and
+          no_rows_judged(out), "shared-GPU reference: refused")
+
+
+def find_tests(work):
+    """--find in a reference tree laid out as results/reference/: the matching run chosen and named
+    with why, the others refused with their reasons; returns the tree."""
+    root = os.path.join(work, "reference")
+    for d, name in (("reference", "h200x2/allreduce"), ("other-gpu", "a100x2/allreduce"),
+                    ("ranks4", "h200x4/allreduce"), ("shared-gpu", "h200x2/allreduce-shared")):
+        shutil.copytree(os.path.join(DATA, d), os.path.join(root, *name.split("/")))
+    rc, out, _ = run(sys.executable, VERDICT, "--find", root, os.path.join(DATA, "slow"))
+    want = os.path.join(root, "h200x2", "allreduce")
+    check(rc == 0 and f"## Verdict: allreduce against {want}" in out and "**SLOW**" in out,
+          "--find picks h200x2/allreduce, the one like the run")
+    check(f"Reference `{want}` (found automatically), chosen because it is the same family (allreduce), GPU model "
+          "(NVIDIA H200), rank count (2) and node count (1), its ranks each have a GPU of their own, and it shares "
+          "the most measured rows with this run (40)" in out, "--find: the reference named with why it was chosen")
+    for name, why in (("a100x2/allreduce", "different GPU model: NVIDIA A100-SXM4-80GB in the reference"),
+                      ("h200x4/allreduce", "different rank count: 4 in the reference, 2 in this run"),
+                      ("h200x2/allreduce-shared", "ranks share a GPU (correctness only) in the reference: "
+                                                  "results.json records gpu_shared: true")):
+        check(f"- `{os.path.join(root, *name.split('/'))}`: {why}" in out, f"--find: {name} refused: {why}")
+    rc, out, _ = run(sys.executable, VERDICT, "--find", root, os.path.join(DATA, "ranks4"))
+    check(rc == 0 and f"against {os.path.join(root, 'h200x4', 'allreduce')}" in out and
+          f"- `{want}`: different rank count: 2 in the reference, 4 in this run" in out,
+          "--find for a 4-rank run: h200x4/allreduce, the 2-rank one refused with its reason")
+    rc, out, _ = run(sys.executable, VERDICT, "--find", root, os.path.join(DATA, "shared-gpu"))
+    check(rc == 0 and "**NOT COMPARABLE: ranks share a GPU (correctness only)**" in out and
+          no_rows_judged(out) and "become the reference" not in out,
+          "--find for a shared-GPU run: NOT COMPARABLE, never offered as a reference")
+    # the repository's own reference tree: every run loads, the 2 x H200 all-reduce one is chosen
+    real = os.path.normpath(os.path.join(ROOT, "results", "reference"))
+    rc, out, err = run(sys.executable, VERDICT, "--find", real, os.path.join(DATA, "normal"))
+    check(rc == 0 and f"against {os.path.join(real, 'h200x2', 'allreduce')}" in out and "**OK**" in out,
+          f"--find in results/reference: h200x2/allreduce ({rc} {err.strip()[:200]})")
+    return root
+
+
 def main():
     work = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()
     shutil.rmtree(work, ignore_errors=True)
@@ -45,7 +162,7 @@ def main():
     regen = os.path.join(work, "regen")
     rc, _, err = run(sys.executable, os.path.join(HERE, "make_verdict_fixtures.py"), regen)
     check(rc == 0, "make_verdict_fixtures.py runs")
-    for d in ("reference", "normal", "slow", "other-gpu"):
+    for d in ("reference", "normal", "slow", "other-gpu", "ranks4", "shared-gpu"):
         for f in ("results.csv", "results.json", "link_gbs"):
             with open(os.path.join(regen, d, f)) as a, open(os.path.join(DATA, d, f)) as b:
                 check(a.read() == b.read(), f"fixture {d}/{f} is current")
@@ -65,26 +182,20 @@ def main():
     check("NCCL version differs: 2.21.5 here, 2.28.3 in the reference" in out, "slow: cause: NCCL version")
     check("nothing differs" not in out, "slow: no 'nothing differs' line")
 
-    out = verdict_of("other-gpu")
-    check("**NO VERDICT**" in out and "NVIDIA A100-SXM4-80GB" in out, "other GPU: no verdict, names both GPUs")
-    check("OK" not in out.replace("NO VERDICT", ""), "other GPU: no OK/SLOW rows")
-
-    # automatic reference: a results root holding the reference and the other GPU's run
-    root = os.path.join(work, "results")
-    for d in ("reference", "other-gpu"):
-        shutil.copytree(os.path.join(DATA, d), os.path.join(root, "20261129-" + d))
-    rc, out, _ = run(sys.executable, VERDICT, "--find", root, os.path.join(DATA, "slow"))
-    check(rc == 0 and "20261129-reference" in out and "**SLOW**" in out, "--find picks the H200 reference")
+    refused_runs(work)
+    root = find_tests(work)
     only_other = os.path.join(work, "results-a100")
-    shutil.copytree(os.path.join(DATA, "other-gpu"), os.path.join(only_other, "a100"))
+    shutil.copytree(os.path.join(DATA, "other-gpu"), os.path.join(only_other, "a100x2", "allreduce"))
     rc, out, _ = run(sys.executable, VERDICT, "--find", only_other, os.path.join(DATA, "normal"))
     check(rc == 0 and "**NO REFERENCE** for allreduce on NVIDIA H200 × 2 ranks" in out, "--find: no H200 reference")
-    check("commit this run as the reference: `git add" in out, "--find: suggests committing the run")
+    check("this run can become the reference: copy it to results/reference/" in out,
+          "--find: says how the run can become the reference")
+    check("different GPU model: NVIDIA A100-SXM4-80GB in the reference, NVIDIA H200 in this run" in out,
+          "--find: names the refused A100 run and why")
     # a run with no correct measured row (here every row marked wrong) must not be offered as a reference
     broken = os.path.join(work, "broken")
     shutil.copytree(os.path.join(DATA, "normal"), broken)
     os.remove(os.path.join(broken, "results.json"))
-    import csv
     with open(os.path.join(broken, "results.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
     for r in rows:
@@ -95,8 +206,8 @@ def main():
         w.writeheader()
         w.writerows(rows)
     rc, out, _ = run(sys.executable, VERDICT, "--find", root, broken)
-    check(rc == 0 and "**NO VERDICT**" in out and "git add" not in out,
-          "--find: a run with every row wrong gets no verdict and no suggestion to commit it")
+    check(rc == 0 and "**NO VERDICT**" in out and "become the reference" not in out,
+          "--find: a run with every row wrong gets no verdict and no suggestion to make it a reference")
     # rows measured with -c 0 (empty wrong field) are counted as unverified in summary.md, not as correct
     for r in rows:
         r["wrong"] = "" if r["time_us_mean"] else r["wrong"]
