@@ -67,40 +67,10 @@ const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *buf, size_t n
 int cb_attn_fwd_sm90(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why, size_t n);
 int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n);
 
-/* cb_attn_fwd with the warp shape chosen explicitly, for the kernel test and benchmark
- * (tests/gpu/attn_kernel_test.cu): rows_per_warp 16 (8 warps per 128-row CTA, Q in registers)
- * or 32 (4 warps, FlashAttention-2's shape). cb_attn_fwd uses the shape named by
- * CB_ATTN_ROWS_PER_WARP_D64 / _D128 in attn_fwd_kernel.cuh (32 until the benchmark says otherwise). */
-int cb_attn_fwd_shape(const cb_attn_args_t *a, int rows_per_warp, cudaStream_t s, char *why, size_t n);
-
-/* The kernel's main-loop forms (attn_fwd_kernel.cuh describes them), for the test and benchmark to
- * compare side by side: 0 one 64-key tile at a time; 1 the tile as two 32-key halves, the
- * softmax of one woven into the Q K^T of the other; 2 the halves pipelined across tiles with
- * split K / V stages and one barrier per tile; 3 form 2 with an unconditional output rescale;
- * 4 form 2 without the weaving (the compiler's own order); 5 form 0 done on one 32-key half
- * after the other; 6 form 5 with incremental K/V copy addressing; 7 form 5 with tree
- * reductions of the row max and sum; 8 form 5 with both. Forms 1 to 8 exist for 32 rows per
- * warp only. cb_attn_fwd_shape uses the form named by CB_ATTN_FORM_D64 / _D128 in attn_fwd_kernel.cuh
- * with 32 rows per warp, form 0 with 16. */
-enum {
-  CB_ATTN_FORM_TILE = 0,
-  CB_ATTN_FORM_HALVES = 1,
-  CB_ATTN_FORM_SPLIT = 2,
-  CB_ATTN_FORM_SPLIT_ALWAYS = 3,
-  CB_ATTN_FORM_SPLIT_PLAIN = 4,
-  CB_ATTN_FORM_HALVES_SEQ = 5,
-  CB_ATTN_FORM_HALVES_SEQ_LOADS = 6,
-  CB_ATTN_FORM_HALVES_SEQ_TREE = 7,
-  CB_ATTN_FORM_HALVES_SEQ_BOTH = 8,
-  CB_ATTN_FORMS = 9
-};
-int cb_attn_fwd_form(const cb_attn_args_t *a, int rows_per_warp, int form, cudaStream_t s, char *why, size_t n);
-
-/* How many CTAs of the bf16 kernel of this head dim and warp shape fit on one SM of the
- * current device (the benchmark prints it beside the TFLOP/s). 0, or -1 with a reason. */
-int cb_attn_fwd_occupancy(int head_dim, int rows_per_warp, int *ctas_per_sm, char *why, size_t n);
-/* the same for a main-loop form */
-int cb_attn_fwd_form_occupancy(int head_dim, int rows_per_warp, int form, int *ctas_per_sm, char *why, size_t n);
+/* The mma.sync kernel (kernels/attn_fwd_kernel.cuh), the one cb_attn_fwd runs off sm_90, run
+ * on any GPU: for the test, which checks it on a Hopper GPU too. Same contract and return as
+ * cb_attn_fwd. */
+int cb_attn_fwd_mma(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 
 /* CTAs of one launch over q_rows query rows (one CTA per 128-row query tile, head and batch):
  * the kernel's grid, for callers that report how many SMs it occupies. */

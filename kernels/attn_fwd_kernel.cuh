@@ -1,42 +1,40 @@
-/* The block-attention forward kernel on tensor cores (contract: attn.h; launched from attn_fwd.cu),
- * FlashAttention-2 style, sm_80+
- * instructions tuned for sm_90 (H200): mma.sync m16n8k16 with fp32 accumulation, ldmatrix from
- * a swizzled shared-memory layout, cp.async K/V loads double-buffered so tile j + 1 arrives
- * while tile j is computed, online softmax in registers (exp2 of log2(e)-prescaled scores), the
+/* The mma.sync block-attention forward kernel (contract: attn.h; launched from attn_fwd.cu), the
+ * fallback for GPUs without wgmma (sm_80, sm_89; cb_attn_fwd runs attn_fwd_sm90.cu on sm_90),
+ * FlashAttention-2 style: mma.sync m16n8k16 with fp32 accumulation, ldmatrix from a swizzled
+ * shared-memory layout, cp.async K/V loads double-buffered so tile j + 1 arrives while tile j
+ * is computed, online softmax in registers (exp2 of log2(e)-prescaled scores), the
  * probabilities P reused in registers as the A operand of P.V, and an exact fp32 merge of the
  * CTA's result into the running output / log-sum-exp at its end.
  *
- * Work split. One CTA per (query tile of CB_ATTN_BLOCK_M = 128 rows, head, batch); K/V swept in
- * tiles of CB_ATTN_BLOCK_N = 64 keys; each warp owns 16 or 32 query rows for the whole sweep (no
- * cross-warp reduction), the template parameter kMT (cb_attn_shape below has the numbers).
- * cb_attn_fwd uses 32 rows per warp (4 warps, FlashAttention-2's shape) at both head dims:
- * every K/V fragment read from shared memory feeds two m16 slices, which keeps shared-memory
- * traffic below the tensor pipe's time; 16 rows per warp (8 warps, Q in registers) stays
- * selectable through cb_attn_fwd_shape for the benchmark. The main loop comes in forms (kForm,
- * described above the kernel); cb_attn_fwd uses form 6 at D = 128 (each 64-key tile as two
- * 32-key halves in sequence, K/V copies addressed incrementally) and form 2 at D = 64 (halves
- * pipelined across tiles), the fastest on an H200 in results/20261130-h200-attn-kernel (bf16,
- * 32 heads: 354 TFLOP/s at S = 16K non-causal against 336 for form 0, the one-tile loop).
- * H200: 132 SMs, 228 KB shared memory and 64 K registers per SM.
- *   - registers (ptxas -v, sm_90, CUDA 13), 32 rows/warp: 255 at D = 128 in every form (O is
- *     128 fp32 registers; 44 bytes spilled in form 6, 24 in form 0), 243-251 at D = 64 (Q in
- *     registers), two 128-thread CTAs per SM; 16 rows/warp: 217 (D = 128), 148 (D = 64), one
- *     256-thread CTA per SM at D = 128.
- *   - shared memory: Q 128 x D + 2 stages x (K + V) 64 x D, 16-bit: 96 KB at D = 128 (two CTAs:
- *     192 KB of 228), 48 KB at D = 64 (dynamic, opt-in above 48 KB); the split-stage forms
- *     (2 to 4) keep a third V stage: 112 KB / 56 KB.
- *   - 64-key tiles, two __syncthreads each (one in the split-stage forms); S of a whole tile is
- *     16 x 64 per m16 slice (32 fp32 registers); the halves forms hold 16 x 32 at a time, which
- *     frees the registers the compiler needs to issue a k16 step's ldmatrix ahead of its mma.
+ * Sections: the tile loads and the steps of the loop (Q K^T, mask, P V), the online softmax,
+ * the main loop in the two forms it ships, the epilogue (in the kernel body: moved into a
+ * function, it compiled to different register choices than the kernel measured). The CTA
+ * tile, the warp shape, the shared-memory layout and which loop a head dim takes are in
+ * attn_mma_tile.cuh; the nine loops measured for it, these two among them, are recorded with
+ * their numbers in docs/decisions/attention-mma-forms.md.
+ *
+ * The two main loops (cb_attn_split_halves, attn_mma_tile.cuh):
+ *   D = 128, sequential halves: per 64-key tile, for each 32-key half in turn S = Q K^T, mask,
+ *     online softmax, rescale O (only when some row max moved), O += P V; one half of S live
+ *     (16 x 32 per m16 slice), two barriers per tile (tile landed / stage free), the K/V copies
+ *     of full tiles addressed incrementally (one pointer per tensor advanced by constant steps,
+ *     no per-row checks).
+ *   D = 64, split halves: the halves pipelined across tiles, so that both softmaxes of a tile
+ *     are woven into a Q K^T: [S_B of tile j with softmax(S_A), P_A V_A], barrier, [S_A of
+ *     tile j + 1 with softmax(S_B), P_B V_B]; K keeps 2 stages, V gets 3
+ *     (CB_ATTN_V_STAGES_SPLIT: V of tile j is read after the barrier that lets tile j + 2
+ *     load); one barrier per tile.
+ * Both keep the same per-row state (m, l, O) and the same epilogue, and both compute the O
+ * rescale factors with ex2.approx, as the scores.
+ *
+ * H200: 132 SMs, 228 KB shared memory and 64 K registers per SM. Registers (ptxas -v, sm_90,
+ * CUDA 13): 255 at D = 128 (O is 128 fp32 registers; 44 bytes spilled), 247 at D = 64 (Q in
+ * registers, no spill); two 128-thread CTAs per SM at both head dims.
+ *
  * Causal: key positions increase with the key row, so the keys a query tile sees form a prefix
  * of the block; tiles past it are never loaded, tiles entirely below the tile's smallest query
  * position run without mask math, and query tiles are launched heaviest (latest positions)
- * first so the short ones fill the tail of the grid.
- *
- * Shared-memory layout: rows of D bf16/fp16 = D / 8 chunks of 16 bytes; chunk c of row r is
- * stored at chunk position c ^ (r % 8). ldmatrix reads 8 rows x 16 bytes per phase at one
- * logical chunk: the 8 rows land on 8 different 16-byte bank groups (no conflicts); cp.async
- * writes whole rows, a permutation of the row's chunks (no conflicts either). */
+ * first so the short ones fill the tail of the grid. */
 #ifndef CB_ATTN_FWD_KERNEL_CUH
 #define CB_ATTN_FWD_KERNEL_CUH
 
@@ -47,124 +45,31 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <type_traits>
+
 #include "attn.h"
 #include "attn_merge.h"
+#include "attn_mma_tile.cuh"
 #include "attn_params.h"
 #include "mma_frag.h"
 #include "mma_ptx.cuh"
 
-static constexpr int CB_ATTN_BLOCK_M = 128; /* query rows per CTA */
-static constexpr int CB_ATTN_BLOCK_N = 64;  /* keys per K/V tile */
-static constexpr int CB_ATTN_STAGES = 2;    /* K/V tiles in flight: the one computed, the next */
-/* The warp shape cb_attn_fwd uses (16 or 32 query rows per warp; see cb_attn_shape below). */
-static constexpr int CB_ATTN_ROWS_PER_WARP_D128 = 32;
-static constexpr int CB_ATTN_ROWS_PER_WARP_D64 = 32;
-/* The main-loop form cb_attn_fwd uses with 32 rows per warp (CB_ATTN_FORM_*, see the kernel). */
-static constexpr int CB_ATTN_FORM_D128 = CB_ATTN_FORM_HALVES_SEQ_LOADS;
-static constexpr int CB_ATTN_FORM_D64 = CB_ATTN_FORM_SPLIT;
-static_assert(CB_ATTN_BLOCK_N % 16 == 0, "pairs of n8 score tiles, whole k16 steps of P.V");
-
-/* V tiles in flight in the split-stage forms (CB_ATTN_FORM_SPLIT*): V of tile j is still read
- * after the barrier that lets tile j + 2 load, so V needs a third stage (K keeps two). */
-static constexpr int CB_ATTN_V_STAGES_SPLIT = 3;
-
-static constexpr bool cb_attn_form_split(int form) {
-  return form == CB_ATTN_FORM_SPLIT || form == CB_ATTN_FORM_SPLIT_ALWAYS || form == CB_ATTN_FORM_SPLIT_PLAIN;
-}
-
-/* dynamic shared memory of one CTA for head dim D (16-bit elements) in a main-loop form:
- * D = 128: 96 KB, 112 KB in the split-stage forms (two CTAs: 224 KB of 228) */
-static constexpr size_t cb_attn_smem_bytes(int D, int form) {
-  return (size_t)(CB_ATTN_BLOCK_M +
-                  (CB_ATTN_STAGES + (cb_attn_form_split(form) ? CB_ATTN_V_STAGES_SPLIT : CB_ATTN_STAGES)) *
-                      CB_ATTN_BLOCK_N) *
-         D * 2;
-}
-
-
-/* The warp shape, a template parameter kMT = m16 row slices per warp:
- *   kMT = 1: 8 warps x 16 rows, Q fragments held in registers for the whole sweep, one CTA per
- *            SM (D = 128: ~220 registers x 256 threads);
- *   kMT = 2: 4 warps x 32 rows (FlashAttention-2's shape for D = 128): every K/V fragment feeds
- *            two m16 slices, halving shared-memory reads per mma; Q stays in registers where
- *            it fits (D = 64) and is re-read from shared memory each tile otherwise (D = 128:
- *            O 128 + S 64 registers); two CTAs per SM.
- * Shared-memory reads per 64-key tile of a 128-row CTA at D = 128: kMT = 1: 8 warps x 32 KB of
- * K and V = 256 KB (2048 cycles at 128 B/cycle, above the ~1500 cycles of its 1024 mma.sync);
- * kMT = 2: 4 x 32 KB + 32 KB of Q = 160 KB (1280 cycles, below the mma time). */
-template <int kMT>
-struct cb_attn_shape {
-  static constexpr int warps = CB_ATTN_BLOCK_M / (16 * kMT);
-  static constexpr int threads = warps * 32;
-  static constexpr int min_ctas = kMT == 1 ? 1 : 2; /* CTAs per SM the registers must allow */
-};
-
-/* Copy `ROWS` rows of D elements (row stride `stride` elements in global memory) into a
- * swizzled shared tile with cp.async, THREADS threads; rows >= valid are zero-filled (zeros,
- * not garbage: a zero V row times a zero probability stays 0, garbage could be NaN). */
-template <typename T, int D, int ROWS, int THREADS>
-__device__ __forceinline__ void cb_attn_load_tile(T *s, const T *g, size_t stride, int valid) {
-  constexpr int kChunks = D / 8;
-  static_assert((ROWS * kChunks) % THREADS == 0, "whole copy rounds");
-#pragma unroll
-  for (int it = 0; it < ROWS * kChunks / THREADS; it++) {
-    const int i = threadIdx.x + it * THREADS;
-    const int r = i / kChunks, c = i % kChunks;
-    const bool ok = r < valid;
-    const T *src = ok ? g + (size_t)r * stride + c * 8 : g;
-    cb_cp_async16(s + cb_swz_offset(r, c, D), src, ok ? 16 : 0);
-  }
-}
-
-
 /* ---- the kernel ---- */
 
-/* Main-loop forms, the kernel's template parameter kForm (cb_attn_fwd_form, attn.h):
- *   0 (CB_ATTN_FORM_TILE): per 64-key tile, S = Q K^T, mask, online softmax, rescale O (only
- *     when some row max moved), O += P V, in that order; two barriers per tile (tile landed /
- *     stage free).
- *   1 (CB_ATTN_FORM_HALVES): the tile in two 32-key halves A and B, and the softmax of one
- *     woven into the k16 steps of the other's Q K^T, so that the warp's own instruction stream
- *     alternates tensor-core and exponential work instead of relying on the other warps of
- *     the SM: [S_B = Q K_B^T with softmax(S_A)], P_A V_A, softmax(S_B), P_B V_B, barrier,
- *     S_A of the next tile. With 32 rows per warp at D = 128 a warp holds O (128 registers)
- *     and two 32-key halves of S (32 each), the registers one 64-key S took. Costs: each half
- *     re-reads Q's fragments from shared memory (D = 128) and runs its own row max / rescale.
- *   2 (CB_ATTN_FORM_SPLIT): the halves pipelined across tiles, so that both softmaxes of a
- *     tile are woven into a Q K^T: [S_B of tile j with softmax(S_A), P_A V_A], barrier, [S_A of
- *     tile j + 1 with softmax(S_B), P_B V_B]. K keeps 2 stages, V gets 3
- *     (CB_ATTN_V_STAGES_SPLIT: V of tile j is read after the barrier that lets tile j + 2
- *     load); one barrier per tile.
- *   3 (CB_ATTN_FORM_SPLIT_ALWAYS): form 2 with the O rescale unconditional (no vote, no branch).
- *   4 (CB_ATTN_FORM_SPLIT_PLAIN): form 2 with the softmax not woven in (the compiler's order).
- *   5 (CB_ATTN_FORM_HALVES_SEQ): form 0 done on one 32-key half after the other (Q K^T,
- *     softmax, P V of half A, then of half B): one half of S live (32 registers fewer than
- *     form 0 at kMT = 2), for the loads the compiler can then hoist; Q's fragments are read
- *     twice per tile (D = 128).
- *   6 (CB_ATTN_FORM_HALVES_SEQ_LOADS): form 5 with the K/V copies of full tiles addressed
- *     incrementally (one pointer per tensor advanced by constant steps, no per-row checks).
- *   7 (CB_ATTN_FORM_HALVES_SEQ_TREE): form 5 with the row max and sum reduced as trees.
- *   8 (CB_ATTN_FORM_HALVES_SEQ_BOTH): form 5 with both.
- * All keep the same per-row state (m, l, O) and the same epilogue: results differ only in the
- * rounding of the rescale factors (forms > 0 use ex2.approx for them, as for the scores). */
-template <typename T, int D, int kMT, int kForm>
-__global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT>::min_ctas)
-    cb_attn_fwd_kernel(const cb_attn_params p) {
+template <typename T, int D>
+__global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd_kernel(const cb_attn_params p) {
   using DT = cb_mma_op<T>;
-  constexpr int kThreads = cb_attn_shape<kMT>::threads;
+  constexpr int kMT = CB_ATTN_SLICES; /* m16 row slices per warp */
+  constexpr int kThreads = CB_ATTN_THREADS;
   constexpr int kKSteps = D / 16;              /* k16 steps of Q.K^T */
   constexpr int kDTiles = D / 8;               /* n8 tiles of the output */
   constexpr int kSTiles = CB_ATTN_BLOCK_N / 8; /* n8 tiles of the scores */
-  constexpr bool kQRegs = kMT * kKSteps * 4 <= 32; /* Q fragments kept in registers */
-  /* forms 5 to 8: halves in sequence; 6 and 8 with incremental load addressing, 7 and 8 with
-   * tree reductions of the row max and sum */
-  constexpr bool kSeqHalves = kForm >= CB_ATTN_FORM_HALVES_SEQ;
-  constexpr bool kFastLoads = kForm == CB_ATTN_FORM_HALVES_SEQ_LOADS || kForm == CB_ATTN_FORM_HALVES_SEQ_BOTH;
-  constexpr bool kTree = kForm == CB_ATTN_FORM_HALVES_SEQ_TREE || kForm == CB_ATTN_FORM_HALVES_SEQ_BOTH;
+  constexpr bool kQRegs = kMT * kKSteps * 4 <= 32; /* Q fragments kept in registers (D = 64) */
+  constexpr bool kSplit = cb_attn_split_halves(D);  /* the main loop (attn_mma_tile.cuh) */
   extern __shared__ __align__(128) unsigned char cb_attn_smem[];
   T *sQ = reinterpret_cast<T *>(cb_attn_smem);      /* [BLOCK_M][D] */
   T *sK = sQ + CB_ATTN_BLOCK_M * D;                  /* [STAGES][BLOCK_N][D] */
-  T *sV = sK + CB_ATTN_STAGES * CB_ATTN_BLOCK_N * D; /* [STAGES or V_STAGES_SPLIT][BLOCK_N][D] */
+  T *sV = sK + CB_ATTN_STAGES * CB_ATTN_BLOCK_N * D; /* [STAGES, V_STAGES_SPLIT if kSplit][BLOCK_N][D] */
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, t = lane % 4; /* fragment group and thread in group (mma_frag.h) */
@@ -192,8 +97,9 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
   const T *vg = static_cast<const T *>(p.v) + (size_t)b * p.kv_len * kv_stride + (size_t)hk * D;
 
   /* Pipeline: group 0 = Q + tile 0, group 1 = tile 1, then one group per iteration (empty ones
-   * too): form 0 waits until at most 1 group is pending (tile j has landed), forms 1 and 2
-   * until none is (tile j + 1 has landed; tile j + 2 is issued right after). */
+   * too): the sequential-halves loop waits until at most 1 group is pending (tile j has
+   * landed), the split-halves loop until none is (tile j + 1 has landed; tile j + 2 is issued
+   * right after). */
   if (ntiles > 0) {
     cb_attn_load_tile<T, D, CB_ATTN_BLOCK_M, kThreads>(sQ, qg, q_stride, rows);
     cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK, kg, kv_stride, min(CB_ATTN_BLOCK_N, p.kv_len));
@@ -207,11 +113,12 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
     cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + CB_ATTN_BLOCK_N * D, vg + off, kv_stride, valid);
   }
   cb_cp_async_commit();
-  /* Incremental K/V copy addressing (kFastLoads): thread copies 16-byte chunk lc of rows
-   * lr + i * kLoadRows of a tile; kLoadRows is a multiple of 8, so the swizzled position of
-   * row lr + i * kLoadRows is that of row lr plus i * kLoadRows rows (mma_frag.h): one shared
-   * offset and one global pointer per tensor, advanced by constant steps. Full tiles only; a
-   * partial last tile takes cb_attn_load_tile (row checks, zero fill). */
+  /* Incremental K/V copy addressing (the sequential-halves loop's refill): thread copies
+   * 16-byte chunk lc of rows lr + i * kLoadRows of a tile; kLoadRows is a multiple of 8, so
+   * the swizzled position of row lr + i * kLoadRows is that of row lr plus i * kLoadRows rows
+   * (mma_frag.h): one shared offset and one global pointer per tensor, advanced by constant
+   * steps. Full tiles only; a partial last tile takes cb_attn_load_tile (row checks, zero
+   * fill). This took the copy from ~200 to 69 instructions per warp and tile. */
   constexpr int kLoadRows = kThreads / (D / 8);
   static_assert(kLoadRows % 8 == 0 && CB_ATTN_BLOCK_N % kLoadRows == 0, "whole swizzle periods per copy round");
   const int lr = threadIdx.x / (D / 8), lc = threadIdx.x % (D / 8);
@@ -223,7 +130,7 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
       const int kb = (j + CB_ATTN_STAGES) * CB_ATTN_BLOCK_N, stage = j % CB_ATTN_STAGES;
       const size_t off = (size_t)kb * kv_stride;
       const int valid = min(CB_ATTN_BLOCK_N, p.kv_len - kb);
-      if (kFastLoads && valid == CB_ATTN_BLOCK_N) {
+      if (valid == CB_ATTN_BLOCK_N) {
         const uint32_t dk = cb_smem_addr(sK + stage * CB_ATTN_BLOCK_N * D) + lsh;
         const uint32_t dv = cb_smem_addr(sV + stage * CB_ATTN_BLOCK_N * D) + lsh;
         const T *gk = lk + off, *gv = lv + off;
@@ -283,8 +190,9 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
   };
   /* S = Q K^T (raw scores). B(k = dim, n = key) = K[key][dim] (mma_frag.h): registers 0, 1 are
    * b0, b1 of score tile nt, registers 2, 3 those of nt + 1. hook(kk) runs after the mma of
-   * k16 step kk: the pipelined forms put the other half's softmax there, so that the warp's
-   * instruction stream alternates mma and softmax work (ptxas keeps that source order). */
+   * k16 step kk: the split-halves loop puts the other half's softmax there, so that the warp's
+   * instruction stream alternates mma and softmax work in source order (the SASS read at
+   * D = 128 had ptxas issue the whole Q K^T first anyway: docs/decisions/attention-mma-forms.md). */
   auto qk = [&](auto &s, uint32_t sKrows, auto &&hook) {
     constexpr int kNT = std::extent<std::remove_reference_t<decltype(s)>, 1>::value;
 #pragma unroll
@@ -341,8 +249,9 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
       }
     }
   };
-  /* Online softmax per row (the four threads of a group hold the row's scores), in three
-   * parts so that the pipelined forms can spread it over the mma of the other half:
+  /* ---- the online softmax ----
+   * Per row (the four threads of a group hold the row's scores), in three parts so that the
+   * split-halves loop can spread it over the mma of the other half:
    *   sm_max: new maxima m, alpha = the factor O (and l) must be rescaled by, mref = the
    *     prescaled reference of the exponents; returns whether some alpha of this thread
    *     differs from 1;
@@ -357,26 +266,13 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
 #pragma unroll
       for (int hh = 0; hh < 2; hh++) {
         float mx = m[mi][hh];
-        if constexpr (kTree) { /* depth log2(2 kNT) instead of a chain of 2 kNT */
-          float v[kNT];
 #pragma unroll
-          for (int nt = 0; nt < kNT; nt++) v[nt] = fmaxf(s[mi][nt][2 * hh], s[mi][nt][2 * hh + 1]);
-#pragma unroll
-          for (int w = kNT / 2; w >= 1; w /= 2)
-#pragma unroll
-            for (int i = 0; i < w; i++) v[i] = fmaxf(v[i], v[i + w]);
-          mx = fmaxf(mx, v[0]);
-        } else {
-#pragma unroll
-          for (int nt = 0; nt < kNT; nt++) mx = fmaxf(mx, fmaxf(s[mi][nt][2 * hh], s[mi][nt][2 * hh + 1]));
-        }
+        for (int nt = 0; nt < kNT; nt++) mx = fmaxf(mx, fmaxf(s[mi][nt][2 * hh], s[mi][nt][2 * hh + 1]));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
         mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        /* forms > 0: cb_attn_rescale without its branch (which splits the block the
-         * pipelining needs): exp2(-inf) = 0 when m was -inf, 1 when both are */
-        alpha[mi][hh] = kForm == CB_ATTN_FORM_TILE ? cb_attn_rescale(m[mi][hh], mx, sl2)
-                        : mx == -INFINITY          ? 1.0f
-                                                   : cb_ex2((m[mi][hh] - mx) * sl2);
+        /* cb_attn_rescale without its branch (which splits the block the pipelining needs), on
+         * ex2.approx as the scores: exp2(-inf) = 0 when m was -inf, 1 when both are */
+        alpha[mi][hh] = mx == -INFINITY ? 1.0f : cb_ex2((m[mi][hh] - mx) * sl2);
         rescale = rescale || alpha[mi][hh] != 1.0f;
         m[mi][hh] = mx;
         mref[mi][hh] = cb_attn_max_ref(mx) * sl2;
@@ -401,35 +297,14 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
     constexpr int kNT = std::extent<std::remove_reference_t<decltype(s)>, 1>::value;
     float mref[kMT][2], sum[kMT][2] = {};
     const bool rescale = sm_max(s, alpha, mref);
-    if constexpr (kTree) { /* the exponentials, then each row's sum as a tree */
 #pragma unroll
-      for (int mi = 0; mi < kMT; mi++)
+    for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
-        for (int nt = 0; nt < kNT; nt++)
-#pragma unroll
-          for (int c = 0; c < 4; c++) s[mi][nt][c] = cb_ex2(fmaf(s[mi][nt][c], sl2, -mref[mi][c >> 1]));
-#pragma unroll
-      for (int mi = 0; mi < kMT; mi++)
-#pragma unroll
-        for (int hh = 0; hh < 2; hh++) {
-          float v[kNT];
-#pragma unroll
-          for (int nt = 0; nt < kNT; nt++) v[nt] = s[mi][nt][2 * hh] + s[mi][nt][2 * hh + 1];
-#pragma unroll
-          for (int w = kNT / 2; w >= 1; w /= 2)
-#pragma unroll
-            for (int i = 0; i < w; i++) v[i] += v[i + w];
-          sum[mi][hh] = v[0];
-        }
-    } else {
-#pragma unroll
-      for (int mi = 0; mi < kMT; mi++)
-#pragma unroll
-        for (int nt = 0; nt < kNT; nt++) sm_exp(s, mi, nt, mref, sum);
-    }
+      for (int nt = 0; nt < kNT; nt++) sm_exp(s, mi, nt, mref, sum);
     sm_done(alpha, sum);
     return rescale;
   };
+  /* ---- the output: rescale, O += P V ---- */
   auto rescale_o = [&](const float (&alpha)[kMT][2]) {
 #pragma unroll
     for (int mi = 0; mi < kMT; mi++)
@@ -468,24 +343,8 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
   };
   constexpr uint32_t kStageBytes = CB_ATTN_BLOCK_N * D * 2;
 
-  if constexpr (kForm == CB_ATTN_FORM_TILE) {
-    for (int j = 0; j < ntiles; j++) {
-      const int stage = j % CB_ATTN_STAGES;
-      cb_cp_async_wait<1>();
-      __syncthreads();
-      if (j == 0) load_q();
-      float s[kMT][kSTiles][4];
-      qk(s, sK_addr + stage * kStageBytes, no_hook);
-      if (j >= nfull_tiles) mask(s, j * CB_ATTN_BLOCK_N);
-      /* Once the running maxima settle, most tiles leave them unchanged (alpha = 1 exactly):
-       * the warp then skips the kDTiles x 4 x kMT multiplications of O. */
-      float alpha[kMT][2];
-      if (__any_sync(0xffffffffu, softmax(s, alpha))) rescale_o(alpha);
-      pv(s, sV_addr + stage * kStageBytes);
-      __syncthreads(); /* every warp is done with this stage: refill it with tile j + 2 */
-      refill(j);
-    }
-  } else if constexpr (kSeqHalves) {
+  /* ---- the main loop ---- */
+  if constexpr (!kSplit) {
     /* one 32-key half after the other: a single half of S live */
     static_assert(kSTiles % 4 == 0, "halves of whole k16 steps");
     constexpr int kHN = CB_ATTN_BLOCK_N / 2;
@@ -499,6 +358,8 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
         float s[kMT][kSTiles / 2][4];
         qk(s, sK_addr + stage * kStageBytes + hf * kHN * D * 2, no_hook);
         if (j >= nfull_tiles) mask(s, j * CB_ATTN_BLOCK_N + hf * kHN);
+        /* Once the running maxima settle, most halves leave them unchanged (alpha = 1
+         * exactly): the warp then skips the kDTiles x 4 x kMT multiplications of O. */
         float alpha[kMT][2];
         if (__any_sync(0xffffffffu, softmax(s, alpha))) rescale_o(alpha);
         pv(s, sV_addr + stage * kStageBytes + hf * kHN * D * 2);
@@ -507,39 +368,32 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
       refill(j);
     }
   } else {
-    /* The halves forms. S_A of tile j is in registers on entry of iteration j. */
+    /* The halves pipelined across tiles. S_A of tile j is in registers on entry of iteration j. */
     static_assert(kSTiles % 4 == 0, "halves of whole k16 steps");
     constexpr int kHN = CB_ATTN_BLOCK_N / 2, kHT = kSTiles / 2; /* keys, n8 tiles per half */
     constexpr uint32_t kHalfBytes = kHN * D * 2;
-    constexpr bool kSplit = kForm != CB_ATTN_FORM_HALVES;
-    constexpr bool kWeave = kForm != CB_ATTN_FORM_SPLIT_PLAIN;
-    constexpr int kVStages = kSplit ? CB_ATTN_V_STAGES_SPLIT : CB_ATTN_STAGES;
+    constexpr int kVStages = CB_ATTN_V_STAGES_SPLIT;
     float sa[kMT][kHT][4], sb[kMT][kHT][4];
     auto rescale_if = [&](bool r, const float (&alpha)[kMT][2]) {
-      if (kForm == CB_ATTN_FORM_SPLIT_ALWAYS || __any_sync(0xffffffffu, r)) rescale_o(alpha);
+      if (__any_sync(0xffffffffu, r)) rescale_o(alpha);
     };
-    /* S_next = Q K^T of the half at sKrows, with softmax(s_prev) woven into its k16 steps
-     * (kWeave: the maxima after step 0, then the exponentials of kMT x kHT n8 tiles spread
-     * over the remaining steps), then rescale and O += P_prev V at sVrows. */
+    /* S_next = Q K^T of the half at sKrows, with softmax(s_prev) woven into its k16 steps (the
+     * maxima after step 0, then the exponentials of kMT x kHT n8 tiles spread over the
+     * remaining steps), then rescale and O += P_prev V at sVrows. */
     auto qk_softmax_pv = [&](auto &s_next, uint32_t sKrows, auto &s_prev, uint32_t sVrows) {
       float alpha[kMT][2];
       bool r = false;
-      if constexpr (kWeave) {
-        float mref[kMT][2], sum[kMT][2] = {};
-        qk(s_next, sKrows, [&](int kk) {
-          if (kk == 0) {
-            r = sm_max(s_prev, alpha, mref);
-          } else {
+      float mref[kMT][2], sum[kMT][2] = {};
+      qk(s_next, sKrows, [&](int kk) {
+        if (kk == 0) {
+          r = sm_max(s_prev, alpha, mref);
+        } else {
 #pragma unroll
-            for (int u = 0; u < kMT * kHT; u++)
-              if (u % (kKSteps - 1) == kk - 1) sm_exp(s_prev, u / kHT, u % kHT, mref, sum);
-          }
-        });
-        sm_done(alpha, sum);
-      } else {
-        qk(s_next, sKrows, no_hook);
-        r = softmax(s_prev, alpha);
-      }
+          for (int u = 0; u < kMT * kHT; u++)
+            if (u % (kKSteps - 1) == kk - 1) sm_exp(s_prev, u / kHT, u % kHT, mref, sum);
+        }
+      });
+      sm_done(alpha, sum);
       rescale_if(r, alpha);
       pv(s_prev, sVrows);
     };
@@ -556,50 +410,37 @@ __global__ void __launch_bounds__(cb_attn_shape<kMT>::threads, cb_attn_shape<kMT
       /* X_j: S_B with softmax(S_A), P_A V_A */
       qk_softmax_pv(sb, sKs + kHalfBytes, sa, sVs);
       if (j >= nfull_tiles) mask(sb, j * CB_ATTN_BLOCK_N + kHN);
-      if constexpr (kSplit) {
-        /* B_j: K, V of tile j + 1 landed everywhere; every warp is done with K of tile j (X_j)
-         * and V of tile j - 1 (Y_{j-1}): load tile j + 2 there */
-        if (j + 1 < ntiles) {
-          cb_cp_async_wait<0>();
-          __syncthreads();
-          if (j + 2 < ntiles) {
-            const int kb = (j + 2) * CB_ATTN_BLOCK_N;
-            const size_t off = (size_t)kb * kv_stride;
-            const int valid = min(CB_ATTN_BLOCK_N, p.kv_len - kb);
-            cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + (j % CB_ATTN_STAGES) * CB_ATTN_BLOCK_N * D,
-                                                                kg + off, kv_stride, valid);
-            cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + ((j + 2) % kVStages) * CB_ATTN_BLOCK_N * D,
-                                                                vg + off, kv_stride, valid);
-          }
-          cb_cp_async_commit();
-          /* Y_j: S_A of tile j + 1 with softmax(S_B), P_B V_B */
-          qk_softmax_pv(sa, sK_addr + ((j + 1) % CB_ATTN_STAGES) * kStageBytes, sb, sVs + kHalfBytes);
-          if (j + 1 >= nfull_tiles) mask(sa, (j + 1) * CB_ATTN_BLOCK_N);
-        } else {
-          float alpha[kMT][2];
-          rescale_if(softmax(sb, alpha), alpha);
-          pv(sb, sVs + kHalfBytes);
+      /* B_j: K, V of tile j + 1 landed everywhere; every warp is done with K of tile j (X_j)
+       * and V of tile j - 1 (Y_{j-1}): load tile j + 2 there */
+      if (j + 1 < ntiles) {
+        cb_cp_async_wait<0>();
+        __syncthreads();
+        if (j + 2 < ntiles) {
+          const int kb = (j + 2) * CB_ATTN_BLOCK_N;
+          const size_t off = (size_t)kb * kv_stride;
+          const int valid = min(CB_ATTN_BLOCK_N, p.kv_len - kb);
+          cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + (j % CB_ATTN_STAGES) * CB_ATTN_BLOCK_N * D,
+                                                              kg + off, kv_stride, valid);
+          cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + ((j + 2) % kVStages) * CB_ATTN_BLOCK_N * D,
+                                                              vg + off, kv_stride, valid);
         }
+        cb_cp_async_commit();
+        /* Y_j: S_A of tile j + 1 with softmax(S_B), P_B V_B */
+        qk_softmax_pv(sa, sK_addr + ((j + 1) % CB_ATTN_STAGES) * kStageBytes, sb, sVs + kHalfBytes);
+        if (j + 1 >= nfull_tiles) mask(sa, (j + 1) * CB_ATTN_BLOCK_N);
       } else {
-        /* halves inside the tile: softmax(S_B), P_B V_B, then the two-stage refill */
         float alpha[kMT][2];
         rescale_if(softmax(sb, alpha), alpha);
         pv(sb, sVs + kHalfBytes);
-        if (j + 1 < ntiles) {
-          cb_cp_async_wait<0>(); /* tile j + 1 */
-          __syncthreads();       /* ... landed for every thread; every warp is done with tile j */
-          refill(j);
-          qk(sa, sK_addr + ((j + 1) % CB_ATTN_STAGES) * kStageBytes, no_hook);
-          if (j + 1 >= nfull_tiles) mask(sa, (j + 1) * CB_ATTN_BLOCK_N);
-        }
       }
     }
   }
   cb_cp_async_wait<0>();
 
-  /* Epilogue: normalize, merge into the running o / lse (attn_merge.h), write out if final.
-   * Thread holds columns dt*8 + 2t, +1 of its rows (C layout). The four threads of a row all
-   * read the row's old lse before one of them writes the new one (__syncwarp between). */
+  /* ---- the epilogue ----
+   * Normalize, merge into the running o / lse (attn_merge.h), write out if final. Thread holds
+   * columns dt*8 + 2t, +1 of its rows (C layout). The four threads of a row all read the row's
+   * old lse before one of them writes the new one (__syncwarp between). */
   float lse_old[kMT][2];
 #pragma unroll
   for (int mi = 0; mi < kMT; mi++)

@@ -82,13 +82,13 @@ static void *dmalloc(size_t bytes) {
 /* ---- the kernel variants compared (attn.h): the Hopper kernel (wgmma) by key tile and
  * ping-pong, and the mma.sync fallback in the form cb_attn_fwd uses off Hopper ---- */
 typedef struct variant {
-  int sm90;         /* 1: cb_attn_fwd_sm90, 0: cb_attn_fwd_form */
-  int a, b;         /* sm90: block_n (0 = default), pingpong; mma.sync: rows per warp, form (-1 = default) */
+  int sm90;         /* 1: cb_attn_fwd_sm90, 0: cb_attn_fwd_mma */
+  int a, b;         /* sm90: block_n (0 = default), pingpong; mma.sync: unused */
   int head_dim;     /* 0: any, else only this head dim */
 } variant_t;
 static const variant_t variants[] = {
     {1, 0, 1, 0}, /* the Hopper kernel as cb_attn_fwd runs it on sm_90 */
-    {0, 32, -1, 0}, /* the fallback off Hopper */
+    {0, 0, 0, 0}, /* the fallback off Hopper */
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -98,14 +98,13 @@ static void variant_name(const variant_t *v, char *buf, size_t n) {
   if (v->sm90)
     snprintf(buf, n, "wgmma");
   else
-    snprintf(buf, n, "mma.sync %d rows/warp", v->a);
+    snprintf(buf, n, "mma.sync");
 }
 
 /* 0, or -1 with why (a variant this device cannot run) */
 static int launch_variant(const variant_t *v, const cb_attn_args_t *a, char *why, size_t n) {
   if (v->sm90) return cb_attn_fwd_sm90(a, v->a, v->b, 0, why, n);
-  const int form = v->b >= 0 ? v->b : a->head_dim == 64 ? CB_ATTN_FORM_SPLIT : CB_ATTN_FORM_HALVES_SEQ_LOADS;
-  return cb_attn_fwd_form(a, v->a, form, 0, why, n);
+  return cb_attn_fwd_mma(a, 0, why, n);
 }
 
 /* ---- bad arguments: every one must be refused with a reason, nothing launched ---- */
@@ -150,16 +149,9 @@ static void bad_args(void) {
   a = ok, a.kvpos.start1 = 1LL << 31, a.kvpos.len0 = 5;
   expect_refused(&a, "beyond");
   char why[256] = "";
-  if (cb_attn_fwd_shape(&ok, 24, 0, why, sizeof why) != -1 || !strstr(why, "rows per warp")) {
-    fprintf(stderr, "FAIL bad args: 24 rows per warp not refused ('%s')\n", why);
-    failures++;
-  }
-  if (cb_attn_fwd_form(&ok, 16, CB_ATTN_FORM_SPLIT, 0, why, sizeof why) != -1 || !strstr(why, "form")) {
-    fprintf(stderr, "FAIL bad args: form %d with 16 rows per warp not refused ('%s')\n", CB_ATTN_FORM_SPLIT, why);
-    failures++;
-  }
-  if (cb_attn_fwd_form(&ok, 32, CB_ATTN_FORMS, 0, why, sizeof why) != -1 || !strstr(why, "form")) {
-    fprintf(stderr, "FAIL bad args: form %d not refused ('%s')\n", CB_ATTN_FORMS, why);
+  a = ok, a.head_dim = 96; /* the fallback runs the same checks */
+  if (cb_attn_fwd_mma(&a, 0, why, sizeof why) != -1 || !strstr(why, "head dim 96")) {
+    fprintf(stderr, "FAIL bad args: the mma.sync kernel took head dim 96 ('%s')\n", why);
     failures++;
   }
   if (cb_attn_fwd_sm90(&ok, 176, 1, 0, why, sizeof why) != -1) { /* a key tile that is not built */
