@@ -7,6 +7,12 @@
  * cb_attn_merge_block folds them into the running fp32 o / lse (and writes out when final):
  * the contract of cb_attn_fwd, so ring steps combine exactly whichever kernel ran.
  *
+ * Precision: cuDNN rounds each call's block output to the input dtype before the merge (as
+ * TransformerEngine's ring does with it); the merge weights of a row sum to 1, so the merged
+ * output carries at most one such rounding per row beyond collbench's fp32 path, plus the final
+ * one. The check's tolerance (2 x a naive low-precision computation, which also rounds scores
+ * and probabilities: ringattn_common.h) is unchanged for these rows.
+ *
  * One exception, for the P = 1 reference at its best: a step that is first and final with a
  * single call over every query row (`single`, and the local block of ring_over_single) lets
  * cuDNN write out and lse directly, with no merge pass; o is then not written (nothing reads
