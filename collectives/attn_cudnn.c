@@ -255,12 +255,16 @@ static int pick_engine(cudnnHandle_t handle, graph_t *g, desc_t opgraph, char *w
 }
 
 int cb_cudnn_create(cb_cudnn_t **ctx, char *why, size_t n) {
+  *ctx = NULL;
+  /* libcudnn.so loads its graph library by name: one from another cuDNN on the loader's path
+   * (LD_LIBRARY_PATH should name CUDNN_ROOT's lib) is caught here, not as wrong results */
+  if (try_cudnn(cudnnGraphVersionCheck(), "cudnnGraphVersionCheck (cuDNN's libraries disagree on the version)", why, n))
+    return -1;
   cb_cudnn_t *c = calloc(1, sizeof *c);
   if (!c) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   cudnnStatus_t st = cudnnCreate(&c->handle);
   if (try_cudnn(st, "cudnnCreate", why, n)) {
     free(c);
-    *ctx = NULL;
     return -1;
   }
   *ctx = c;
