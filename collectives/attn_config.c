@@ -1,6 +1,8 @@
 /* Ring-attention configuration (attn_config.h): defaults, checks, sharding and FLOPs. */
 #include "attn_config.h"
 
+#include "attn_block.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,7 @@ void cb_attn_defaults(cb_attn_config_t *c) {
   c->kv_heads = 32;
   c->head_dim = 128;
   c->causal_modes = CB_ATTN_NONCAUSAL | CB_ATTN_CAUSAL;
+  c->block_kernels = CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN;
 }
 
 int cb_attn_parse_causal(const char *s, int *bits) {

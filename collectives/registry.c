@@ -17,6 +17,8 @@ extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, 
     cb_algo_moe_copy_ce;
 extern const cb_algo_t cb_algo_ringattn_ring, cb_algo_ringattn_nccl_ring, cb_algo_ringattn_nccl_allgather,
     cb_algo_ringattn_single;
+extern const cb_algo_t cb_algo_ringattn_ring_cudnn, cb_algo_ringattn_nccl_ring_cudnn,
+    cb_algo_ringattn_nccl_allgather_cudnn, cb_algo_ringattn_single_cudnn;
 
 const cb_algo_t *const cb_registry[] = {
     &cb_algo_nccl_allreduce,
@@ -51,10 +53,15 @@ const cb_algo_t *const cb_registry[] = {
     &cb_algo_moe_peer_ll,
     &cb_algo_moe_hier,
     &cb_algo_moe_copy_ce,
+    /* each ringattn scheme with collbench's block kernel, then with cuDNN's (attn_block.h) */
     &cb_algo_ringattn_single,
+    &cb_algo_ringattn_single_cudnn,
     &cb_algo_ringattn_ring,
+    &cb_algo_ringattn_ring_cudnn,
     &cb_algo_ringattn_nccl_ring,
+    &cb_algo_ringattn_nccl_ring_cudnn,
     &cb_algo_ringattn_nccl_allgather,
+    &cb_algo_ringattn_nccl_allgather_cudnn,
     NULL,
 };
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_block.h"
 #include "error_gpu.h"
 #include "ringattn_common.h"
 
@@ -14,10 +15,10 @@ typedef struct gath {
   void *all; /* [P][K/V block] in rank order */
 } gath_t;
 
-static int gath_setup(cb_inst_t *in, char *why, size_t n) {
+static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   gath_t *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_ra_init(&g->x, in, 0, why, n) || cb_ra_alloc(&g->x, &g->all, g->x.kv_bytes * (size_t)g->x.P, why, n)) {
+  if (cb_ra_init(&g->x, in, 0, block, why, n) || cb_ra_alloc(&g->x, &g->all, g->x.kv_bytes * (size_t)g->x.P, why, n)) {
     cb_ra_free(&g->x);
     free(g);
     return -1;
@@ -27,7 +28,15 @@ static int gath_setup(cb_inst_t *in, char *why, size_t n) {
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
   snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches", in->p.causal ? "zigzag" : "contiguous shards",
            g->x.P);
+  cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
   return 0;
+}
+
+static int gath_setup(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
+}
+static int gath_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }
 
 static void gather_kv(cb_inst_t *in, cudaStream_t s) {
@@ -59,6 +68,21 @@ const cb_algo_t cb_algo_ringattn_nccl_allgather = {
     .graph_ok = 1,
     .supported = cb_ra_supported,
     .setup = gath_setup,
+    .run = gath_run,
+    .check = cb_ra_check,
+    .teardown = cb_ra_teardown,
+    .measure = gath_measure,
+};
+
+const cb_algo_t cb_algo_ringattn_nccl_allgather_cudnn = {
+    .name = "nccl_allgather" CB_ATTN_CUDNN_SUFFIX,
+    .family = CB_RINGATTN,
+    .summary = "nccl_allgather with cuDNN's fused attention as the block kernel",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = cb_ra_supported_cudnn,
+    .setup = gath_setup_cudnn,
     .run = gath_run,
     .check = cb_ra_check,
     .teardown = cb_ra_teardown,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_block.h"
 #include "attn_util.h"
 #include "error_gpu.h"
 
@@ -53,7 +54,11 @@ int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n) {
   return 0;
 }
 
-int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
+int cb_ra_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  return cb_ra_cudnn_supported(w, p, 0, why, n);
+}
+
+int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, int block, char *why, size_t n) {
   const cb_params_t *p = &in->p;
   const cb_attn_config_t *c = p->attn;
   memset(x, 0, sizeof *x);
@@ -67,6 +72,7 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
   x->S = p->seq;
   x->rows = (int64_t)(p->seq / (uint64_t)x->P);
   x->elem = cb_dtype_size(p->dtype);
+  x->block = block;
   x->runs = cb_attn_shard(x->S, x->P, x->r, x->causal);
   x->q_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->heads * (size_t)c->head_dim;
   x->kv_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->kv_heads * (size_t)c->head_dim;
@@ -90,6 +96,10 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
     CB_CUDA(cudaEventCreateWithFlags(&x->step_a[i], cudaEventDisableTiming));
     CB_CUDA(cudaEventCreateWithFlags(&x->step_b[i], cudaEventDisableTiming));
   }
+  if (block == CB_ATTN_BLOCK_CUDNN && cb_ra_cudnn_init(x, why, n)) {
+    cb_ra_free(x);
+    return -1;
+  }
   cb_ra_fill(x, p->seed, in->world->stream);
   CB_CUDA(cudaMemsetAsync(x->o, 0, x->q_elems * sizeof(float), in->world->stream));
   cb_wait_stream(in->world->stream);
@@ -97,6 +107,7 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
 }
 
 void cb_ra_free(cb_ra_t *x) {
+  if (x->cudnn) cb_ra_cudnn_free(x);
   for (int i = 0; i < x->nextra; i++) CB_CUDA(cudaFree(x->extra[i]));
   x->nextra = 0;
   if (x->comm) {
@@ -143,6 +154,10 @@ static void attend_rows(const cb_ra_t *x, const void *q, float *o, float *lse, v
 }
 
 void cb_ra_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, int first, int final, cudaStream_t s) {
+  if (x->block == CB_ATTN_BLOCK_CUDNN) {
+    cb_ra_cudnn_attend(x, cb_ra_pos(x->runs), kv, kvpos, first, final, s);
+    return;
+  }
   const char *k = kv, *v = (const char *)kv + x->kv_elems * x->elem;
   attend_rows(x, x->q, x->o, x->lse, x->out, x->cfg->batch, x->rows, cb_ra_pos(x->runs), k, v, x->rows, kvpos, first,
               final, 0, 0, s);
@@ -303,6 +318,10 @@ static void local_block(cb_inst_t *in, cudaStream_t s) {
   const cb_ra_t *x = in->priv;
   cb_attn_pos_t contiguous = {0, x->rows, x->rows};
   const char *k = x->kv, *v = (const char *)x->kv + x->kv_elems * x->elem;
+  if (x->block == CB_ATTN_BLOCK_CUDNN) {
+    cb_ra_cudnn_attend(x, contiguous, x->kv, contiguous, 1, 1, s);
+    return;
+  }
   attend_rows(x, x->q, x->o, x->lse, x->out, x->cfg->batch, x->rows, contiguous, k, v, x->rows, contiguous, 1, 1, 0, 0,
               s);
 }

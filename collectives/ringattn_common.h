@@ -11,7 +11,11 @@
  * A K/V block is one contiguous allocation so one copy (or one NCCL send) moves it.
  *
  * Every ringattn algorithm's private state (in->priv) starts with its cb_ra_t, so the shared
- * check and measurements below find it there. */
+ * check and measurements below find it there.
+ *
+ * The block kernel (attn_block.h) is collbench's (cb_attn_fwd) or cuDNN's fused attention
+ * (ringattn_cudnn.c): every scheme runs with either, and cb_ra_attend is the one place that
+ * launches it. */
 #ifndef CB_RINGATTN_COMMON_H
 #define CB_RINGATTN_COMMON_H
 
@@ -40,6 +44,10 @@ typedef struct cb_ra {
   cudaStream_t comm;        /* the ring's second stream (transfers) */
   cudaEvent_t fork, join;
   cudaEvent_t step_a[CB_RA_MAX_STEPS], step_b[CB_RA_MAX_STEPS];
+  int block;                /* CB_ATTN_BLOCK_COLLBENCH or CB_ATTN_BLOCK_CUDNN (attn_block.h) */
+  struct cb_cudnn *cudnn;   /* cuDNN rows: the rank's handle and plans (attn_cudnn.h) */
+  void *cudnn_o;            /* cuDNN rows: one call's block output [batch][rows][heads][head_dim] */
+  float *cudnn_stats;       /* cuDNN rows: its log-sum-exp [batch][heads][rows] */
   size_t mem;               /* device bytes this state allocated (mem_bytes) */
   void *extra[8];           /* further allocations of the algorithm (cb_ra_alloc), freed with it */
   int nextra;
@@ -47,11 +55,16 @@ typedef struct cb_ra {
 
 /* Every ringattn algorithm's supported(): shape and dtype checks, the rank limit. */
 int cb_ra_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
+/* The same for a cuDNN row (full: `single`): cuDNN in this build (else CB_ATTN_NO_CUDNN), and a
+ * mask cuDNN has for every block pair the ring makes (attn_split.h). */
+int cb_ra_cudnn_supported(const cb_world_t *w, const cb_params_t *p, int full, char *why, size_t n);
+int cb_ra_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n); /* full = 0 */
 
 /* Allocates and fills the rank's shard (full = 1: the whole sequence in natural order, for
- * `single`), creates the comm stream and events. Returns 0, or -1 with why (out of memory)
- * after freeing what it made. */
-int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n);
+ * `single`), creates the comm stream and events; block: the kernel (attn_block.h), for cuDNN
+ * also its context, scratch and every plan the forward needs. Returns 0, or -1 with why (out
+ * of memory, no cuDNN engine) after freeing what it made. */
+int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, int block, char *why, size_t n);
 void cb_ra_free(cb_ra_t *x);
 
 /* Device memory counted in x->mem and freed by cb_ra_free. Returns 0 or -1 with why. */
@@ -63,6 +76,15 @@ cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r);
 /* One block-kernel launch of this rank's queries against the K/V block `kv` whose rows hold
  * the positions kvpos. */
 void cb_ra_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, int first, int final, cudaStream_t s);
+
+/* The cuDNN block kernel (ringattn_cudnn.c): context and plans (cb_ra_init calls it), the
+ * launch of one block pair (qpos: positions of the query rows), and "; block kernel cuDNN
+ * <version>" appended to a cuDNN row's note (nothing for collbench's kernel). */
+int cb_ra_cudnn_init(cb_ra_t *x, char *why, size_t n);
+void cb_ra_cudnn_free(cb_ra_t *x);
+void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first,
+                        int final, cudaStream_t s);
+void cb_ra_cudnn_note(const cb_ra_t *x, char *note, size_t n);
 
 /* Fills q and the own K/V block from seed (attn_util.h). */
 void cb_ra_fill(cb_ra_t *x, uint64_t seed, cudaStream_t s);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_block.h"
 #include "error_gpu.h"
 #include "ringattn_common.h"
 
@@ -19,10 +20,10 @@ typedef struct nring {
   void *slot[2];
 } nring_t;
 
-static int nring_setup(cb_inst_t *in, char *why, size_t n) {
+static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   nring_t *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_ra_init(&g->x, in, 0, why, n) || cb_ra_alloc(&g->x, &g->slot[0], g->x.kv_bytes, why, n) ||
+  if (cb_ra_init(&g->x, in, 0, block, why, n) || cb_ra_alloc(&g->x, &g->slot[0], g->x.kv_bytes, why, n) ||
       cb_ra_alloc(&g->x, &g->slot[1], g->x.kv_bytes, why, n)) {
     cb_ra_free(&g->x);
     free(g);
@@ -32,7 +33,15 @@ static int nring_setup(cb_inst_t *in, char *why, size_t n) {
   in->mem_bytes = g->x.mem;
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
   snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream", in->p.causal ? "zigzag" : "contiguous shards");
+  cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
   return 0;
+}
+
+static int nring_setup(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
+}
+static int nring_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }
 
 /* Step i's exchange on stream c: send `block` to next, receive slot (i+1)%2 from prev. */
@@ -92,6 +101,21 @@ const cb_algo_t cb_algo_ringattn_nccl_ring = {
     .graph_ok = 1,
     .supported = cb_ra_supported,
     .setup = nring_setup,
+    .run = nring_run,
+    .check = cb_ra_check,
+    .teardown = cb_ra_teardown,
+    .measure = nring_measure,
+};
+
+const cb_algo_t cb_algo_ringattn_nccl_ring_cudnn = {
+    .name = "nccl_ring" CB_ATTN_CUDNN_SUFFIX,
+    .family = CB_RINGATTN,
+    .summary = "nccl_ring with cuDNN's fused attention as the block kernel",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = cb_ra_supported_cudnn,
+    .setup = nring_setup_cudnn,
     .run = nring_run,
     .check = cb_ra_check,
     .teardown = cb_ra_teardown,

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_block.h"
 #include "attn_util.h"
 #include "cb_limits.h"
 #include "error_gpu.h"
@@ -62,10 +63,14 @@ static int ring_supported(const cb_world_t *w, const cb_params_t *p, char *why, 
   return cb_peer_supported(w, why, n);
 }
 
-static int ring_setup(cb_inst_t *in, char *why, size_t n) {
+static int ring_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  return ring_supported(w, p, why, n) && cb_ra_cudnn_supported(w, p, 0, why, n);
+}
+
+static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   ring_t *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_ra_init(&g->x, in, 0, why, n)) {
+  if (cb_ra_init(&g->x, in, 0, block, why, n)) {
     free(g);
     return -1;
   }
@@ -83,11 +88,21 @@ static int ring_setup(cb_inst_t *in, char *why, size_t n) {
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
   /* No SM moves data (the copy engine does): the sms column is the attention kernel's grid
    * (cb_attn_fwd_ctas). --sms does not cap it: it caps communication kernels, and this ring has
-   * none. */
+   * none. cuDNN does not say what grid it launches: not reported (0). */
   int64_t ctas = cb_attn_fwd_ctas((int64_t)g->x.rows, in->p.attn->heads, in->p.attn->batch);
-  in->sms = cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas, in->world->sm_count);
+  in->sms = block == CB_ATTN_BLOCK_CUDNN ? 0
+                                         : cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas,
+                                                       in->world->sm_count);
   snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped", in->p.causal ? "zigzag" : "contiguous shards");
+  cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
   return 0;
+}
+
+static int ring_setup(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
+}
+static int ring_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }
 
 static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
@@ -168,6 +183,21 @@ const cb_algo_t cb_algo_ringattn_ring = {
     .graph_ok = 1,
     .supported = ring_supported,
     .setup = ring_setup,
+    .run = ring_run,
+    .check = cb_ra_check,
+    .teardown = ring_teardown,
+    .measure = ring_measure,
+};
+
+const cb_algo_t cb_algo_ringattn_ring_cudnn = {
+    .name = "ring" CB_ATTN_CUDNN_SUFFIX,
+    .family = CB_RINGATTN,
+    .summary = "ring with cuDNN's fused attention as the block kernel (TransformerEngine's context-parallel form)",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = ring_supported_cudnn,
+    .setup = ring_setup_cudnn,
     .run = ring_run,
     .check = cb_ra_check,
     .teardown = ring_teardown,

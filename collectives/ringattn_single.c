@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_block.h"
 #include "error_gpu.h"
 #include "ringattn_common.h"
 
@@ -13,10 +14,10 @@ typedef struct single {
   cb_ra_t x; /* first (ringattn_common.h) */
 } single_t;
 
-static int single_setup(cb_inst_t *in, char *why, size_t n) {
+static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   single_t *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_ra_init(&g->x, in, 1, why, n)) {
+  if (cb_ra_init(&g->x, in, 1, block, why, n)) {
     free(g);
     return -1;
   }
@@ -25,7 +26,18 @@ static int single_setup(cb_inst_t *in, char *why, size_t n) {
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal);
   in->p.bytes = 0; /* nothing crosses a link */
   snprintf(in->note, sizeof in->note, "one GPU, whole sequence");
+  cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
   return 0;
+}
+
+static int single_setup(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
+}
+static int single_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
+  return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
+}
+static int single_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  return cb_ra_cudnn_supported(w, p, 1, why, n);
 }
 
 static void single_run(cb_inst_t *in, int phase, cudaStream_t s) {
@@ -42,6 +54,20 @@ const cb_algo_t cb_algo_ringattn_single = {
     .graph_ok = 1,
     .supported = cb_ra_supported,
     .setup = single_setup,
+    .run = single_run,
+    .check = cb_ra_check,
+    .teardown = cb_ra_teardown,
+};
+
+const cb_algo_t cb_algo_ringattn_single_cudnn = {
+    .name = "single" CB_ATTN_CUDNN_SUFFIX,
+    .family = CB_RINGATTN,
+    .summary = "P = 1 reference with cuDNN's fused attention as the block kernel (the vendor at its best)",
+    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
+    .nphases = 1,
+    .graph_ok = 1,
+    .supported = single_supported_cudnn,
+    .setup = single_setup_cudnn,
     .run = single_run,
     .check = cb_ra_check,
     .teardown = cb_ra_teardown,

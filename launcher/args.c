@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "args_values.h"
+#include "attn_block.h"
 #include "cb_limits.h"
 
 static void defaults(cb_args_t *a) {
@@ -29,7 +30,7 @@ enum opt_id {
   O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
   O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
   O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_OVERLAP, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING,
-  O_SEQ, O_BATCH, O_HEADS, O_KVHEADS, O_HEADDIM, O_CAUSAL, O_SAVE, O_SMS
+  O_SEQ, O_BATCH, O_HEADS, O_KVHEADS, O_HEADDIM, O_CAUSAL, O_SAVE, O_SMS, O_BLOCK
 };
 
 static const struct opt {
@@ -51,6 +52,7 @@ static const struct opt {
     {0, "timing", 1, O_TIMING},       {0, "seq", 1, O_SEQ},            {0, "batch", 1, O_BATCH},
     {0, "heads", 1, O_HEADS},         {0, "kv-heads", 1, O_KVHEADS},   {0, "head-dim", 1, O_HEADDIM},
     {0, "causal", 1, O_CAUSAL},       {0, "save", 1, O_SAVE},          {0, "sms", 1, O_SMS},
+    {0, "block-kernel", 1, O_BLOCK},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -83,6 +85,7 @@ typedef struct seen {
   int size, factor_given, step_given, bounds, list; /* classic sizes: -b/-e, -f, -i, --sizes */
   int tokens, moe_opt, model, shape;                /* moe: --tokens, any moe option, --model, --hidden/--topk/--experts */
   int attn_opt, seq, heads, kv_heads;               /* ringattn: any of its options, --seq, --heads, --kv-heads */
+  int block;                                        /* ringattn: --block-kernel given */
   int inplace;                                      /* --inplace given (moe and ringattn have no in-place form) */
 } seen_t;
 
@@ -165,7 +168,7 @@ static int moe_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *ar
   }
 }
 
-/* --seq, --batch, --heads, --kv-heads, --head-dim, --causal, --save. */
+/* --seq, --batch, --heads, --kv-heads, --head-dim, --causal, --save, --block-kernel. */
 static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
   long v;
   s->attn_opt = 1;
@@ -185,6 +188,11 @@ static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *a
     return CB_ARGS_OK;
   case O_CAUSAL:
     if (cb_attn_parse_causal(val, &a->attn.causal_modes)) return cb_argp_fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
+    return CB_ARGS_OK;
+  case O_BLOCK:
+    if (cb_attn_block_parse(val, &a->attn.block_kernels))
+      return cb_argp_fail(p, "--block-kernel: '%s' (accepted: collbench, cudnn, both)", val);
+    s->block = 1;
     return CB_ARGS_OK;
   default: /* O_SAVE */
     if (!val[0] || strlen(val) >= sizeof a->attn.save_dir) return cb_argp_fail(p, "--save: bad directory name '%s'", val);
@@ -295,7 +303,7 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
     case O_VALIDATE: case O_OVERLAP: case O_DROP:
       rc = moe_option(p, a, o->id, arg, val, s);
       break;
-    case O_SEQ: case O_BATCH: case O_HEADS: case O_KVHEADS: case O_HEADDIM: case O_CAUSAL: case O_SAVE:
+    case O_SEQ: case O_BATCH: case O_HEADS: case O_KVHEADS: case O_HEADDIM: case O_CAUSAL: case O_SAVE: case O_BLOCK:
       rc = attn_option(p, a, o->id, arg, val, s);
       break;
     default:
@@ -334,13 +342,23 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   char why[256];
   for (int t = 0; t < a->ndtypes; t++)
     if (cb_attn_config_check(&a->attn, a->dtypes[t], why, sizeof why)) return cb_argp_fail(p, "%s", why);
+  /* the rows of each scheme with the chosen block kernels (attn_block.h) */
+  _Static_assert(CB_NAME_MAX == CB_ATTN_NAME_MAX, "algorithm names: one length");
+  char names[CB_MAX_ALGOS][CB_NAME_MAX];
+  int nnames = 0;
+  if (cb_attn_block_algos((const char (*)[CB_NAME_MAX])a->algos, a->nalgos, a->attn.block_kernels, s->block, names,
+                          CB_MAX_ALGOS, &nnames, why, sizeof why))
+    return cb_argp_fail(p, "%s", why);
+  memcpy(a->algos, names, sizeof names);
+  a->nalgos = nnames;
   return CB_ARGS_OK;
 }
 
 /* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
 static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->attn_opt)
-    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
+    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
+                           "ringattn family");
   if (s->size) return cb_argp_fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
   for (int t = 0; t < a->ndtypes; t++)
@@ -375,7 +393,8 @@ static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->moe_opt)
     return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/--drop apply only to the moe family");
   if (s->attn_opt)
-    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save apply only to the ringattn family");
+    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
+                           "ringattn family");
   if (s->factor_given && s->step_given) return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
   if (s->list && (s->factor_given || s->step_given || s->bounds))
     return cb_argp_fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
@@ -467,6 +486,8 @@ void cb_args_usage(FILE *f) {
     "      --batch N --heads N --kv-heads N --head-dim 64|128   shape (default 1, 32, 32, 128)\n"
     "      --causal 0|1|both   non-causal, causal (zigzag sharding) or both (default both)\n"
     "      --save DIR          write q, k, v, out and lse of each row's first check as .npy files\n"
+    "      --block-kernel K    collbench | cudnn | both (default both): each scheme's rows with collbench's\n"
+    "                          block kernel (ring) and/or cuDNN's fused attention (ring_cudnn)\n"
     "\n"
     "exit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
 }

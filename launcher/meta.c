@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attn_cudnn.h"
 #include "cb_gitrev.h"
 #include "error.h"
 #include "nccl_common.h"
@@ -176,6 +177,10 @@ void cb_meta_collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *c
   cb_sb_printf(out, ",\"cuda_driver_api\":%d,\"cuda_runtime\":%d,\"nccl_version\":\"%s\",\"nccl_version_code\":%d,\"mpi\":",
                w->driver_version, w->runtime_version, nvt, nv);
   cb_sb_json_str(out, mpiv);
+  char cudnn[128]; /* the ringattn *_cudnn rows' library: loaded version and headers, or "not available: ..." */
+  cb_cudnn_version(cudnn, sizeof cudnn);
+  cb_sb_printf(out, ",\"cudnn\":");
+  cb_sb_json_str(out, cudnn);
   cb_sb_printf(out, ",\"peer_memory\":%s,\"peer_memory_note\":", w->peer_ok ? "true" : "false");
   cb_sb_json_str(out, w->peer_why);
   cb_sb_printf(out, ",\"env\":");

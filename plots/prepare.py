@@ -183,6 +183,14 @@ def attn_charts(w, group):
         w.chart(script, group.stem + suffix, attn_title(group, what), "seq", lines, extra_keys=keys)
 
 
+def attn_kernel_charts(w, groups):
+    """ringattn with both block kernels: TFLOP/s of single and single_cudnn vs sequence length,
+    causal and not, one chart per shape (plots/attn.py kernel_charts)."""
+    for g, lines in attn.kernel_charts(groups, w.warnings, wrong_tag):
+        w.chart("tflops.gp", g.stem + "-kernels", attn_title(g, "block kernels on one GPU: collbench vs cuDNN"),
+                "seq", lines)
+
+
 def attn_compare_charts(w, group, names):
     """ringattn --compare: TFLOP/s of both runs, colour = algorithm, run A solid, run B dashed."""
     vs = f"{names[0]} (solid) vs {names[1]} (dashed)"
@@ -231,6 +239,7 @@ def main(argv):
                 attn_charts(w, g)
             else:
                 (moe_charts(w, g) if g.family == "moe" else classic_charts(w, g, links))
+        attn_kernel_charts(w, gs)
     else:
         names = [r.name for r in runs]
         if names[0] == names[1]:

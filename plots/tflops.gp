@@ -1,5 +1,6 @@
 # Ring attention: TFLOP/s per GPU vs total sequence length (log x, linear y from 0), one line
-# per algorithm; single (P = 1) is the reference the distributed forms aim for.
+# per algorithm; single (P = 1) is the reference the distributed forms aim for. Also the block-kernel
+# chart (plots/attn.py kernel_charts: single vs single_cudnn, causal and not, P = 1).
 load plotsdir . 'common.gp'
 set yrange [0 : *]
 set ylabel 'TFLOP/s per GPU (forward attention FLOPs / time / P)'

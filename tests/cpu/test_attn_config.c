@@ -1,7 +1,8 @@
 /* CPU test of the ringattn configuration (collectives/attn_config.c) and its command line
  * (launcher/args.c): defaults, every option, the zigzag shard layout (every position held by
  * exactly one rank, both chunks of a rank the same length, balanced causal work), the FLOP
- * count, and every bad input the family promises to reject with a message naming it. */
+ * count, the rows --algo and --block-kernel give, and every bad input the family promises to
+ * reject with a message naming it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "attn_block.h"
 #include "attn_config.h"
 #include "attn_save_dir.h"
 #include "cb_testing.h"
@@ -101,6 +103,50 @@ static void test_cli(void) {
   snprintf(line, sizeof line, "ringattn --save %s", longseq);
   expect_error(line, "--save");
   expect_error("moe --heads 8", "only to the ringattn family");
+}
+
+/* The parsed --algo list joined with ",", "" for none (= every algorithm of the family). */
+static const char *algos(void) {
+  static char buf[1024];
+  buf[0] = 0;
+  for (int i = 0; i < A.nalgos; i++) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? "," : "", A.algos[i]);
+  return buf;
+}
+
+static void expect_algos(const char *cmd, const char *want) {
+  int rc = parse(cmd);
+  CHECK(rc == CB_ARGS_OK, "'%s' rejected: %s", cmd, err);
+  CHECK(strcmp(algos(), want) == 0, "'%s' gives '%s', expected '%s'", cmd, algos(), want);
+}
+
+/* --block-kernel (collectives/attn_block.h): the rows of each --algo / --block-kernel combination. */
+static void test_block_kernel(void) {
+  /* default: both kernels, every algorithm of the family */
+  expect_algos("ringattn", "");
+  CHECK_EQ_INT(A.attn.block_kernels, CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN);
+  expect_algos("ringattn --block-kernel both", "");
+  expect_algos("ringattn --block-kernel collbench", "single,ring,nccl_ring,nccl_allgather");
+  expect_algos("ringattn --block-kernel=cudnn", "single_cudnn,ring_cudnn,nccl_ring_cudnn,nccl_allgather_cudnn");
+  /* --algo alone names rows exactly */
+  expect_algos("ringattn --algo ring", "ring");
+  expect_algos("ringattn --algo ring_cudnn,single", "ring_cudnn,single");
+  /* with --block-kernel, scheme names become their rows */
+  expect_algos("ringattn --algo ring,single --block-kernel both", "ring,ring_cudnn,single,single_cudnn");
+  expect_algos("ringattn --algo ring --block-kernel cudnn", "ring_cudnn");
+  expect_algos("ringattn --block-kernel cudnn --algo nccl_ring", "nccl_ring_cudnn");
+  expect_algos("ringattn --algo ring_cudnn,ring --block-kernel both", "ring_cudnn,ring");
+  expect_algos("ringattn --algo ring_cudnn --block-kernel cudnn", "ring_cudnn");
+  /* --algo help stays help; unknown names are left for the registry to reject */
+  expect_algos("ringattn --algo help --block-kernel cudnn", "help");
+  expect_algos("ringattn --algo nosuch --block-kernel both", "nosuch");
+  /* the last --block-kernel wins, as every other option */
+  expect_algos("ringattn --block-kernel cudnn --block-kernel collbench --algo single", "single");
+  expect_error("ringattn --block-kernel", "needs a value");
+  expect_error("ringattn --block-kernel cuDNN", "--block-kernel: 'cuDNN' (accepted: collbench, cudnn, both)");
+  expect_error("ringattn --block-kernel ''", "--block-kernel");
+  expect_error("ringattn --algo ring_cudnn --block-kernel collbench", "ring_cudnn is a cuDNN row");
+  expect_error("allreduce --block-kernel cudnn", "apply only to the ringattn family");
+  expect_error("moe --block-kernel both", "apply only to the ringattn family");
 }
 
 static void test_shards(void) {
@@ -278,6 +324,7 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
   CHECK(system(cmd) == 0, "cleanup");
   test_cli();
+  test_block_kernel();
   test_shards();
   test_flops();
   return cb_test_finish("test_attn_config");

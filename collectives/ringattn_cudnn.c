@@ -1,0 +1,141 @@
+/* cuDNN's fused attention as the ring's block kernel (ringattn_common.h, the *_cudnn rows).
+ *
+ * One block-kernel launch of collbench's kernel becomes the calls of attn_split.h: cuDNN has
+ * no mask for the zigzag's two-run positions, but every (query run, key run) pair the ring
+ * makes is fully visible, diagonal or invisible, which it has. Each call is one cuDNN SDPA
+ * forward into a scratch block output (dtype, rounded by cuDNN) and its log-sum-exp, then
+ * cb_attn_merge_block folds them into the running fp32 o / lse (and writes out when final):
+ * the contract of cb_attn_fwd, so ring steps combine exactly whichever kernel ran.
+ *
+ * Precision: cuDNN rounds each call's block output to the input dtype before the merge (as
+ * TransformerEngine's ring does with it); the merge weights of a row sum to 1, so the merged
+ * output carries at most one such rounding per row beyond collbench's fp32 path, plus the final
+ * one. The check's tolerance (2 x a naive low-precision computation, which also rounds scores
+ * and probabilities: ringattn_common.h) is unchanged for these rows.
+ *
+ * One exception, for the P = 1 reference at its best: a step that is first and final with a
+ * single call over every query row (`single`, and the local block of ring_over_single) lets
+ * cuDNN write out and lse directly, with no merge pass; o is then not written (nothing reads
+ * it after a final step: the check reads out, --save reads out and lse).
+ *
+ * Every shape a forward or a measurement uses is prepared (cuDNN plans built) in setup:
+ * the P source blocks of the ring and the local block. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attn_block.h"
+#include "attn_cudnn.h"
+#include "attn_merge_block.h"
+#include "attn_split.h"
+#include "error_gpu.h"
+#include "ringattn_common.h"
+
+static cb_attn_runs_t runs_of(cb_attn_pos_t p, int64_t rows) {
+  cb_attn_runs_t r = {p.start0, p.len0, p.start1, rows > p.len0 ? rows - p.len0 : 0};
+  return r;
+}
+
+static int split(const cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int first, int final,
+                 cb_attn_call_t *calls, char *why, size_t n) {
+  return cb_attn_split(runs_of(qpos, x->rows), x->rows, runs_of(kvpos, x->rows), x->rows, x->causal, first, final,
+                       calls, why, n);
+}
+
+static cb_cudnn_key_t key_of(const cb_ra_t *x, const cb_attn_call_t *c) {
+  const cb_attn_config_t *cfg = x->cfg;
+  cb_cudnn_key_t k = {cfg->batch, cfg->heads,      cfg->kv_heads, cfg->head_dim, c->q_len, c->kv_len,
+                      x->rows,    x->rows,         x->bf16,       c->causal};
+  return k;
+}
+
+/* The rank's shards in the ring of P ranks (P = 1: `single`, the whole sequence), the same
+ * for every rank: positions follow from (S, P, rank) alone. */
+static int check_masks(uint64_t S, int P, int causal, char *why, size_t n) {
+  cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
+  for (int r = 0; r < P; r++)
+    for (int src = 0; src < P; src++) {
+      cb_attn_runs_t q = cb_attn_shard(S, P, r, causal), kv = cb_attn_shard(S, P, src, causal);
+      const int64_t rows = (int64_t)(S / (uint64_t)P);
+      if (cb_attn_split(q, rows, kv, rows, causal, 1, 1, calls, why, n) < 0) return -1;
+    }
+  return 0;
+}
+
+int cb_ra_cudnn_supported(const cb_world_t *w, const cb_params_t *p, int full, char *why, size_t n) {
+  if (!cb_ra_supported(w, p, why, n)) return 0;
+  if (!cb_cudnn_available(why, n)) return 0;
+  /* a sequence that does not shard is the bench's own row (cb_attn_seq_check) */
+  const int P = full ? 1 : w->mpi.nranks;
+  if (cb_attn_seq_check(p->seq, P, p->causal, why, n) == 0 && check_masks(p->seq, P, p->causal, why, n)) return 0;
+  return 1;
+}
+
+static int prepare_block(cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, char *why, size_t n) {
+  cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
+  const int nc = split(x, qpos, kvpos, 1, 1, calls, why, n);
+  if (nc < 0) return -1;
+  for (int i = 0; i < nc; i++) {
+    if (!calls[i].kv_len) continue;
+    cb_cudnn_key_t k = key_of(x, &calls[i]);
+    if (cb_cudnn_prepare(x->cudnn, &k, why, n)) return -1;
+  }
+  return 0;
+}
+
+int cb_ra_cudnn_init(cb_ra_t *x, char *why, size_t n) {
+  const cb_attn_config_t *c = x->cfg;
+  if (cb_cudnn_create(&x->cudnn, why, n)) return -1;
+  const size_t stats = (size_t)c->batch * (size_t)c->heads * (size_t)x->rows;
+  if (cb_ra_alloc(x, &x->cudnn_o, x->q_elems * x->elem, why, n) ||
+      cb_ra_alloc(x, (void **)&x->cudnn_stats, stats * sizeof(float), why, n))
+    return -1;
+  cb_attn_pos_t contiguous = {0, x->rows, x->rows};
+  if (prepare_block(x, contiguous, contiguous, why, n)) return -1;
+  for (int src = 0; src < x->P; src++)
+    if (prepare_block(x, cb_ra_pos(x->runs), cb_ra_src_pos(x, src), why, n)) return -1;
+  x->mem += cb_cudnn_mem(x->cudnn);
+  return 0;
+}
+
+void cb_ra_cudnn_free(cb_ra_t *x) {
+  cb_cudnn_destroy(x->cudnn);
+  x->cudnn = NULL;
+}
+
+void cb_ra_cudnn_note(const cb_ra_t *x, char *note, size_t n) {
+  if (x->block != CB_ATTN_BLOCK_CUDNN) return;
+  char v[96];
+  cb_cudnn_version(v, sizeof v);
+  const size_t len = strlen(note);
+  snprintf(note + len, n > len ? n - len : 0, "%sblock kernel cuDNN %s", len ? "; " : "", v);
+}
+
+void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first,
+                        int final, cudaStream_t s) {
+  const cb_attn_config_t *cfg = x->cfg;
+  cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
+  char why[512];
+  const int nc = split(x, qpos, kvpos, first, final, calls, why, sizeof why);
+  if (nc < 0) CB_DIE(CB_EXIT_RUNTIME, "cuDNN block kernel: %s (supported() lets no such row run)", why);
+  const size_t q_row = (size_t)cfg->heads * cfg->head_dim * x->elem; /* bytes of one row */
+  const size_t kv_row = (size_t)cfg->kv_heads * cfg->head_dim * x->elem;
+  const char *q = x->q, *k = kv, *v = (const char *)kv + x->kv_elems * x->elem;
+  const float scale = 1.0f / sqrtf((float)cfg->head_dim); /* as collbench's kernel (ringattn_common.c) */
+  for (int i = 0; i < nc; i++) {
+    const cb_attn_call_t *c = &calls[i];
+    const cb_cudnn_key_t key = key_of(x, c);
+    const int direct = nc == 1 && c->first && c->final && c->q_len == x->rows && c->kv_len > 0;
+    if (c->kv_len > 0)
+      cb_cudnn_attend(x->cudnn, &key, scale, q + (size_t)c->q_row0 * q_row, k + (size_t)c->kv_row0 * kv_row,
+                      v + (size_t)c->kv_row0 * kv_row, direct ? x->out : x->cudnn_o,
+                      direct ? x->lse : x->cudnn_stats, s);
+    if (direct) return;
+    cb_attn_merge_block_args_t m = {
+        .o_blk = c->kv_len > 0 ? x->cudnn_o : NULL, .lse_blk = x->cudnn_stats, .o = x->o,       .lse = x->lse,
+        .out = x->out,    .batch = cfg->batch,  .heads = cfg->heads, .head_dim = cfg->head_dim, .rows = (int)x->rows,
+        .row0 = (int)c->q_row0, .q_len = (int)c->q_len, .bf16 = x->bf16, .first = c->first, .final = c->final};
+    if (cb_attn_merge_block(&m, s, why, sizeof why)) CB_DIE(CB_EXIT_RUNTIME, "cuDNN block kernel: %s", why);
+    CB_CUDA_LAUNCH("cb_attn_merge_block");
+  }
+}
