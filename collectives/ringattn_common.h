@@ -49,7 +49,8 @@ typedef struct cb_ra {
   void *cudnn_o;            /* cuDNN rows: one call's block output [batch][rows][heads][head_dim] */
   float *cudnn_stats;       /* cuDNN rows: its log-sum-exp [batch][heads][rows] */
   size_t mem;               /* device bytes this state allocated (mem_bytes) */
-  void *extra[8];           /* further allocations of the algorithm (cb_ra_alloc), freed with it */
+  void *extra[16];          /* further allocations of the algorithm (cb_ra_alloc), freed with it (nccl_ring with
+                               cuDNN's block kernel needs more than 8: its staging blocks and cuDNN's outputs) */
   int nextra;
 } cb_ra_t;
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The attention family on ONE GPU (the GPU machine's device tool, or any CUDA machine): builds
+# collbench against the newest cuDNN on the machine (PyTorch's nvidia-cudnn package when
+# present, via CUDNN_ROOT), then
+#   1. attn_kernel_test --bench: every block kernel variant against the fp32 reference, timed;
+#   2. the GPU tests of the attention kernels and the ring-attention family (one rank);
+#   3. the same with 2 ranks sharing the GPU (CB_SHARE_GPUS=1 under MPS): the ring's cross-rank
+#      paths with both block kernels (correctness only);
+#   4. the reference run: launcher/collbench-run -- ringattn with both block kernels on one rank
+#      (P = 1: the block kernels side by side), its folder under $OUT/results/reference.
+# STEPS (default "bench tests shared ref") picks the steps. Logs packed into $OUT/logs.tgz.
+cd "$(dirname "$0")/../.." || exit 1
+. tools/device/common.sh
+STEPS=${STEPS:-bench tests shared ref}
+has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
+if [ -n "$root" ] && [ -d "$root/include" ]; then
+  export CUDNN_ROOT=$root LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  echo "cuDNN: $root" | tee -a "$OUT/logs/steps.txt"
+fi
+nvidia-smi > "$OUT/logs/nvidia-smi.txt" 2>&1
+step cmake 120 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${CUDNN_ROOT:+-DCUDNN_ROOT=$CUDNN_ROOT} &&
+  step build 300 cmake --build build -j "$(nproc)" || { pack; exit 1; }
+mkdir -p "$OUT/results"
+has bench && step attn_kernel_test 200 build/tests/gpu/attn_kernel_test --bench
+has tests && gpu_suite ctest_attn 240 '^gpu_(attn|ringattn)'
+if has shared; then
+  mps_start
+  export CB_SHARE_GPUS=1
+  gpu_suite ctest_attn_shared 200 "^gpu_ringattn"
+  unset CB_SHARE_GPUS
+  mps_stop
+fi
+if has ref; then
+  step ref_ringattn 200 launcher/collbench-run --out "$OUT/results/reference" -- ringattn --algo single \
+    --block-kernel both --seq 4K:32K --causal both -n 10 -w 3 -c 1
+fi
+grep -h "^bench\|^FAIL" "$OUT/logs/attn_kernel_test.log" 2> /dev/null | tail -30
+grep -h "tests passed\|tests failed\|Failed\|\*\*\*" "$OUT/logs/"ctest_*.log 2> /dev/null | head -30
+pack
