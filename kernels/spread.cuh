@@ -14,7 +14,7 @@
  * cluster waiting for SMs; SMs held by other work it cannot see, hence the caller's say), else a
  * plain launch; with pdl also programmatic stream serialization (pdl.cuh). The answer is cached
  * per kernel, grid and block size: one host thread launches and each process has one GPU
- * (launcher/world.c), so a small static table without a lock serves; past its 16 entries the
+ * (launcher/world_init.c), so a small static table without a lock serves; past its 16 entries the
  * query is simply made again. */
 #ifndef CB_SPREAD_CUH
 #define CB_SPREAD_CUH
