@@ -133,7 +133,7 @@ int main(int argc, char **argv) {
   char why[1400] = "";
   if (fault.action != CB_FAULT_NONE && fault.rank >= world.mpi.nranks)
     snprintf(why, sizeof why, "CB_FAULT: rank %d does not exist (%d ranks)", fault.rank, world.mpi.nranks);
-  if (!why[0]) cb_knobs_check_sms(&knobs, args->sms ? "--sms" : getenv("CB_SMS") ? "CB_SMS" : "CB_SM_COUNT", world.sm_count, world.gpu_name, why, sizeof why);
+  if (!why[0]) cb_knobs_check_sms(&knobs, args->sms ? "--sms" : "CB_SMS", world.sm_count, world.gpu_name, why, sizeof why);
   for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
     cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why);
   if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && world.mpi.rank == 0)

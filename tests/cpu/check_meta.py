@@ -30,8 +30,8 @@ def main():
     elif algos[1].get("description") != "grid for 8 SMs" or algos[1].get("summary") != 'with "quotes"':
         problems.append(f"algorithm 2: {algos[1]}")
     env = meta.get("env", {})
-    if env.get("CB_SM_COUNT") != "8" or env.get("NCCL_PROTO") != "Simple":
-        problems.append(f"env lacks CB_SM_COUNT or NCCL_PROTO: {env}")
+    if env.get("CB_SMS") != "8" or env.get("NCCL_PROTO") != "Simple":
+        problems.append(f"env lacks CB_SMS or NCCL_PROTO: {env}")
     if "UNRELATED_TEST_VAR" in env:
         problems.append("env records an unrelated variable")
     if meta.get("options", {}).get("iters") != 7 or meta.get("options", {}).get("modes") != "graph":

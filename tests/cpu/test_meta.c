@@ -20,7 +20,7 @@ static const cb_algo_t kDescribed = {
     .name = "described", .family = CB_ALLREDUCE, .summary = "with \"quotes\"", .describe = describe};
 
 int main(int argc, char **argv) {
-  setenv("CB_SM_COUNT", "8", 1);
+  setenv("CB_SMS", "8", 1);
   setenv("NCCL_PROTO", "Simple", 1);
   setenv("UNRELATED_TEST_VAR", "x", 1);
   MPI_Init(&argc, &argv);
