@@ -12,6 +12,8 @@
 #include "error_gpu.h"
 #include "fault.h"
 #include "meta.h"
+#include "meta_header.h"
+#include "meta_json.h"
 #include "mpi_world.h"
 #include "report.h"
 #include "watchdog.h"
@@ -148,14 +150,18 @@ int main(int argc, char **argv) {
   }
 
   cb_watchdog_arm(&wd, "metadata exchange (hosts, GPUs, versions) and opening the outputs");
+  cb_meta_t run_meta;
   cb_strbuf_t header, meta;
   cb_sb_init(&header);
   cb_sb_init(&meta);
-  cb_meta_collect(&world, args, bench.algos, bench.nalgos, &meta, &header);
+  cb_meta_collect(&run_meta, &world, args, bench.algos, bench.nalgos);
   if (world.mpi.rank == 0) {
+    cb_meta_header(&run_meta, &header);
+    cb_meta_json(&run_meta, &meta);
     fputs(header.s, stdout);
     fflush(stdout);
   }
+  cb_meta_free(&run_meta);
 
   cb_report_t report;
   int open_ok = 1;
