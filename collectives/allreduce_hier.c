@@ -183,7 +183,9 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
 }
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
-  snprintf(buf, n, "%d nodes x %d ranks: NVLink reduce-scatter, NCCL all-reduce per rail, NVLink all-gather; chunks of %llu MiB (at most %d)",
+  snprintf(buf, n,
+           "%d nodes x %d ranks: NVLink reduce-scatter, NCCL all-reduce per rail, NVLink all-gather; "
+           "chunks of %llu MiB (at most %d)",
            w->mpi.nnodes, w->mpi.max_local_nranks, (unsigned long long)(CB_AR_HIER_CHUNK_BYTES >> 20),
            CB_AR_HIER_MAX_CHUNKS);
 }

@@ -20,7 +20,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) { return cb_ar_setup(in, &k
 const cb_algo_t cb_algo_allreduce_oneshot_ll = {
     .name = "oneshot_ll",
     .family = CB_ALLREDUCE,
-    .summary = "LL protocol: 16-byte {data, epoch, data, epoch} lines pushed to all peers, no barrier, local reduce (up to 256 KiB)",
+    .summary = "LL protocol: 16-byte {data, epoch, data, epoch} lines pushed to all peers, no barrier, "
+               "local reduce (up to 256 KiB)",
     .dtypes = CB_ALL_DTYPES,
     .ops = CB_ALL_OPS,
     .nphases = 1,

@@ -34,12 +34,12 @@ static const cb_ar_kind_t kind = {
     .default_max_blocks = 0,
 };
 
-/* Not while ranks of its node share a GPU: seen under MPS with 2 ranks on one H200
- * (results/20261201-h200x1-shared-gpu), every rank's reduce kernel waited 60 s for the other's
- * copies; a copy between two buffers of one GPU is not a peer copy, and it evidently waits for
- * SMs the spinning kernels hold. Ranks of different virtual nodes sharing a GPU (2 x 2 on 2 GPUs)
- * do not matter: a world of several nodes is refused first, as "spans N nodes" like every
- * single-node algorithm (gpu_vnodes_2x2_allreduce checks that wording). */
+/* Not while ranks of its node share a GPU: under MPS with 2 ranks on one H200, every rank's
+ * reduce kernel waited 60 s for the other's copies; a copy between two buffers of one GPU is not
+ * a peer copy, and it evidently waits for SMs the spinning kernels hold. Ranks of different
+ * virtual nodes sharing a GPU (2 x 2 on 2 GPUs) do not matter: a world of several nodes is
+ * refused first, as "spans N nodes" like every single-node algorithm (gpu_vnodes_2x2_allreduce
+ * checks that wording). */
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_peer_supported_params(w, p, why, n)) return 0;
   if (w->gpu_shared_in_node) {

@@ -8,7 +8,7 @@
  *   alltoall       per-rank send buffer (total)     bytes/elem/n      (n-1)/n
  *   sendrecv       per-rank send buffer             bytes/elem        1
  * algbw = bytes / time, GB = 1e9 bytes. MoE rows define their own bytes (launcher docs and
- * results/README.md): logical bytes per rank moved by the phase, busbw = algbw. ringattn rows
+ * docs/results-format.md): logical bytes per rank moved by the phase, busbw = algbw. ringattn rows
  * sweep the total sequence length; their size column is the K/V bytes one rank sends over the
  * whole ring ((P-1) shards), busbw = algbw, and TFLOP/s is their headline (attn_config.h). */
 #ifndef CB_FAMILY_H

@@ -16,18 +16,16 @@ int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n) {
   uint64_t v = 0;
   if (cb_env_u64("CB_MAX_BLOCKS", 1, CB_SIGNAL_MAX_BLOCKS, &v, why, n) < 0) return -1;
   k->max_blocks = (int)v;
-  /* CB_SMS, and CB_SM_COUNT (its older name): both set must agree */
-  uint64_t sms = 0, old = 0;
-  int has_sms = cb_env_u64("CB_SMS", 1, CB_SMS_MAX, &sms, why, n);
-  if (has_sms < 0) return -1;
-  int has_old = cb_env_u64("CB_SM_COUNT", 1, CB_SMS_MAX, &old, why, n);
-  if (has_old < 0) return -1;
-  if (has_sms && has_old && sms != old) {
-    snprintf(why, n, "CB_SMS=%llu and CB_SM_COUNT=%llu disagree (CB_SM_COUNT is CB_SMS's older name: set one)",
-             (unsigned long long)sms, (unsigned long long)old);
+  /* CB_SM_COUNT was CB_SMS's name once: a job that still sets it is told so, not run uncapped */
+  const char *former = getenv("CB_SM_COUNT");
+  if (former && *former) {
+    snprintf(why, n, "CB_SM_COUNT is no longer read: the SM cap is CB_SMS (or --sms); set CB_SMS=%.32s instead",
+             former);
     return -1;
   }
-  k->sm_count = (int)(has_sms ? sms : old);
+  v = 0;
+  if (cb_env_u64("CB_SMS", 1, CB_SMS_MAX, &v, why, n) < 0) return -1;
+  k->sm_count = (int)v;
   if (cb_ar_thresholds(nranks, &k->ar, why, n) < 0) return -1;
   if (cb_ar_ce_chunk_bytes(&k->ar_ce_chunk, why, n) < 0) return -1;
   if (cb_ar_hier_chunks_knob(&k->ar_hier_chunks, why, n) < 0) return -1;

@@ -8,7 +8,7 @@
  *   CB_SMS             the SM cap of the custom kernels (1..the device's SMs; --sms N overrides
  *                      it): every custom kernel's grid has at most that many blocks, so it
  *                      occupies at most that many SMs (the sms column reports what it used)
- *   CB_SM_COUNT        CB_SMS's older name (both set must agree)
+ *   CB_SM_COUNT        CB_SMS's former name: set (not empty), it is a usage error naming CB_SMS
  *   CB_AR_LL_MAX, CB_AR_ONESHOT_MAX, CB_AR_TWOSHOT_MAX   auto's thresholds (bytes per rank)
  *   CB_AR_CE_CHUNK     twoshot_ce's chunk (bytes, a multiple of 16)
  *   CB_AR_HIER_CHUNKS  hier's pipeline chunks (1..16; unset: by size)

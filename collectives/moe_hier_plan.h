@@ -8,7 +8,7 @@
  * crosses the network once per other node j that hosts one of its experts, to the forwarder
  * rank_at[j * K + local_of[s]] (the same local rank: one rail), which hands it over NVLink to
  * the ranks of node j that need it. Bytes are counted as collbench counts MoE bytes
- * (results/README.md): per (token, destination) row payload, metadata excluded, per rank as the
+ * (docs/results-format.md): per (token, destination) row payload, metadata excluded, per rank as the
  * mean over ranks. */
 #ifndef CB_MOE_HIER_PLAN_H
 #define CB_MOE_HIER_PLAN_H

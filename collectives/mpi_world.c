@@ -49,7 +49,7 @@ static void split_by_name(cb_mpi_world_t *w, const char *id, int share_gpus) {
   if (!any[0]) return; /* no rank names its node: real nodes */
   /* NCCL must see the same nodes, or the comparison is void (and two ranks of different virtual
    * nodes on one GPU make NCCL stop with "Duplicate GPU detected"). With CB_SHARE_GPUS=1 a rank
-   * may also be its own NCCL host <node>.<suffix> (ranks of a node sharing a GPU; world.c checks
+   * may also be its own NCCL host <node>.<suffix> (ranks of a node sharing a GPU; world_init.c checks
    * that no two ranks on one GPU share an NCCL host). */
   const char *hostid = getenv("NCCL_HOSTID");
   size_t idlen = id ? strlen(id) : 0;

@@ -43,8 +43,8 @@ int cb_nccl_supported(const cb_world_t *w, const cb_params_t *p, char *why, size
     return 0;
   }
   /* NCCL 2.28.3 returns ncclInvalidArgument for avg of an fp8 type on a one-rank communicator
-   * (sum, max, min and the 16/32-bit types pass; results/20261130-h200x1-nccl-one-rank), which
-   * would end the run; versions after 2.28 are tried. */
+   * (sum, max, min and the 16/32-bit types pass; seen on one H200), which would end the run;
+   * versions after 2.28 are tried. */
   if (p->op == CB_AVG && cb_dtype_is_fp8(p->dtype) && w->mpi.nranks == 1 && w->nccl_version < NCCL_VERSION(2, 29, 0)) {
     char v[32];
     cb_nccl_version_text(w->nccl_version, v, sizeof v);

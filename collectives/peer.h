@@ -35,7 +35,7 @@ void cb_peer_free_epochs(cb_peer_mem_t *pm, uint32_t **epochs);
 
 /* The grid limits of a custom peer-memory kernel on this world: the algorithm's block cap
  * (default_max_blocks; 0 = one block per SM) unless CB_MAX_BLOCKS overrides it, the SM count
- * the world agreed on (CB_SM_COUNT caps it) and threads per SM. */
+ * the world agreed on (CB_SMS or --sms caps it) and threads per SM. */
 cb_grid_limits_t cb_peer_grid_limits(const cb_world_t *w, int default_max_blocks);
 
 #endif

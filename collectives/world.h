@@ -1,6 +1,6 @@
 /* Everything a rank knows about where it runs: MPI ranks and nodes, its GPU, the NCCL
  * communicator, the peer-memory verdict for its node and its CPU binding. Built once at start
- * by the launcher (launcher/world.c, declared in world_init.h) and passed to every algorithm;
+ * by the launcher (launcher/world_init.c, declared in world_init.h) and passed to every algorithm;
  * there are no globals. The struct lives here, in collectives/, because the algorithms read it
  * and a lower layer may not include the launcher. */
 #ifndef CB_WORLD_H

@@ -1,5 +1,5 @@
 /* The limits every custom kernel's grid is computed from, taken from the device at start
- * (launcher/world.c) rather than written into the code: how many SMs the grid is sized for, how
+ * (launcher/world_init.c) rather than written into the code: how many SMs the grid is sized for, how
  * many threads an SM holds at once, and the block cap of the algorithm (CB_MAX_BLOCKS overrides
  * it). Blocks of these kernels wait on the same-numbered blocks of the other ranks, so a grid
  * must never exceed what the GPU holds resident at once: a block that never gets an SM would

@@ -57,12 +57,14 @@ extern "C" {
 #define CB_MOE_TK_DISPATCH 2    /* peer's dispatch push */
 #define CB_MOE_TK_EXPERT 3      /* peer's expert layout */
 #define CB_MOE_TP_START 0 /* first instruction (thread 0) */
-#define CB_MOE_TP_A 1     /* dispatch_ll: counted; combine push block: first chunk stored;
-                           * dispatch push: not a time, the block's SM (%smid) + 1 */
-#define CB_MOE_TP_B 2     /* dispatch_ll: positions written; combine push block: first flag raised */
+/* CB_MOE_TP_A: dispatch_ll: counted; combine push block: first chunk stored; dispatch push: not
+ * a time, the block's SM (%smid) + 1 */
+#define CB_MOE_TP_A 1
+#define CB_MOE_TP_B 2      /* dispatch_ll: positions written; combine push block: first flag raised */
 #define CB_MOE_TP_PUSHED 3 /* rows pushed (block barrier); combine push block: last flag raised */
-#define CB_MOE_TP_SIGNALLED 4 /* the flag / completion signal to the first peer stored (its thread);
-                               * combine reduce block: warp 0's first wait done */
+/* CB_MOE_TP_SIGNALLED: the flag / completion signal to the first peer stored (its thread);
+ * combine reduce block: warp 0's first wait done */
+#define CB_MOE_TP_SIGNALLED 4
 #define CB_MOE_TP_WAITED 5 /* the wait for peers done (block barrier); combine reduce block: warp 0 done */
 #define CB_MOE_TP_END 6    /* every thread done (block barrier) */
 #define CB_MOE_TRACE_EPOCH 7 /* not a time: the epoch of this slot */

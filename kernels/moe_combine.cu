@@ -3,9 +3,10 @@
  *
  * Roles (a block's role index: its block index, or cb_spread_role's spread of it when the kernel
  * runs in clusters, kernels/spread.cuh) [0, comb_push_blocks) push: for every remote source q,
- * the rows this rank received from q are weighted (identity experts: y = (sum of the row's local expert weights) * x, fp32,
- * rounded once to bf16) and stored into q's combine region for this rank, chunk by chunk
- * (chunk_rows rows); after a chunk, one release store raises its flag in q's memory:
+ * the rows this rank received from q are weighted (identity experts: y = (sum of the row's local
+ * expert weights) * x, fp32, rounded once to bf16) and stored into q's combine region for this
+ * rank, chunk by chunk (chunk_rows rows); after a chunk, one release store raises its flag in
+ * q's memory:
  *   flags (peer memory of each rank, at chunk_off): uint32 [source d][nchunks], value = the
  *   combine call's epoch (per-block epoch words, equal on every block and every rank).
  * Roles [comb_push_blocks, push_blocks) reduce this rank's tokens, one warp per token (or per
@@ -96,10 +97,11 @@ __device__ __forceinline__ void push_chunk_rows(const cb_moe_dev_t &a, int q, in
 /* Chunks alternate between sources so every source's first rows go out first. The push block
  * of role b (spread.cuh: its block index in a plain launch) moves chunk b, then chunks claimed
  * from the call's counter (moe.h CB_MOE_WORK_*; fixed stripes left blocks on some SMs pushing
- * long after the others were done). Warps 1..31 move the rows; warp 0 claims the next chunk while they do, and after the chunk's barrier raises
- * its flag: the flag's system-scope release waits for the chunk's stores to land (~4 us at
- * 4096 tokens), and with warp 0 alone waiting the other warps go on with the next chunk
- * (the whole block used to wait for it, chunk after chunk).
+ * long after the others were done). Warps 1..31 move the rows; warp 0 claims the next chunk
+ * while they do, and after the chunk's barrier raises its flag: the flag's system-scope release
+ * waits for the chunk's stores to land (~4 us at 4096 tokens), and with warp 0 alone waiting the
+ * other warps go on with the next chunk (the whole block used to wait for it, chunk after
+ * chunk).
  *   chunk_of[k & 1]: the block's k-th chunk, written by warp 0 before barrier k - 1, read by
  *   the others before barrier k; warp 0 writes that slot again (chunk k + 2) only after
  *   barrier k. */

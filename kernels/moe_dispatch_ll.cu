@@ -30,8 +30,8 @@
  * equal on every block and rank; flags only grow, compared wrap-safely):
  *  - range slots are two per (block, source), by the epoch's parity. One slot would not do: a
  *    peer that sent this rank no rows never waits on it in the combine, so it could write call
- *    e+1's range before this rank read call e's (the bug 82ffb4f fixed in the LL count slots
- *    this kernel used before).
+ *    e+1's range before this rank read call e's (the race the one count slot per source of this
+ *    kernel's earlier LL form had).
  *    Call e+2's write needs the peer's call-e+1 block b past its wait for this rank's call-e+1
  *    block-b flag, raised in this rank's next kernel, after this call's reads.
  *  - rows and metadata: a peer overwrites its region here only in its next dispatch, after its

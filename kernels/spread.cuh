@@ -1,12 +1,11 @@
 /* Launching a grid of one-block-per-SM blocks spread evenly over the GPCs. A plain launch of a
  * small grid does not spread: on an H200 (132 SMs) 32 blocks go 8 to SMs 124-131 and 3 to each
  * of the 8 GPCs, and blocks 0-7 of the MoE dispatch push end their NVLink stores 8-11 us after
- * the others (results/20261201-h200x2-sm-placement). Launched as clusters of 4 blocks (a
- * cluster never spans two GPCs), the same grid goes 4 to each of the 8 GPCs
- * (results/20261201-h200x1-gpc-placement/probe.txt). On 2 x H200 that made peer's one-kernel
- * combine 2.7 % faster at 32 SMs; the dispatch push, spread, lost its late blocks but was 0.7 %
- * slower (its 32 blocks are bound by their NVLink stores), so only the combine uses it
- * (results/20261201-h200x2-dispatch-ab).
+ * the others (each block's %smid in a CB_MOE_TRACE build). Launched as clusters of 4 blocks (a cluster
+ * never spans two GPCs), the same grid goes 4 to each of the 8 GPCs. On 2 x H200 that made
+ * peer's one-kernel combine 2.7 % faster at 32 SMs; the dispatch push, spread, lost its late
+ * blocks but was 0.7 % slower (its 32 blocks are bound by their NVLink stores), so only the
+ * combine uses it (docs/decisions.md).
  *
  * cb_launch_spread uses clusters of 4, where the caller allows them, when the grid divides by 4
  * and all its clusters can be resident at once on the whole, idle GPU
@@ -14,7 +13,7 @@
  * cluster waiting for SMs; SMs held by other work it cannot see, hence the caller's say), else a
  * plain launch; with pdl also programmatic stream serialization (pdl.cuh). The answer is cached
  * per kernel, grid and block size: one host thread launches and each process has one GPU
- * (launcher/world.c), so a small static table without a lock serves; past its 16 entries the
+ * (launcher/world_init.c), so a small static table without a lock serves; past its 16 entries the
  * query is simply made again. */
 #ifndef CB_SPREAD_CUH
 #define CB_SPREAD_CUH

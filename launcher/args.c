@@ -319,7 +319,8 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
 /* Step 3 (ringattn): sequence lengths instead of sizes, bf16/half, and the shape check. */
 static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->moe_opt)
-    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/--drop apply only to the moe family");
+    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/"
+                           "--drop apply only to the moe family");
   if (s->size) return cb_argp_fail(p, "ringattn sweeps the sequence length: use --seq instead of -b/-e/-f/-i/--sizes");
   /* --heads alone: as many K/V heads (plain multi-head attention) */
   if (s->heads && !s->kv_heads) a->attn.kv_heads = a->attn.heads;
@@ -391,7 +392,8 @@ static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
 static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   const cb_family_info_t *fi = cb_family_info(a->family);
   if (s->moe_opt)
-    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/--drop apply only to the moe family");
+    return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/"
+                           "--drop apply only to the moe family");
   if (s->attn_opt)
     return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
                            "ringattn family");
@@ -457,7 +459,8 @@ void cb_args_usage(FILE *f) {
     "      --mode M            eager | graph | both (default eager)\n"
     "      --timing T          round: events around each round of iterations, as nccl-tests (default)\n"
     "                          iter: an event around every iteration (true p50/p99; adds ~1-4 us each)\n"
-    "  -T, --timeout SEC       watchdog: abort the job if any step (setup, a round, a check, a reduction) takes longer (default 120)\n"
+    "  -T, --timeout SEC       watchdog: abort the job if any step (setup, a round, a check, a reduction) takes "
+    "longer (default 120)\n"
     "      --seed N            seed for the random inputs (default 1)\n"
     "what to run:\n"
     "  -d, --datatype LIST     float, half, bfloat16, fp8e4m3, fp8e5m2 (default float; moe: bfloat16)\n"

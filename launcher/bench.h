@@ -1,7 +1,8 @@
 /* The bench engine: for every sweep point, dtype, op, placement and mode, runs the selected
  * algorithms side by side (set up together, interleaved A B A B in rounds so drift hits all
  * alike), times them with CUDA events around each round (per iteration with --timing iter,
- * and always for multi-phase algorithms; eager launches, or the rounds captured in CUDA graphs), checks them on fresh seeded data, aggregates across ranks and reports rows. */
+ * and always for multi-phase algorithms; eager launches, or the rounds captured in CUDA
+ * graphs), checks them on fresh seeded data, aggregates across ranks and reports rows. */
 #ifndef CB_BENCH_H
 #define CB_BENCH_H
 

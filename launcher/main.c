@@ -1,6 +1,10 @@
-/* collbench: `mpirun -np N collbench FAMILY [options]`. Parses the command line (bad input
- * exits 2 before MPI starts), builds the world (GPU, binding, NCCL, peer memory), writes the
- * header and metadata, runs the bench engine and ends with the exit code README documents. */
+/* collbench: `mpirun -np N collbench FAMILY [options]`. main() runs four phases, each of which
+ * either lets the next one run or names the exit code, and leaves through one exit helper:
+ *   parse   the command line and CB_FAULT, before MPI starts (bad input exits 2);
+ *   world   MPI, the CB_* knobs, the watchdog, the world (GPU, binding, NCCL, peer memory) and
+ *           the checks that need the rank count;
+ *   run     the metadata and the header, the outputs, the bench engine;
+ *   report  the summary, the results files closed, the exit code README documents. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,8 @@
 #include "error_gpu.h"
 #include "fault.h"
 #include "meta.h"
+#include "meta_header.h"
+#include "meta_json.h"
 #include "mpi_world.h"
 #include "preflight.h"
 #include "report.h"
@@ -68,138 +74,176 @@ static int knobs_agree(const cb_knobs_t *k, char *why, size_t n) {
   return 0;
 }
 
-int main(int argc, char **argv) {
-  cb_args_t *args = calloc(1, sizeof *args); /* large (the sweep table): heap, not stack */
-  if (!args) return CB_EXIT_RUNTIME;
+/* What main has set up so far; finish() takes down exactly that. Static in main: the world and
+ * the watchdog must live until exit (the abort hook and the watchdog thread point into it). */
+typedef struct {
+  cb_args_t *args;
+  cb_bench_t bench;
+  cb_fault_t fault; /* CB_FAULT (test-only fault injection, fault.h) */
+  cb_knobs_t knobs;
+  int mpi_up, rank; /* rank: this process's world rank once MPI is up (0 before: every process speaks) */
+  cb_watchdog_t wd;
+  int wd_up;
+  cb_world_t world;
+  int world_up;
+  cb_report_t report; /* rank 0 */
+} cb_main_t;
+
+/* A phase's result: CB_CONTINUE lets the next phase run; anything else is the exit code. */
+enum { CB_CONTINUE = -1 };
+
+/* The one way out: stops the watchdog, frees the world, ends MPI (whichever of them started)
+ * and returns code for main to exit with. */
+static int finish(cb_main_t *m, int code) {
+  if (m->wd_up) cb_watchdog_stop(&m->wd);
+  if (m->world_up) cb_world_free(&m->world);
+  if (m->mpi_up) MPI_Finalize();
+  free(m->args);
+  return code;
+}
+
+/* A usage or setup problem: the message on stderr (once, from rank 0, once MPI is up); returns
+ * code. */
+static int fail(const cb_main_t *m, int code, const char *why) {
+  if (m->rank == 0) fprintf(stderr, "collbench: %s\n", why);
+  return code;
+}
+
+/* --algo help: the family's algorithms and what each does (no MPI, no GPU). */
+static void list_algos(cb_family_t family) {
+  printf("%s algorithms (--algo LIST; default: all of them):\n", cb_family_name(family));
+  for (int i = 0; cb_registry[i]; i++)
+    if (cb_registry[i]->family == family)
+      printf("  %-16s %s\n", cb_registry[i]->name, cb_registry[i]->summary ? cb_registry[i]->summary : "");
+}
+
+/* Phase 1, before MPI: the command line, the algorithms it names and CB_FAULT. */
+static int parse_phase(cb_main_t *m, int argc, char **argv) {
+  m->args = calloc(1, sizeof *m->args); /* large (the sweep table): heap, not stack */
+  if (!m->args) return CB_EXIT_RUNTIME;
+  cb_args_t *args = m->args;
   char err[1024];
   int rc = cb_args_parse(argc, argv, args, err, sizeof err);
   if (rc == CB_ARGS_HELP) {
     cb_args_usage(stdout);
     return CB_EXIT_OK;
   }
-  if (rc != CB_ARGS_OK) {
-    fprintf(stderr, "collbench: %s\n", err);
-    return CB_EXIT_USAGE;
-  }
+  if (rc != CB_ARGS_OK) return fail(m, CB_EXIT_USAGE, err);
   args->attn.cmdline = args->cmdline; /* --save records it; args lives until exit */
   if (args->nalgos == 1 && strcmp(args->algos[0], "help") == 0) {
-    /* --algo help: the family's algorithms and what each does, then exit (no MPI, no GPU) */
-    printf("%s algorithms (--algo LIST; default: all of them):\n", cb_family_name(args->family));
-    for (int i = 0; cb_registry[i]; i++)
-      if (cb_registry[i]->family == args->family)
-        printf("  %-16s %s\n", cb_registry[i]->name, cb_registry[i]->summary ? cb_registry[i]->summary : "");
-    return 0;
+    list_algos(args->family);
+    return CB_EXIT_OK;
   }
-  cb_bench_t bench;
-  memset(&bench, 0, sizeof bench);
-  if (select_algos(args, &bench, err, sizeof err)) {
-    fprintf(stderr, "collbench: %s\n", err);
-    return CB_EXIT_USAGE;
-  }
+  if (select_algos(args, &m->bench, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
+  if (cb_fault_from_env(&m->fault, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
+  return CB_CONTINUE;
+}
 
-  cb_fault_t fault; /* CB_FAULT (test-only fault injection, fault.h) */
-  if (cb_fault_from_env(&fault, err, sizeof err)) {
-    fprintf(stderr, "collbench: %s\n", err);
-    return CB_EXIT_USAGE;
-  }
-
-  int provided = 0;
-  CB_MPI(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-  if (cb_preflight(args, argc, argv, MPI_COMM_WORLD)) { /* same command line, outputs creatable */
-    MPI_Finalize();
-    return CB_EXIT_USAGE;
-  }
-  /* The CB_* knobs, before any GPU work: a bad value is a usage error on every rank. */
-  int world_size = 0, world_rank = 0;
-  CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
-  CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &world_rank));
-  cb_knobs_t knobs;
-  /* a bad knob on any rank (one rank's environment can differ) ends every rank alike */
-  int knobs_ok = cb_knobs_read(&knobs, world_size, err, sizeof err) == 0;
-  knobs_ok = cb_mpi_agree(MPI_COMM_WORLD, knobs_ok, err, sizeof err);
-  if (knobs_ok) knobs_ok = knobs_agree(&knobs, err, sizeof err) == 0; /* the same result on every rank */
-  if (!knobs_ok) {
-    if (world_rank == 0) fprintf(stderr, "collbench: %s\n", err);
-    MPI_Finalize();
-    return CB_EXIT_USAGE;
-  }
-  if (args->sms) knobs.sm_count = args->sms; /* --sms wins over CB_SMS */
-  /* The watchdog covers the world setup too (NCCL init and the peer probe wait for every rank). */
-  cb_watchdog_t wd;
-  cb_watchdog_start(&wd, args->timeout_s, MPI_COMM_WORLD, &fault);
-  static cb_world_t world; /* lives until exit: the abort hook points at it */
-  world.wd = &wd;
-  cb_watchdog_arm(&wd, "world setup (GPU, CPU binding, NCCL communicator, peer-memory probe)");
-  cb_world_init(&world, args, &knobs);
-  cb_watchdog_disarm(&wd);
-
-  /* Rank-count-dependent checks, now that the world size is known; and --save's directory,
-   * which only rank 0 writes (so only its file system counts). */
-  char why[1400] = "";
-  if (fault.action != CB_FAULT_NONE && fault.rank >= world.mpi.nranks)
-    snprintf(why, sizeof why, "CB_FAULT: rank %d does not exist (%d ranks)", fault.rank, world.mpi.nranks);
-  if (!why[0]) cb_knobs_check_sms(&knobs, args->sms ? "--sms" : getenv("CB_SMS") ? "CB_SMS" : "CB_SM_COUNT", world.sm_count, world.gpu_name, why, sizeof why);
+/* The checks that need the world (its rank count, the GPU's SMs) and --save's directory, which
+ * only rank 0 writes (so only its file system counts). The same verdict on every rank. */
+static int world_checks(cb_main_t *m, char *why, size_t n) {
+  const cb_args_t *args = m->args;
+  const cb_world_t *w = &m->world;
+  why[0] = 0;
+  if (m->fault.action != CB_FAULT_NONE && m->fault.rank >= w->mpi.nranks)
+    snprintf(why, n, "CB_FAULT: rank %d does not exist (%d ranks)", m->fault.rank, w->mpi.nranks);
+  if (!why[0]) cb_knobs_check_sms(&m->knobs, args->sms ? "--sms" : "CB_SMS", w->sm_count, w->gpu_name, why, n);
   for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
-    cb_moe_config_check(&args->moe, world.mpi.nranks, args->dtypes[t], why, sizeof why);
-  if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && world.mpi.rank == 0)
-    cb_attn_check_save_dir(args->attn.save_dir, why, sizeof why);
-  cb_mpi_agree(world.mpi.comm, !why[0], why, sizeof why);
-  if (why[0]) {
-    if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", why);
-    cb_watchdog_stop(&wd);
-    cb_world_free(&world);
-    MPI_Finalize();
-    return CB_EXIT_USAGE;
-  }
+    cb_moe_config_check(&args->moe, w->mpi.nranks, args->dtypes[t], why, n);
+  if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && w->mpi.rank == 0)
+    cb_attn_check_save_dir(args->attn.save_dir, why, n);
+  return cb_mpi_agree(w->mpi.comm, !why[0], why, n) ? 0 : -1;
+}
 
-  cb_watchdog_arm(&wd, "metadata exchange (hosts, GPUs, versions) and opening the outputs");
-  cb_strbuf_t header, meta;
-  cb_sb_init(&header);
-  cb_sb_init(&meta);
-  cb_meta_collect(&world, args, bench.algos, bench.nalgos, &meta, &header);
-  if (world.mpi.rank == 0) {
+/* Phase 2: MPI, the CB_* knobs (before any GPU work: a bad value is a usage error on every
+ * rank), the watchdog and the world. */
+static int world_phase(cb_main_t *m, int *argc, char ***argv) {
+  char err[1400];
+  int provided = 0, world_size = 0;
+  CB_MPI(MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided));
+  m->mpi_up = 1;
+  /* the same command line on every rank, outputs creatable: before any GPU work (preflight.h
+   * prints the reason on rank 0) */
+  if (cb_preflight(m->args, *argc, *argv, MPI_COMM_WORLD)) return CB_EXIT_USAGE;
+  CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &world_size));
+  CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &m->rank));
+  /* a bad knob on any rank (one rank's environment can differ) ends every rank alike */
+  int knobs_ok = cb_knobs_read(&m->knobs, world_size, err, sizeof err) == 0;
+  knobs_ok = cb_mpi_agree(MPI_COMM_WORLD, knobs_ok, err, sizeof err);
+  if (knobs_ok) knobs_ok = knobs_agree(&m->knobs, err, sizeof err) == 0; /* the same result on every rank */
+  if (!knobs_ok) return fail(m, CB_EXIT_USAGE, err);
+  if (m->args->sms) m->knobs.sm_count = m->args->sms; /* --sms wins over CB_SMS */
+  /* The watchdog covers the world setup too (NCCL init and the peer probe wait for every rank). */
+  cb_watchdog_start(&m->wd, m->args->timeout_s, MPI_COMM_WORLD, &m->fault);
+  m->wd_up = 1;
+  m->world.wd = &m->wd;
+  cb_watchdog_arm(&m->wd, "world setup (GPU, CPU binding, NCCL communicator, peer-memory probe)");
+  cb_world_init(&m->world, m->args, &m->knobs);
+  m->world_up = 1;
+  cb_watchdog_disarm(&m->wd);
+  if (world_checks(m, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
+  return CB_CONTINUE;
+}
+
+/* Phase 3: the metadata (the header on stdout, the JSON into the outputs), then the bench. */
+static int run_phase(cb_main_t *m) {
+  cb_world_t *w = &m->world;
+  char err[1024];
+  cb_watchdog_arm(&m->wd, "metadata exchange (hosts, GPUs, versions) and opening the outputs");
+  cb_meta_t meta;
+  cb_meta_collect(&meta, w, m->args, m->bench.algos, m->bench.nalgos);
+  int open_ok = 1;
+  if (w->mpi.rank == 0) {
+    cb_strbuf_t header, json;
+    cb_sb_init(&header);
+    cb_sb_init(&json);
+    cb_meta_header(&meta, &header);
+    cb_meta_json(&meta, &json);
     fputs(header.s, stdout);
     fflush(stdout);
+    open_ok = cb_report_open(&m->report, stdout, m->args->csv, m->args->json, json.s, err, sizeof err) == 0;
+    cb_sb_free(&header);
+    cb_sb_free(&json);
   }
+  cb_meta_free(&meta);
+  CB_MPI(MPI_Bcast(&open_ok, 1, MPI_INT, 0, w->mpi.comm));
+  cb_watchdog_disarm(&m->wd);
+  if (!open_ok) return fail(m, CB_EXIT_USAGE, err);
 
-  cb_report_t report;
-  int open_ok = 1;
-  if (world.mpi.rank == 0 && cb_report_open(&report, stdout, args->csv, args->json, meta.s, err, sizeof err)) open_ok = 0;
-  CB_MPI(MPI_Bcast(&open_ok, 1, MPI_INT, 0, world.mpi.comm));
-  cb_watchdog_disarm(&wd);
-  if (!open_ok) {
-    if (world.mpi.rank == 0) fprintf(stderr, "collbench: %s\n", err);
-    cb_watchdog_stop(&wd);
-    cb_world_free(&world);
-    MPI_Finalize();
-    return CB_EXIT_USAGE;
-  }
+  m->bench.w = w;
+  m->bench.a = m->args;
+  m->bench.rep = w->mpi.rank == 0 ? &m->report : NULL;
+  m->bench.wd = &m->wd;
+  cb_bench_run(&m->bench);
+  cb_watchdog_stop(&m->wd);
+  m->wd_up = 0;
+  return CB_CONTINUE;
+}
 
-  bench.w = &world;
-  bench.a = args;
-  bench.rep = world.mpi.rank == 0 ? &report : NULL;
-  bench.wd = &wd;
-  cb_bench_run(&bench);
-  cb_watchdog_stop(&wd);
-
-  int code = bench.wrong_total > 0 || bench.validate_failures > 0 ? CB_EXIT_WRONG : CB_EXIT_OK;
-  if (world.mpi.rank == 0) {
-    char extra[256];
+/* Phase 4: the summary (the JSON's and the last stdout line) and the exit code, agreed on by
+ * every rank: 1 for a wrong element or a failed validation, 3 when the results files cannot be
+ * completed. */
+static int report_phase(cb_main_t *m) {
+  const cb_bench_t *b = &m->bench;
+  int code = b->wrong_total > 0 || b->validate_failures > 0 ? CB_EXIT_WRONG : CB_EXIT_OK;
+  if (m->world.mpi.rank == 0) {
+    char extra[256], err[1024];
     snprintf(extra, sizeof extra, "\"summary\": {\"rows\": %d, \"skipped\": %d, \"wrong\": %lld, \"exit_code\": %d}",
-             bench.rows, bench.rows_skipped, bench.wrong_total, code);
-    if (cb_report_close(&report, extra, err, sizeof err)) {
-      fprintf(stderr, "collbench: %s\n", err);
-      code = CB_EXIT_RUNTIME;
-    }
-    printf("#\n# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", bench.rows, bench.rows_skipped,
-           bench.wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
+             b->rows, b->rows_skipped, b->wrong_total, code);
+    if (cb_report_close(&m->report, extra, err, sizeof err)) code = fail(m, CB_EXIT_RUNTIME, err);
+    printf("#\n# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", b->rows, b->rows_skipped,
+           b->wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
     fflush(stdout);
   }
-  cb_sb_free(&header);
-  cb_sb_free(&meta);
-  CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, world.mpi.comm));
-  cb_world_free(&world);
-  MPI_Finalize();
-  free(args);
+  CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, m->world.mpi.comm));
   return code;
+}
+
+int main(int argc, char **argv) {
+  static cb_main_t m; /* static: see cb_main_t */
+  int code = parse_phase(&m, argc, argv);
+  if (code == CB_CONTINUE) code = world_phase(&m, &argc, &argv);
+  if (code == CB_CONTINUE) code = run_phase(&m);
+  if (code == CB_CONTINUE) code = report_phase(&m);
+  return finish(&m, code);
 }

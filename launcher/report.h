@@ -1,5 +1,5 @@
 /* Result rows and where they go: the nccl-tests-style table on stdout (as rows finish), a CSV
- * file and a JSON file (results/README.md documents both). Only rank 0 reports.
+ * file and a JSON file (docs/results-format.md documents both). Only rank 0 reports.
  *
  * Nothing finished is lost: each row is flushed to the CSV and appended to FILE.partial.jsonl
  * (one JSON object per line, the metadata first) the moment it completes. cb_report_close
@@ -51,7 +51,7 @@ typedef struct cb_row {
    * trip's and the compute kernel's times beside each other over their times alone */
   int loaded;
   double slowdown_comm, slowdown_compute;
-  /* ringattn only (is_attn = 0 leaves these columns empty; results/README.md defines them) */
+  /* ringattn only (is_attn = 0 leaves these columns empty; docs/results-format.md defines them) */
   int is_attn;
   uint64_t seq;
   int batch, heads, kv_heads, head_dim, causal;

@@ -1,4 +1,4 @@
-/* The rank's start-up and shutdown (launcher/world.c): MPI node discovery, GPU choice, CPU
+/* The rank's start-up and shutdown (launcher/world_init.c): MPI node discovery, GPU choice, CPU
  * binding, NCCL communicator and the peer-memory probe fill the cb_world_t that every algorithm
  * receives (collectives/world.h). Declared here, in the launcher, because only the program
  * bootstraps a world; the algorithms below it only read one. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs test_meta and parses its metadata JSON with an independent parser (Python's json):
-(the first line of its stdout; test_meta's verdict follows) the world's facts, the algorithms in order with descriptions, CB_* and NCCL_* recorded,
-unrelated variables left out. usage: check_meta.py TEST_META"""
+(the first line of its stdout; test_meta's verdict follows) the world's facts, the algorithms
+in order with descriptions, CB_* and NCCL_* recorded, unrelated variables left out, and the
+version CMake's project() gives. usage: check_meta.py TEST_META VERSION"""
 import json
 import subprocess
 import sys
@@ -17,7 +18,7 @@ def main():
     except json.JSONDecodeError as e:
         print(f"check_meta: FAIL: not JSON ({e}): {p.stdout[:400]!r}")
         return 1
-    want = {"tool": "collbench", "family": "allreduce", "ranks": 1, "nodes": 1, "nccl_version": "2.28.3"}
+    want = {"tool": "collbench", "version": sys.argv[2], "family": "allreduce", "ranks": 1, "nodes": 1, "nccl_version": "2.28.3"}
     for k, v in want.items():
         if meta.get(k) != v:
             problems.append(f"{k} = {meta.get(k)!r}, expected {v!r}")
@@ -30,8 +31,8 @@ def main():
     elif algos[1].get("description") != "grid for 8 SMs" or algos[1].get("summary") != 'with "quotes"':
         problems.append(f"algorithm 2: {algos[1]}")
     env = meta.get("env", {})
-    if env.get("CB_SM_COUNT") != "8" or env.get("NCCL_PROTO") != "Simple":
-        problems.append(f"env lacks CB_SM_COUNT or NCCL_PROTO: {env}")
+    if env.get("CB_SMS") != "8" or env.get("NCCL_PROTO") != "Simple":
+        problems.append(f"env lacks CB_SMS or NCCL_PROTO: {env}")
     if "UNRELATED_TEST_VAR" in env:
         problems.append("env records an unrelated variable")
     if meta.get("options", {}).get("iters") != 7 or meta.get("options", {}).get("modes") != "graph":

@@ -118,7 +118,7 @@ def main():
     elif case == "knobs":
         # A malformed CB_* knob is a usage error at start, under mpirun, before any GPU work (so
         # on this machine it wins over "no GPU"), and the message names the variable and value.
-        for var, val in (("CB_SM_COUNT", "0"), ("CB_MAX_BLOCKS", "100000"), ("CB_AR_CE_CHUNK", "17"),
+        for var, val in (("CB_MAX_BLOCKS", "100000"), ("CB_AR_CE_CHUNK", "17"),
                          ("CB_AR_LL_MAX", "12k"), ("CB_AR_TWOSHOT_MAX", "-1"),
                          ("CB_AR_HIER_CHUNKS", "17"), ("CB_SMS", "0"), ("CB_SMS", "100000"), ("CB_SMS", "abc"),
                          ("CB_MOE_PUSH_PCT", "100"), ("CB_MOE_TRACE", "/nonexistent-cb-trace"),
@@ -140,6 +140,9 @@ def main():
                     fail(f"{var}=: stderr does not say the knob is empty: {p.stderr[-800:]!r}")
             elif f"{var}='{val}'" not in p.stderr and f"{var}={val}:" not in p.stderr:
                 fail(f"{var}={val}: stderr does not name the knob and its value: {p.stderr[-800:]!r}")
+        # CB_SMS's former name: refused, pointing at CB_SMS (a job written for it must not run uncapped)
+        expect(["timeout", "120", mpirun, *flags, "-x", "CB_SM_COUNT=8", "-np", "2", cb, "allreduce", "-b", "8", "-e",
+                "8", "-n", "1", "-w", "0"], 2, stderr_has=("CB_SM_COUNT is no longer read", "CB_SMS=8"), timeout=150)
         # A knob that differs between ranks (mpirun forwards CB_* to other hosts only with -x), and
         # a bad value on rank 1 alone: exit 2 on every rank, rank 0 naming the variable.
         base = ["allreduce", "-b", "8", "-e", "8", "-n", "1", "-w", "0"]

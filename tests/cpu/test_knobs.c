@@ -43,7 +43,7 @@ static void check_defaults(void) {
 static void check_values(void) {
   clear_knobs();
   setenv("CB_MAX_BLOCKS", "64", 1);
-  setenv("CB_SM_COUNT", "8", 1);
+  setenv("CB_SMS", "8", 1);
   setenv("CB_AR_TWOSHOT_MAX", "1048576", 1);
   setenv("CB_AR_CE_CHUNK", "4096", 1);
   setenv("CB_SHARE_GPUS", "1", 1);
@@ -62,8 +62,7 @@ static void check_rejected(void) {
     const char *name, *value;
   } bad[] = {{"CB_SMS", "0"},          {"CB_SMS", "-2"},         {"CB_SMS", "65537"},
              {"CB_SMS", "16 "},        {"CB_MOE_PUSH_PCT", "0"}, {"CB_MOE_PUSH_PCT", "100"},
-             {"CB_MAX_BLOCKS", "0"},   {"CB_MAX_BLOCKS", "513"}, {"CB_SM_COUNT", "0"},
-             {"CB_SM_COUNT", "8x"},    {"CB_SM_COUNT", "-3"},    {"CB_AR_LL_MAX", "12k"},
+             {"CB_MAX_BLOCKS", "0"},   {"CB_MAX_BLOCKS", "513"}, {"CB_AR_LL_MAX", "12k"},
              {"CB_AR_CE_CHUNK", "17"}, {"CB_AR_ONESHOT_MAX", " 1"}, {"CB_SHARE_GPUS", "2"},
              {"CB_SHARE_GPUS", "yes"}, {"CB_SHARE_GPUS", "-1"},
              {"CB_SHARE_GPUS", "18446744073709551617"}, {"CB_SHARE_GPUS", "1\xff"}};
@@ -79,7 +78,8 @@ static void check_rejected(void) {
   clear_knobs();
 }
 
-/* CB_SMS and its older name CB_SM_COUNT: either alone, both agreeing, both disagreeing; and
+/* CB_SMS; its former name CB_SM_COUNT is refused (alone or beside CB_SMS) with a reason that
+ * names CB_SMS, so a job written for the old name learns it instead of running uncapped; and
  * the cap against the device's SM count (cb_knobs_check_sms, run once the GPU is open). */
 static void check_sms(void) {
   cb_knobs_t k;
@@ -88,15 +88,15 @@ static void check_sms(void) {
   setenv("CB_SMS", "24", 1);
   CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "CB_SMS=24 rejected: %s", why);
   CHECK_EQ_INT(k.sm_count, 24);
-  setenv("CB_SM_COUNT", "24", 1);
-  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "CB_SMS=24 CB_SM_COUNT=24 rejected: %s", why);
-  CHECK_EQ_INT(k.sm_count, 24);
-  setenv("CB_SM_COUNT", "16", 1);
-  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == -1, "CB_SMS=24 with CB_SM_COUNT=16 accepted");
-  CHECK(strstr(why, "CB_SMS=24") && strstr(why, "CB_SM_COUNT=16"), "disagreement not named: '%s'", why);
-  unsetenv("CB_SMS");
-  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "CB_SM_COUNT=16 alone rejected: %s", why);
-  CHECK_EQ_INT(k.sm_count, 16);
+  for (int alone = 0; alone < 2; alone++) {
+    if (alone) unsetenv("CB_SMS");
+    setenv("CB_SM_COUNT", "24", 1);
+    CHECK(cb_knobs_read(&k, 2, why, sizeof why) == -1, "CB_SM_COUNT=24 accepted (CB_SMS %s)", alone ? "unset" : "set");
+    CHECK(strstr(why, "CB_SM_COUNT") && strstr(why, "CB_SMS=24"), "reason does not point at CB_SMS: '%s'", why);
+  }
+  setenv("CB_SM_COUNT", "", 1); /* empty is unset, as for every knob */
+  CHECK(cb_knobs_read(&k, 2, why, sizeof why) == 0, "empty CB_SM_COUNT rejected: %s", why);
+  CHECK_EQ_INT(k.sm_count, 0);
   /* against an H200 (132 SMs) */
   k.sm_count = 132;
   CHECK(cb_knobs_check_sms(&k, "--sms", 132, "NVIDIA H200", why, sizeof why) == 0, "132 of 132 rejected: %s", why);
@@ -114,7 +114,7 @@ static void check_grid_cap(void) {
   CHECK_EQ_INT(cb_grid_cap(&h200, 512), 512); /* 528 resident: the cap of 512 rules */
   h200.max_blocks = 256;
   CHECK_EQ_INT(cb_grid_cap(&h200, 512), 256);
-  /* CB_SM_COUNT=8: 4 blocks of 512 threads per SM */
+  /* CB_SMS=8: 4 blocks of 512 threads per SM */
   cb_grid_limits_t sm8 = {.max_blocks = 512, .sms = 8, .threads_per_sm = 2048};
   CHECK_EQ_INT(cb_grid_cap(&sm8, 512), 32);
   CHECK_EQ_INT(cb_grid_cap(&sm8, 128), 128);

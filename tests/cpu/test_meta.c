@@ -1,9 +1,9 @@
-/* CPU test of the metadata builder (launcher/meta.c) without a GPU: a world filled by hand on
- * one MPI rank, two algorithms; the JSON must hold the world's facts, the selected algorithms
- * with their descriptions, the CB_* and NCCL_* variables (and not unrelated ones), and the
- * header must list the algorithms before the devices, as collbench prints them, and say when
- * ranks share a GPU (gpu_shared in the JSON). The first JSON text
- * goes to stdout for check_meta.py to parse with Python's json module. */
+/* CPU test of the metadata (launcher/meta.c collects it, meta_json.c and meta_header.c write
+ * it) without a GPU: a world filled by hand on one MPI rank, two algorithms; the JSON must hold
+ * the world's facts, the selected algorithms with their descriptions, the CB_* and NCCL_*
+ * variables (and not unrelated ones), and the header must list the algorithms before the
+ * devices, as collbench prints them, and say when ranks share a GPU (gpu_shared in the JSON).
+ * The first JSON text goes to stdout for check_meta.py to parse with Python's json module. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -12,6 +12,8 @@
 
 #include "cb_testing.h"
 #include "meta.h"
+#include "meta_header.h"
+#include "meta_json.h"
 
 static void describe(const cb_world_t *w, char *buf, size_t n) { snprintf(buf, n, "grid for %d SMs", w->grid_sms); }
 
@@ -19,8 +21,20 @@ static const cb_algo_t kPlain = {.name = "plain", .family = CB_ALLREDUCE, .summa
 static const cb_algo_t kDescribed = {
     .name = "described", .family = CB_ALLREDUCE, .summary = "with \"quotes\"", .describe = describe};
 
+/* The metadata of w as JSON and header text (rank 0; the others get empty text). */
+static void collect(const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos, cb_strbuf_t *json,
+                    cb_strbuf_t *header) {
+  cb_meta_t m;
+  cb_meta_collect(&m, w, a, algos, 2);
+  if (w->mpi.rank == 0) {
+    cb_meta_json(&m, json);
+    cb_meta_header(&m, header);
+  }
+  cb_meta_free(&m);
+}
+
 int main(int argc, char **argv) {
-  setenv("CB_SM_COUNT", "8", 1);
+  setenv("CB_SMS", "8", 1);
   setenv("NCCL_PROTO", "Simple", 1);
   setenv("UNRELATED_TEST_VAR", "x", 1);
   MPI_Init(&argc, &argv);
@@ -42,7 +56,7 @@ int main(int argc, char **argv) {
   cb_strbuf_t json, header;
   cb_sb_init(&json);
   cb_sb_init(&header);
-  cb_meta_collect(&w, a, algos, 2, &json, &header);
+  collect(&w, a, algos, &json, &header);
   if (w.mpi.rank == 0) {
     const char *alg = strstr(header.s, "#  algorithm described"), *dev = strstr(header.s, "# Using devices");
     CHECK(strstr(header.s, "#  algorithm plain") != NULL, "header lacks the first algorithm: %s", header.s);
@@ -61,7 +75,7 @@ int main(int argc, char **argv) {
     cb_sb_init(&header);
     w.gpu_shared = 1;
     w.gpu_shared_in_node = in_node;
-    cb_meta_collect(&w, a, algos, 2, &json, &header);
+    collect(&w, a, algos, &json, &header);
     if (w.mpi.rank != 0) continue;
     CHECK(strstr(header.s, "#  shared GPUs: ") && strstr(header.s, "correctness only"), "header: %s", header.s);
     CHECK(!strstr(header.s, "CB_SHARE_GPUS=1") == !in_node, "in_node %d: header: %s", in_node, header.s);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layer check: no source file includes a header from a higher layer.
 
-Layers, lowest first (ARCHITECTURE.md "Layers"):
+Layers, lowest first (docs/architecture.md, "Layers"):
     base/         checked calls, error exits, environment knobs, string buffer, shared limits
     kernels/      device code and its launchers             (may include base)
     collectives/  host side of the algorithms, world, peer  (may include kernels, base)

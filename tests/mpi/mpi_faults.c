@@ -2,7 +2,8 @@
  * (watchdog steps and arrival exchange, polled MPI waits, fault injection, the abort path and the
  * streamed report), driven through the same step sequence as launcher/bench.c for a few rows:
  *
- *   per row:  setup (cb_mpi_agree) -> IPC exchange (barrier) -> warm-up (barrier) -> 2 timed rounds (cb_mpi_barrier + work)
+ *   per row:  setup (cb_mpi_agree) -> IPC exchange (barrier) -> warm-up (barrier)
+ *             -> 2 timed rounds (cb_mpi_barrier + work)
  *             -> correctness check (polled all-reduce) -> result reduction (cb_aggregate_times)
  *             -> rank 0 reports the row (CSV + JSON with the .partial.jsonl stream)
  *

@@ -86,8 +86,9 @@ static void choose_gpu(cb_world_t *w) {
     ok = 0;
   } else if (vis == CB_GPU_VIS_TOO_FEW && !w->knobs.share_gpus) {
     snprintf(why, sizeof why,
-             "node %s runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one rank per GPU "
-             "of a node (or, to test correctness only, let ranks share GPUs: collbench-run --vnodes N --share-gpus)",
+             "node %s runs %d ranks but only %d GPU(s) are visible (CUDA_VISIBLE_DEVICES=%s); start at most one "
+             "rank per GPU of a node (or, to test correctness only, let ranks share GPUs: collbench-run --vnodes N "
+             "--share-gpus)",
              w->mpi.node_name, w->mpi.local_nranks, ndev,
              getenv("CUDA_VISIBLE_DEVICES") ? getenv("CUDA_VISIBLE_DEVICES") : "unset");
     ok = 0;

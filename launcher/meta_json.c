@@ -1,0 +1,111 @@
+/* Implementation of meta_json.h. The keys and their order are the results format's "meta"
+ * object; tests/cpu/check_meta.py parses it. */
+#include "meta_json.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "attn_cudnn.h"
+
+static void rank_json(const cb_meta_rank_t *r, cb_strbuf_t *out) {
+  cb_sb_printf(out, "{\"rank\":%d,\"host\":", r->rank);
+  cb_sb_json_str(out, r->host);
+  cb_sb_printf(out, ",\"pid\":%d,\"local_rank\":%d,\"node\":%d,\"node_name\":", r->pid, r->local_rank, r->node);
+  cb_sb_json_str(out, r->node_name);
+  cb_sb_printf(out, ",\"device\":%d,\"pci_busid\":", r->device);
+  cb_sb_json_str(out, r->busid);
+  cb_sb_printf(out, ",\"gpu\":");
+  cb_sb_json_str(out, r->gpu);
+  cb_sb_printf(out, ",\"sm_count\":%d,\"cc\":\"%d.%d\",\"gpu_mem_bytes\":%zu,\"binding\":", r->sm_count, r->cc_major,
+               r->cc_minor, r->gpu_mem);
+  cb_sb_json_str(out, r->binding);
+  cb_sb_printf(out, "}");
+}
+
+/* The distinct host names, in rank order. */
+static void hosts_json(const cb_meta_t *m, cb_strbuf_t *out) {
+  cb_sb_printf(out, "[");
+  for (int r = 0, first = 1; r < m->nranks; r++) {
+    int seen = 0;
+    for (int q = 0; q < r && !seen; q++) seen = strcmp(m->ranks[r].host, m->ranks[q].host) == 0;
+    if (seen) continue;
+    cb_sb_printf(out, "%s", first ? "" : ",");
+    cb_sb_json_str(out, m->ranks[r].host);
+    first = 0;
+  }
+  cb_sb_printf(out, "]");
+}
+
+static void env_json(const cb_meta_t *m, cb_strbuf_t *out) {
+  cb_sb_printf(out, "{");
+  for (int i = 0; i < m->nenv; i++) {
+    const char *e = m->env[i], *eq = strchr(e, '=');
+    char key[128];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - e), e);
+    cb_sb_printf(out, "%s", i ? "," : "");
+    cb_sb_json_str(out, key);
+    cb_sb_printf(out, ":");
+    cb_sb_json_str(out, eq + 1);
+  }
+  cb_sb_printf(out, "}");
+}
+
+static void algos_json(const cb_meta_t *m, cb_strbuf_t *out) {
+  cb_sb_printf(out, "[");
+  for (int k = 0; k < m->nalgos; k++) {
+    cb_sb_printf(out, "%s{\"name\":", k ? "," : "");
+    cb_sb_json_str(out, m->algos[k].algo->name);
+    cb_sb_printf(out, ",\"summary\":");
+    cb_sb_json_str(out, m->algos[k].algo->summary);
+    cb_sb_printf(out, ",\"description\":");
+    cb_sb_json_str(out, m->algos[k].desc);
+    cb_sb_printf(out, "}");
+  }
+  cb_sb_printf(out, "]");
+}
+
+static const char *modes_name(int modes) {
+  if (modes == (CB_MODE_EAGER | CB_MODE_GRAPH)) return "both";
+  return modes == CB_MODE_GRAPH ? "graph" : "eager";
+}
+
+void cb_meta_json(const cb_meta_t *m, cb_strbuf_t *out) {
+  const cb_world_t *w = m->w;
+  const cb_args_t *a = m->a;
+  cb_sb_printf(out, "{\"tool\":\"collbench\",\"version\":");
+  cb_sb_json_str(out, m->version);
+  cb_sb_printf(out, ",\"git_rev\":");
+  cb_sb_json_str(out, m->git_rev);
+  cb_sb_printf(out, ",\"date\":\"%s\",\"command\":", m->date);
+  cb_sb_json_str(out, a->cmdline);
+  cb_sb_printf(out, ",\"family\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"hosts\":", cb_family_name(a->family), m->nranks,
+               w->mpi.nnodes);
+  hosts_json(m, out);
+  cb_sb_printf(out, ",\"virtual_cluster\":%s,\"gpu_shared\":%s,\"rank_info\":[", w->mpi.virtual_nodes ? "true" : "false",
+               w->gpu_shared ? "true" : "false");
+  for (int r = 0; r < m->nranks; r++) {
+    cb_sb_printf(out, "%s", r ? "," : "");
+    rank_json(&m->ranks[r], out);
+  }
+  cb_sb_printf(out, "],\"driver\":");
+  cb_sb_json_str(out, m->driver);
+  cb_sb_printf(out, ",\"cuda_driver_api\":%d,\"cuda_runtime\":%d,\"nccl_version\":\"%s\",\"nccl_version_code\":%d",
+               w->driver_version, w->runtime_version, m->nccl, w->nccl_version);
+  cb_sb_printf(out, ",\"mpi\":");
+  cb_sb_json_str(out, m->mpi);
+  char cudnn[128]; /* the ringattn *_cudnn rows' library: loaded version and headers, or "not available: ..." */
+  cb_cudnn_version(cudnn, sizeof cudnn);
+  cb_sb_printf(out, ",\"cudnn\":");
+  cb_sb_json_str(out, cudnn);
+  cb_sb_printf(out, ",\"peer_memory\":%s,\"peer_memory_note\":", w->peer_ok ? "true" : "false");
+  cb_sb_json_str(out, w->peer_why);
+  cb_sb_printf(out, ",\"env\":");
+  env_json(m, out);
+  cb_sb_printf(out,
+               ",\"options\":{\"iters\":%d,\"warmup\":%d,\"check_iters\":%d,\"seed\":%llu,\"timeout_s\":%g,"
+               "\"modes\":\"%s\",\"no_bind\":%d},\"algorithms\":",
+               a->iters, a->warmup, a->check_iters, (unsigned long long)a->seed, a->timeout_s, modes_name(a->modes),
+               a->no_bind);
+  algos_json(m, out);
+  cb_sb_printf(out, "}");
+}
