@@ -9,6 +9,7 @@ import csv
 import io
 import math
 import os
+import stat
 import sys
 
 EXIT_INPUT = 2
@@ -16,6 +17,13 @@ EXIT_INPUT = 2
 # run, and the charts' axis arithmetic (x 1.3, logarithms) stays finite in gnuplot (1e308
 # tokens made it fail).
 NUMBER_MAX = 1e18
+# The largest results.csv read: the biggest committed one is 0.2 MB; parsing takes about 15 times
+# the file's size in memory, so 64 MiB stays near 1 GB (a 3 GB file once ran out of memory).
+CSV_MAX_BYTES = 64 << 20
+# Text columns that must stay on one line: they become headings, titles and table cells (a
+# newline in dtype once made a "## Verdict" heading in summary.md). Only note may hold any text.
+ONE_LINE = ("family", "algo", "dtype", "op", "mode", "phase") + ("ranks", "nodes", "gpu", "model", "routing")
+INCOMPLETE_FILE = "incomplete.txt"  # written by launcher/collbench-run into a run it cut short
 
 # Columns every chart needs; moe rows additionally need MOE_REQUIRED, ringattn rows ATTN_REQUIRED.
 REQUIRED = ("family", "algo", "dtype", "op", "bytes", "inplace", "mode",
@@ -48,6 +56,30 @@ class Run:
         return [r for r in self.rows if not r["skipped"]]
 
 
+def shown(s):
+    """A name fit for a message, heading or title: bytes that are not UTF-8 (a folder name
+    decoded with surrogateescape) as \\xNN, control characters as spaces."""
+    s = os.fsencode(s).decode("utf-8", "backslashreplace") if isinstance(s, str) else str(s)
+    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in s)
+
+
+def read_incomplete(run_dir):
+    """Why the run was cut short (RUN_DIR/incomplete.txt, one line), or None when it was not."""
+    path = os.path.join(run_dir, INCOMPLETE_FILE)
+    if not os.path.lexists(path):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise InputError(f"{path}: not a regular file")
+            data = f.read(4096)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})")
+    text = shown(data.decode("utf-8", "replace").splitlines()[0] if data.strip() else "").strip()
+    return text[:200] or "no reason recorded"
+
+
 def resolve(arg):
     """RESULTS_DIR_OR_CSV -> (csv path, results dir, run name for labels)."""
     if os.path.isdir(arg):
@@ -65,7 +97,7 @@ def resolve(arg):
         name = os.path.basename(os.path.normpath(os.path.abspath(run_dir)))
     else:
         name = os.path.splitext(os.path.basename(path))[0]
-    return path, run_dir, name
+    return path, run_dir, shown(name)
 
 
 def read_link(run_dir):
@@ -75,7 +107,7 @@ def read_link(run_dir):
         return None
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read().strip()
+            text = f.read(4096).strip()  # one number; a huge file is not one
     except (OSError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: cannot read ({e})")
     return parse_link(text, path)
@@ -96,12 +128,18 @@ def load(arg, warn=True):
     warn=False drops the stderr warning about a cut-off last row (a caller already said it)."""
     path, run_dir, name = resolve(arg)
     try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            text = f.read()
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text (is this a results CSV?)")
+        with open(path, "rb") as f:
+            data = f.read(CSV_MAX_BYTES + 1)
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})")
+    if len(data) > CSV_MAX_BYTES:
+        raise InputError(f"{path}: larger than {CSV_MAX_BYTES >> 20} MiB, more than any collbench run writes "
+                         "(is this a results CSV?)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text (is this a results CSV?)")
+    del data
     if not text.strip():
         raise InputError(f"{path}: empty file (no header, no rows)")
     try:
@@ -171,6 +209,8 @@ def _parse_row(rec, col, path, n):
     r = {"line": n}
     for name in ("family", "algo", "dtype", "op", "mode", "note", "phase") + OPTIONAL:
         r[name] = text(name)
+        if name in ONE_LINE and any(ord(c) < 32 or ord(c) == 127 for c in r[name]):
+            raise InputError(f"{path}:{n}: column {name} holds a line break or another control character")
     if not r["family"] or not r["algo"]:
         raise InputError(f"{path}:{n}: empty family or algo")
     r["mode"] = r["mode"] or "eager"
@@ -180,6 +220,10 @@ def _parse_row(rec, col, path, n):
     r["bytes"] = _number(rec, col, "bytes", path, n, int)
     r["tokens"] = _number(rec, col, "tokens", path, n, int)
     r["inplace"] = _number(rec, col, "inplace", path, n, int) or 0
+    if r["inplace"] not in (0, 1):
+        raise InputError(f"{path}:{n}: column inplace is {r['inplace']}, expected 0 or 1")
+    if r["busbw"] is not None and r["busbw"] < 0:
+        raise InputError(f"{path}:{n}: column busbw_gbs is {r['busbw']:g}, expected a value >= 0")
     wrong = _number(rec, col, "wrong", path, n, int)
     r["checked"] = wrong is not None  # empty: not checked (-c 0) or skipped
     r["wrong"] = wrong or 0

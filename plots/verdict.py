@@ -32,7 +32,6 @@ usage: verdict.py [--bw-tol F] [--lat-tol F] [--write FILE.md] REFERENCE_DIR RUN
 Exit: 0 verdict printed (whatever it says), 2 bad input.
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -40,6 +39,8 @@ import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cbcsv  # noqa: E402
+import cbmeta  # noqa: E402
+import outfile  # noqa: E402
 import attn  # noqa: E402
 import groups as G  # noqa: E402
 import limits  # noqa: E402
@@ -49,21 +50,8 @@ LAT_FLOOR_US = 0.5  # latency differences below this are never SLOW/FAST
 
 
 def load_meta(run_dir):
-    """The metadata of a results folder: results.json, else the .partial.jsonl stream's first
-    line (a run that ended early), else {}."""
-    path = os.path.join(run_dir, "results.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f).get("meta", {})
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError) as e:
-        raise cbcsv.InputError(f"{path}: unreadable metadata ({e})")
-    try:
-        with open(path + ".partial.jsonl", encoding="utf-8") as f:
-            return json.loads(f.readline()).get("meta", {})
-    except (OSError, ValueError):
-        return {}
+    """The metadata of a results folder, its shape checked (plots/cbmeta.py)."""
+    return cbmeta.load(run_dir)
 
 
 class Side:
@@ -338,6 +326,7 @@ def main():
     except cbcsv.InputError as e:
         print(f"verdict: {e}", file=sys.stderr)
         return 2
+    lines[1:1] = incomplete_note(a.run)
     text = "\n".join(lines)
     print(text)
     if a.write:
@@ -367,30 +356,41 @@ def found_verdict(a, run, best, refused):
     return lines + refused_lines(refused)
 
 
-def write_section(path, text):
-    """Replaces the trailing "## Verdict" section of path (or appends one)."""
+def incomplete_note(run_dir):
+    """["", the INCOMPLETE line] for a run collbench-run cut short (RUN_DIR/incomplete.txt)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            old = f.read()
-    except FileNotFoundError:
-        old = ""
+        why = cbcsv.read_incomplete(run_dir)
+    except cbcsv.InputError as e:
+        why = str(e)
+    if why is None:
+        return []
+    return ["", f"**INCOMPLETE: interrupted** ({why}): only the rows finished before it stopped are "
+                "compared; rerun it, and do not commit it as a reference."]
+
+
+def write_section(path, text):
+    """Replaces the trailing "## Verdict" section of path (or appends one). The file is written
+    as a new one (plots/outfile.py): a symlink at path is replaced, never followed or read."""
+    try:
+        old = outfile.read_existing(path, cbcsv.CSV_MAX_BYTES)
     except OSError as e:
-        print(f"verdict: {path}: cannot read ({e.strerror})", file=sys.stderr)
+        print(f"verdict: {cbcsv.shown(path)}: cannot read ({e.strerror})", file=sys.stderr)
         return 2
-    cut = old.find("\n## Verdict")
-    if old.startswith("## Verdict"):
+    cut = old.rfind("\n## Verdict")
+    if cut < 0 and old.startswith("## Verdict"):
         cut = 0
     keep = old if cut < 0 else old[:cut + 1]
     if keep and not keep.endswith("\n\n"):
         keep = keep.rstrip("\n") + "\n\n"
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(keep + text.rstrip("\n") + "\n")
+        outfile.write_new(path, keep + text.rstrip("\n") + "\n")
     except OSError as e:
-        print(f"verdict: {path}: cannot write ({e.strerror})", file=sys.stderr)
+        print(f"verdict: {cbcsv.shown(path)}: cannot write ({e.strerror})", file=sys.stderr)
         return 2
     return 0
 
 
 if __name__ == "__main__":
+    # a folder name that is not UTF-8 prints as \xNN, never as a traceback
+    sys.stdout.reconfigure(errors="backslashreplace")
     sys.exit(main())

@@ -113,41 +113,47 @@ def mutate(data, corpus, rnd):
     return bytes(data[:1 << 16])
 
 
-def main(argv):
-    ap = argparse.ArgumentParser(prog="fuzz_csv.py")
+def parse_args(prog, argv):
+    ap = argparse.ArgumentParser(prog=prog)
     ap.add_argument("--seconds", type=float, required=True)
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--seed", type=int, default=1)
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def run_fuzzer(name, target_fn, mutate_fn, a, suffix):
+    """The mutation loop (shared with fuzz_json.py): seeds first, then mutations of the corpus
+    for a.seconds; inputs reaching new lines of plots/ join the corpus; the first exception from
+    target_fn(data, tmp) is a crash, saved as WORK/crash-SHA1SUFFIX. Returns the exit status."""
     saved = os.path.join(a.work, "corpus")
     os.makedirs(saved, exist_ok=True)
     corpus = []
     for d in (a.corpus, saved):
-        for name in sorted(os.listdir(d)):
-            with open(os.path.join(d, name), "rb") as f:
+        for fname in sorted(os.listdir(d)):
+            with open(os.path.join(d, fname), "rb") as f:
                 corpus.append(f.read())
     if not corpus:
-        print(f"fuzz_csv: {a.corpus}: empty seed corpus", file=sys.stderr)
+        print(f"{name}: {a.corpus}: empty seed corpus", file=sys.stderr)
         return 2
     rnd = random.Random(a.seed)
     seen = set()
     execs, start, crashes = 0, time.monotonic(), 0
-    with tempfile.TemporaryDirectory(prefix="cb-fuzz-csv.") as tmp:
+    with tempfile.TemporaryDirectory(prefix=f"cb-{name}.") as tmp:
         queue = list(corpus)  # seeds (regression cases) run first, unmutated
         while queue or time.monotonic() - start < a.seconds:
-            data = queue.pop(0) if queue else mutate(rnd.choice(corpus), corpus, rnd)
+            data = queue.pop(0) if queue else mutate_fn(rnd.choice(corpus), corpus, rnd)
             cov = Coverage()
             sys.settrace(cov.tracer)
             try:
-                target(data, tmp)
+                target_fn(data, tmp)
             except Exception:  # noqa: BLE001 - every other exception is a finding
                 sys.settrace(None)
                 crashes += 1
-                name = os.path.join(a.work, "crash-" + hashlib.sha1(data).hexdigest() + ".csv")
-                with open(name, "wb") as f:
+                crash = os.path.join(a.work, "crash-" + hashlib.sha1(data).hexdigest() + suffix)
+                with open(crash, "wb") as f:
                     f.write(data)
-                print(f"fuzz_csv: CRASH, input saved as {name}\n{traceback.format_exc()}", file=sys.stderr)
+                print(f"{name}: CRASH, input saved as {crash}\n{traceback.format_exc()}", file=sys.stderr)
                 break
             finally:
                 sys.settrace(None)
@@ -159,9 +165,13 @@ def main(argv):
                     with open(os.path.join(saved, hashlib.sha1(data).hexdigest()), "wb") as f:
                         f.write(data)
     dt = time.monotonic() - start
-    print(f"fuzz_csv: {execs} runs in {dt:.1f} s ({execs / dt:.0f} exec/s), corpus {len(corpus)} inputs, "
+    print(f"{name}: {execs} runs in {dt:.1f} s ({execs / dt:.0f} exec/s), corpus {len(corpus)} inputs, "
           f"{len(seen)} lines of plots/ covered, {crashes} crash(es)")
     return 1 if crashes else 0
+
+
+def main(argv):
+    return run_fuzzer("fuzz_csv", target, mutate, parse_args("fuzz_csv.py", argv), ".csv")
 
 
 if __name__ == "__main__":
