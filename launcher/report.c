@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "newfile.h"
+#include "one_rank.h"
 
 static void num(cb_strbuf_t *b, int present, double v, const char *fmt) {
   if (present && isfinite(v)) cb_sb_printf(b, fmt, v);
@@ -236,7 +237,8 @@ static void note_write(FILE *f, int *saved, const char *what) {
   fprintf(stderr, "collbench: writing %s failed: %s\n", what, strerror(*saved));
 }
 
-void cb_report_row(cb_report_t *r, const cb_row_t *row) {
+void cb_report_row(cb_report_t *r, const cb_row_t *in) {
+  const cb_row_t marked = cb_one_rank_row(in, r->nrows ? NULL : r->table), *row = &marked; /* one_rank.h */
   table_row(r, row);
   cb_strbuf_t b;
   cb_sb_init(&b);

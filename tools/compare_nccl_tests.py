@@ -6,29 +6,46 @@ usage: compare_nccl_tests.py NCCL_TESTS_LOG SECTION RESULTS_CSV FAMILY DTYPE [MO
   SECTION: the log's "== ..." heading that starts the table (e.g. "== mpirun 2 ranks all_reduce")
   MODE: eager (default) or graph: which collbench rows stand for the nccl-tests run
 The nccl-tests out-of-place columns are compared with collbench's out-of-place rows of
-algorithm nccl. Exit status 1 when a point misses the tolerance."""
+algorithm nccl. The log is read by plots/nccl_tests.py (the section's lines). Exit status 1
+when a point misses the tolerance, 2 on bad input (one line on stderr)."""
 import csv
+import os
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+import cbcsv  # noqa: E402
+import nccl_tests  # noqa: E402  (the one nccl-tests reader: plots/nccl_tests.py)
 
-def nccl_tests_rows(path, section, dtype):
-    rows, inside = {}, False
-    for line in open(path, errors="replace"):
+
+def nccl_tests_rows(path, section, family, dtype):
+    """{bytes: (time us, busbw)} of the out-of-place columns of family's dtype rows in the log's
+    section (its lines from the "== ..." heading to the next one)."""
+    lines, inside, found = [], False, False
+    for line in nccl_tests.read_text_file(path).splitlines():
         if line.startswith("=="):
             inside = line.strip() == section
-            continue
-        if not inside:
-            continue
-        f = line.split()
-        if len(f) >= 9 and f[0].isdigit() and f[2] == dtype:
-            rows[int(f[0])] = (float(f[5]), float(f[7]))  # out-of-place time us, busbw
-    return rows
+            found = found or inside
+        elif inside:
+            lines.append(line)
+    if not found:
+        raise cbcsv.InputError(f"{path}: no section heading '{section}'")
+    rows, _ = nccl_tests.parse_text(lines, f"{path} ({section})", family)
+    return {r["bytes"]: (r["time_us_mean"], r["busbw_gbs"]) for r in rows
+            if (r["family"], r["dtype"], r["inplace"]) == (family, dtype, 0) and r["time_us_mean"] != ""}
 
 
 def main():
+    if len(sys.argv) not in (6, 7):
+        print(__doc__.split("\n\n", 1)[1], file=sys.stderr)
+        return 2
     log, section, results, family, dtype = sys.argv[1:6]
     mode = sys.argv[6] if len(sys.argv) > 6 else "eager"
-    ref = nccl_tests_rows(log, section, dtype)
+    try:
+        ref = nccl_tests_rows(log, section, family, dtype)
+    except cbcsv.InputError as e:
+        print(f"compare_nccl_tests: {e}", file=sys.stderr)
+        return 2
     ours = {}
     for r in csv.DictReader(open(results)):
         if (r["family"], r["algo"], r["dtype"], r["inplace"], r.get("mode", "eager")) == (family, "nccl", dtype, "0", mode) \

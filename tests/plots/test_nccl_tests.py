@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""CPU tests of the nccl-tests reader (plots/nccl_tests.py), plots/plot --nccl-tests and
+tools/compare_nccl_tests.py on real nccl-tests output (data/nccl-tests/: excerpts of the
+2 x H200 logs, and the -J JSON of the same run; its README says where each comes from).
+Bad input must exit 2 with one line on stderr and no traceback.
+usage: test_nccl_tests.py CASE WORKDIR   (CASE: see CASES at the bottom; WORKDIR is wiped first)
+"""
+import csv
+import json
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PLOT = os.path.join(ROOT, "plots", "plot")
+READER = os.path.join(ROOT, "plots", "nccl_tests.py")
+COMPARE = os.path.join(ROOT, "tools", "compare_nccl_tests.py")
+DATA = os.path.join(HERE, "data", "nccl-tests")
+TEXT = os.path.join(DATA, "all_reduce_perf-g2.txt")
+JSONF = os.path.join(DATA, "all_reduce_perf-g2.json")
+SECTIONS = os.path.join(DATA, "h200x2-sections.log")
+REF = os.path.join(ROOT, "results", "reference", "h200x2", "allreduce")
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import imagecheck  # noqa: E402
+from test_plots import expect, expect_rc, run  # noqa: E402  (no traceback allowed on stderr)
+
+
+def rows_of(folder):
+    with open(os.path.join(folder, "results.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def meta_of(folder):
+    with open(os.path.join(folder, "results.json")) as f:
+        return json.load(f)["meta"]
+
+
+def import_(work, src, name, *extra):
+    out = os.path.join(work, name)
+    p = run([sys.executable, READER, "--out", out, *extra, src])
+    expect_rc(p, 0, f"nccl_tests.py {src}")
+    return out, p.stdout.split()
+
+
+def case_text(work):
+    """The text table of a real run: 31 sizes x out-of-place/in-place, its numbers, ranks, GPU."""
+    out, made = import_(work, TEXT, "text")
+    expect(made == [os.path.join(out, "allreduce")], f"folders: {made}")
+    rows = rows_of(made[0])
+    expect(len(rows) == 62, f"{len(rows)} rows, expected 62")
+    last = [r for r in rows if r["bytes"] == "8589934592"]
+    expect([(r["inplace"], r["time_us_mean"], r["busbw_gbs"], r["count"]) for r in last] ==
+           [("0", "24664.8", "348.27", "2147483648"), ("1", "24780.8", "346.64", "2147483648")], f"8 GiB rows: {last}")
+    expect({(r["family"], r["algo"], r["dtype"], r["op"], r["ranks"], r["nodes"], r["gpu"], r["mode"], r["iters"],
+             r["wrong"]) for r in rows} == {("allreduce", "nccl-tests", "float", "sum", "2", "1", "NVIDIA H200",
+                                             "eager", "20", "0")}, "constant columns differ")
+    m = meta_of(made[0])
+    expect((m["tool"], m["format"], m["ranks"], m["hosts"], m["program"]) ==
+           ("nccl-tests", "text", 2, ["vm"], "all_reduce_perf"), f"meta: {m}")
+    expect([ri["pci_busid"] for ri in m["rank_info"]] == ["0000:00:06", "0000:00:07"], f"rank_info: {m}")
+
+
+def case_json(work):
+    """The -J file of the same run gives the same rows as its text table; the committed file is
+    what make_nccl_json_fixture.py writes."""
+    regen = os.path.join(work, "regen.json")
+    expect_rc(run([sys.executable, os.path.join(HERE, "make_nccl_json_fixture.py"), regen]), 0, "generator")
+    with open(regen, "rb") as a, open(JSONF, "rb") as b:
+        expect(a.read() == b.read(), f"{JSONF} is not what make_nccl_json_fixture.py writes")
+    _, (t,) = import_(work, TEXT, "text")
+    _, (j,) = import_(work, JSONF, "json")
+    expect(rows_of(t) == rows_of(j), "JSON rows differ from the text rows of the same run")
+    m = meta_of(j)
+    # one "devices" entry per process, nthreads 1 x ngpus 2 each: 2 ranks
+    expect((m["format"], m["ranks"], m["gpu"], m["mode"], m["iters"], m["env"]) ==
+           ("json", 2, "NVIDIA H200", "eager", 20, {"NCCL_NVLS_ENABLE": "0", "NCCL_DEBUG": "INFO"}), f"meta: {m}")
+    expect(m["program"] == "./build/all_reduce_perf", f"program: {m['program']}")
+
+
+def case_sections(work):
+    """A log of several tables (headers cut away): one folder per collective, named by the
+    'concluded' lines; N/A #wrong (sendrecv in place) is an empty wrong column."""
+    out, made = import_(work, SECTIONS, "sections")
+    expect([os.path.basename(d) for d in made] == ["allgather", "allreduce", "reducescatter", "sendrecv"],
+           f"folders: {made}")
+    ar = rows_of(os.path.join(out, "allreduce"))
+    expect(sorted({r["dtype"] for r in ar}) == ["bfloat16", "float"] and len(ar) == 2 * (31 + 14), f"{len(ar)} rows")
+    expect("ranks" not in meta_of(os.path.join(out, "allreduce")), "ranks invented without Rank lines")
+    sr = rows_of(os.path.join(out, "sendrecv"))
+    expect({r["wrong"] for r in sr if r["inplace"] == "1"} == {""}, "sendrecv in-place N/A should be empty")
+    expect({r["wrong"] for r in sr if r["inplace"] == "0"} == {"0"}, "sendrecv out-of-place #wrong should be 0")
+
+
+def case_plot(work):
+    """plots/plot --nccl-tests: charts (real gnuplot), summary with the verdict, then --compare
+    beside the committed collbench reference run."""
+    for src, name in ((TEXT, "t"), (JSONF, "j")):
+        out = os.path.join(work, name)
+        p = run([PLOT, "--nccl-tests", src, "--out", out])
+        expect_rc(p, 0, f"plots/plot --nccl-tests {src}")
+        d = os.path.join(out, "allreduce")
+        stems = sorted({os.path.splitext(f)[0] for f in os.listdir(d) if f.endswith(".png")})
+        expect(stems == ["allreduce-float-busbw", "allreduce-float-inplace-busbw", "allreduce-float-inplace-latency",
+                         "allreduce-float-latency"], f"charts: {stems}")
+        for s in stems:
+            for ext in ("png", "svg"):
+                imagecheck.check(os.path.join(d, f"{s}.{ext}"), 1000, 600)
+        with open(os.path.join(d, "summary.md")) as f:
+            summary = f.read()
+        expect("nccl-tests 348.3 GB/s @ 4 GiB" in summary and "## Verdict: allreduce" in summary, summary)
+    p = run([PLOT, "--nccl-tests", TEXT], cwd=work)  # default DIR: ./nccl-tests-<name>
+    expect_rc(p, 0, "default --out")
+    expect(os.path.isfile(os.path.join(work, "nccl-tests-all_reduce_perf-g2", "allreduce", "summary.md")), p.stdout)
+    cmp = os.path.join(work, "cmp")
+    p = run([PLOT, "--compare", os.path.join(work, "t", "allreduce"), REF, cmp])
+    expect_rc(p, 0, "--compare nccl-tests run with the reference")
+    for ext in ("png", "svg"):
+        imagecheck.check(os.path.join(cmp, f"compare-allreduce-float-busbw.{ext}"), 1000, 600)
+
+
+def case_compare(work):
+    """tools/compare_nccl_tests.py reads through the reader and gives the committed comparisons
+    (made from the whole log) from the excerpt."""
+    for section, dtype, mode in (("== mpirun 2 ranks all_reduce", "float", "eager"),
+                                 ("== bf16 all_reduce", "bfloat16", "graph")):
+        p = run([sys.executable, COMPARE, SECTIONS, section, os.path.join(REF, "results.csv"), "allreduce", dtype,
+                 mode])
+        expect_rc(p, 1, f"compare {section}")  # both committed comparisons have misses
+        with open(os.path.join(REF, f"nccl-tests-comparison-{dtype}.md")) as f:
+            want = [ln for ln in f.read().splitlines() if not ln.startswith("nccl-tests: ")]
+        got = [ln for ln in p.stdout.splitlines() if not ln.startswith("nccl-tests: ")]
+        expect(got == want, f"{section}: differs from the committed comparison\n" + "\n".join(got))
+    p = run([sys.executable, COMPARE, SECTIONS, "== no such", os.path.join(REF, "results.csv"), "allreduce", "float"])
+    expect_rc(p, 2, "unknown section")
+    expect_rc(run([sys.executable, COMPARE, SECTIONS]), 2, "too few arguments")
+
+
+def write(work, name, data):
+    path = os.path.join(work, name)
+    with open(path, "wb") as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+def expect_bad(args, what, needle):
+    p = run(args)
+    expect_rc(p, 2, what)
+    lines = p.stderr.strip().splitlines()
+    expect(len(lines) == 1 and needle in lines[0], f"{what}: stderr should be one line with '{needle}':\n{p.stderr}")
+
+
+def case_errors(work):
+    """Bad input: exit 2, one line, no traceback (through the reader and through plots/plot)."""
+    with open(TEXT) as f:
+        text = f.read()
+    with open(JSONF) as f:
+        doc = json.load(f)
+    header_end = text.index("           8 ")
+    bad = {
+        "empty.txt": ("", "empty file"),
+        "blank.txt": ("\n  \n", "empty file"),
+        "latin1.txt": (text[:200].encode() + b"\xff\xfe size", "not UTF-8"),
+        "symm.log": (open(os.path.join(DATA, "symm-digest.log")).read(), "no nccl-tests result rows"),
+        "short-row.txt": (text[:header_end] + "           8             2     float     sum      -1    19.17    0.00\n",
+                          ":29: 7 fields, the table has at least 13"),
+        "bad-number.txt": (text[:header_end] + "           8             2     float     sum      -1    19.x7    0.00"
+                           "    0.00       0    18.65    0.00    0.00       0\n", "malformed nccl-tests row"),
+        "nan.txt": (text[:header_end] + "           8             2     float     sum      -1      nan    0.00"
+                    "    0.00       0    18.65    0.00    0.00       0\n", "not a finite number"),
+        "twice.txt": (text + text, "appears twice"),
+        "nameless.txt": (open(SECTIONS).read().split("== bf16 all_reduce\n")[1].split("# Out of")[0],
+                         "cannot tell the collective"),
+        "syntax.json": ('{"version":3,"args":["all_reduce_perf"', "not valid JSON"),
+        "list.json": ("[]", "no nccl-tests result rows"),  # JSON, not an object: read as text, no rows
+        "no-results.json": (json.dumps(dict(doc, results=5)), "results is 5, expected list"),
+        "no-size.json": (json.dumps(dict(doc, results=[{k: v for k, v in doc["results"][0].items() if k != "size"}])),
+                         "results[0].size is null"),
+        "str-time.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], in_place={"time": "fast"})])),
+                          "results[0].in_place.time"),
+        "bool-size.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], size=True)])), "results[0].size"),
+        "broadcast.json": (json.dumps(dict(doc, args=["./broadcast_perf"])), "broadcast_perf: collbench has no family"),
+        "no-config.json": (json.dumps({k: v for k, v in doc.items() if k != "config"}), "config is null"),
+    }
+    for name, (data, needle) in bad.items():
+        path = write(work, name, data)
+        expect_bad([sys.executable, READER, "--out", os.path.join(work, "o-" + name), path], name, needle)
+        if name in ("empty.txt", "latin1.txt", "short-row.txt", "syntax.json"):
+            expect_bad([PLOT, "--nccl-tests", path, "--out", os.path.join(work, "p-" + name)], "plot " + name, needle)
+        expect(not os.path.exists(os.path.join(work, "o-" + name)), f"{name}: an output folder was left behind")
+    # an object without args
+    expect_bad([sys.executable, READER, "--out", os.path.join(work, "o"), write(work, "obj.json", "{}")],
+               "{}", "args is null")
+    huge = os.path.join(work, "huge.log")
+    with open(huge, "wb") as f:
+        f.truncate((64 << 20) + 1)  # sparse: nothing read before the size check
+    expect_bad([sys.executable, READER, "--out", os.path.join(work, "o"), huge], "huge", "more than the 64 MiB")
+    expect_bad([sys.executable, READER, "--out", os.path.join(work, "o"), work], "a folder", "not a regular file")
+    expect_bad([sys.executable, READER, "--out", os.path.join(work, "o"), os.path.join(work, "nope")], "missing",
+               "cannot read")
+    # the nameless table reads with --family
+    expect_rc(run([sys.executable, READER, "--family", "allreduce", "--out", os.path.join(work, "named"),
+                   os.path.join(work, "nameless.txt")]), 0, "--family allreduce")
+    # a folder holding a collbench run is never overwritten
+    victim = os.path.join(work, "victim")
+    shutil.copytree(REF, os.path.join(victim, "allreduce"))
+    expect_bad([sys.executable, READER, "--out", victim, TEXT], "collbench run in --out", "not an nccl-tests import")
+    expect(rows_of(os.path.join(victim, "allreduce"))[0]["algo"] == "nccl", "the collbench run was overwritten")
+    # an earlier import is replaced
+    import_(work, TEXT, "again")
+    import_(work, JSONF, "again")
+    expect(meta_of(os.path.join(work, "again", "allreduce"))["format"] == "json", "re-import did not replace")
+    # a table of a binary collbench has no family for is skipped with a warning, the rest is read
+    with open(SECTIONS) as f:
+        mixed = write(work, "mixed.log", text.replace("all_reduce_perf", "broadcast_perf") + f.read())
+    p = run([sys.executable, READER, "--out", os.path.join(work, "mixed"), mixed])
+    expect_rc(p, 0, "mixed log")
+    expect("broadcast_perf: collbench has no family for it" in p.stderr and len(p.stdout.split()) == 4, p.stderr)
+    for args, needle in (([PLOT, "--out", "x", TEXT], "--out goes with --nccl-tests"),
+                         ([PLOT, "--nccl-tests", TEXT, "extra"], "--nccl-tests takes FILE"),
+                         ([PLOT, "--nccl-tests"], "--nccl-tests needs a value")):
+        expect_bad(args, " ".join(args[1:]), needle)
+
+
+CASES = {"text": case_text, "json": case_json, "sections": case_sections, "plot": case_plot,
+         "compare": case_compare, "errors": case_errors}
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] not in CASES:
+        print(f"usage: {argv[0]} {{{','.join(CASES)}}} WORKDIR", file=sys.stderr)
+        return 2
+    work = os.path.abspath(argv[2])
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    CASES[argv[1]](work)
+    print(f"nccl-tests {argv[1]}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
