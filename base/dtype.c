@@ -9,10 +9,8 @@ static const struct {
   const char *name;
   const char *aliases[3];
 } dtypes[CB_NDTYPES] = {
-    [CB_FLOAT] = {"float", {"fp32", "float32", NULL}},
-    [CB_HALF] = {"half", {"fp16", "float16", NULL}},
-    [CB_BF16] = {"bfloat16", {"bf16", NULL, NULL}},
-    [CB_FP8E4M3] = {"fp8e4m3", {"e4m3", "float8e4m3", NULL}},
+    [CB_FLOAT] = {"float", {"fp32", "float32", NULL}},        [CB_HALF] = {"half", {"fp16", "float16", NULL}},
+    [CB_BF16] = {"bfloat16", {"bf16", NULL, NULL}},           [CB_FP8E4M3] = {"fp8e4m3", {"e4m3", "float8e4m3", NULL}},
     [CB_FP8E5M2] = {"fp8e5m2", {"e5m2", "float8e5m2", NULL}},
 };
 
@@ -24,8 +22,7 @@ const char *cb_dtype_name(cb_dtype_t t) { return (unsigned)t < CB_NDTYPES ? dtyp
 int cb_dtype_parse(const char *s, cb_dtype_t *out) {
   for (int t = 0; t < CB_NDTYPES; t++) {
     int match = strcasecmp(s, dtypes[t].name) == 0;
-    for (int a = 0; !match && a < 3 && dtypes[t].aliases[a]; a++)
-      match = strcasecmp(s, dtypes[t].aliases[a]) == 0;
+    for (int a = 0; !match && a < 3 && dtypes[t].aliases[a]; a++) match = strcasecmp(s, dtypes[t].aliases[a]) == 0;
     if (match) {
       *out = (cb_dtype_t)t;
       return 0;

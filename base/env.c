@@ -18,7 +18,8 @@ int cb_env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t *out, char *
   errno = 0;
   unsigned long long v = isdigit((unsigned char)s[0]) ? strtoull(s, &end, 10) : 0;
   if (!isdigit((unsigned char)s[0]) || *end || errno || v < lo || v > hi) {
-    snprintf(why, n, "%s='%s' is not an integer in %llu..%llu", name, s, (unsigned long long)lo, (unsigned long long)hi);
+    snprintf(why, n, "%s='%s' is not an integer in %llu..%llu", name, s, (unsigned long long)lo,
+             (unsigned long long)hi);
     return -1;
   }
   *out = v;

@@ -12,22 +12,15 @@
 #include "error.h"
 
 static const char *const phase_names[CB_PHASE_COUNT] = {
-    [CB_PHASE_SETUP] = "setup",
-    [CB_PHASE_IPC] = "IPC exchange",
-    [CB_PHASE_WARMUP] = "warm-up",
-    [CB_PHASE_ROUND] = "timed round",
-    [CB_PHASE_CHECK] = "correctness check",
-    [CB_PHASE_REDUCE] = "result reduction",
-    [CB_PHASE_TEARDOWN] = "teardown",
-    [CB_PHASE_KERNEL] = "device barrier",
-    [CB_PHASE_NCCL] = "NCCL call",
+    [CB_PHASE_SETUP] = "setup",       [CB_PHASE_IPC] = "IPC exchange",        [CB_PHASE_WARMUP] = "warm-up",
+    [CB_PHASE_ROUND] = "timed round", [CB_PHASE_CHECK] = "correctness check", [CB_PHASE_REDUCE] = "result reduction",
+    [CB_PHASE_TEARDOWN] = "teardown", [CB_PHASE_KERNEL] = "device barrier",   [CB_PHASE_NCCL] = "NCCL call",
 };
 
 /* The WHERE keywords of CB_FAULT, in cb_phase_t order (teardown is not a fault point). */
 static const char *const where_words[CB_PHASE_COUNT] = {
-    [CB_PHASE_SETUP] = "setup", [CB_PHASE_IPC] = "ipc",       [CB_PHASE_WARMUP] = "warmup",
-    [CB_PHASE_ROUND] = "round", [CB_PHASE_CHECK] = "check",   [CB_PHASE_REDUCE] = "reduce",
-    [CB_PHASE_KERNEL] = "kernel", [CB_PHASE_NCCL] = "nccl",
+    [CB_PHASE_SETUP] = "setup", [CB_PHASE_IPC] = "ipc",       [CB_PHASE_WARMUP] = "warmup", [CB_PHASE_ROUND] = "round",
+    [CB_PHASE_CHECK] = "check", [CB_PHASE_REDUCE] = "reduce", [CB_PHASE_KERNEL] = "kernel", [CB_PHASE_NCCL] = "nccl",
 };
 
 const char *cb_phase_name(cb_phase_t p) { return (unsigned)p < CB_PHASE_COUNT ? phase_names[p] : "?"; }
@@ -116,15 +109,10 @@ void cb_fault_act(const cb_fault_t *f, const char *what) {
   static const char *const verbs[] = {"", "stalls", "stops (SIGSTOP)", "exits"};
   CB_WARN("CB_FAULT: rank %d %s at %s (test fault injection)", f->rank, verbs[f->action], what);
   switch (f->action) {
-    case CB_FAULT_STALL:
-      for (;;) pause();
-    case CB_FAULT_STOP:
-      raise(SIGSTOP);
-      return;
-    case CB_FAULT_EXIT:
-      fflush(stdout);
-      _exit(CB_FAULT_EXIT_CODE);
-    case CB_FAULT_NONE:
-      return;
+  case CB_FAULT_STALL:
+    for (;;) pause();
+  case CB_FAULT_STOP: raise(SIGSTOP); return;
+  case CB_FAULT_EXIT: fflush(stdout); _exit(CB_FAULT_EXIT_CODE);
+  case CB_FAULT_NONE: return;
   }
 }

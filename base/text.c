@@ -17,8 +17,7 @@ size_t cb_utf8_seq_len(const char *s) {
     n = 4;
     if (p[0] == 0xf0) lo = 0x90;      /* no overlong forms */
     else if (p[0] == 0xf4) hi = 0x8f; /* nothing past U+10FFFF */
-  } else
-    return 0;
+  } else return 0;
   if (p[1] < lo || p[1] > hi) return 0;
   for (size_t i = 2; i < n; i++)
     if (p[i] < 0x80 || p[i] > 0xbf) return 0; /* also stops at the terminating NUL */

@@ -97,25 +97,29 @@ void cb_watchdog_missing(cb_watchdog_t *wd, char *buf, size_t n) {
     const char *state = quiet > SILENT_S ? "stopped, dead or hung" : "alive";
     if (wd->peer_step[p] < mine) {
       if (wd->peer_step[p] < 0)
-        append(behind, sizeof behind, "%srank %d (no step reached yet, last heard %.1f s ago: %s)", behind[0] ? ", " : "",
-               p, quiet, state);
+        append(behind, sizeof behind, "%srank %d (no step reached yet, last heard %.1f s ago: %s)",
+               behind[0] ? ", " : "", p, quiet, state);
       else
-        append(behind, sizeof behind, "%srank %d (%lld step%s behind, last heard %.1f s ago: %s)", behind[0] ? ", " : "",
-               p, mine - wd->peer_step[p], mine - wd->peer_step[p] == 1 ? "" : "s", quiet, state);
+        append(behind, sizeof behind, "%srank %d (%lld step%s behind, last heard %.1f s ago: %s)",
+               behind[0] ? ", " : "", p, mine - wd->peer_step[p], mine - wd->peer_step[p] == 1 ? "" : "s", quiet,
+               state);
     } else if (quiet > SILENT_S) {
-      append(silent, sizeof silent, "%srank %d (reached this step, last heard %.1f s ago: %s)", silent[0] ? ", " : "", p,
-             quiet, state);
+      append(silent, sizeof silent, "%srank %d (reached this step, last heard %.1f s ago: %s)", silent[0] ? ", " : "",
+             p, quiet, state);
     }
   }
   double self_gap = wd->self_gap;
   pthread_mutex_unlock(&wd->lock);
   if (self_gap > SILENT_S)
-    append(buf, n, "this rank itself did not run for %.1f s (stopped with SIGSTOP, or starved), so the silence "
-           "of others may be its own; ", self_gap);
+    append(buf, n,
+           "this rank itself did not run for %.1f s (stopped with SIGSTOP, or starved), so the silence "
+           "of others may be its own; ",
+           self_gap);
   if (behind[0]) append(buf, n, "did not arrive: %s", behind);
   if (silent[0]) append(buf, n, "%ssilent: %s", buf[0] ? "; " : "", silent);
   if (!buf[0])
-    snprintf(buf, n, "every rank reached this step and is alive (the wait itself is stuck: a GPU kernel, NCCL or the network)");
+    snprintf(buf, n,
+             "every rank reached this step and is alive (the wait itself is stuck: a GPU kernel, NCCL or the network)");
 }
 
 /* The deadline passed: report, ask the main thread to abort, and end the job from here only if
@@ -127,12 +131,15 @@ static void fire(cb_watchdog_t *wd, const char *what, double timeout_s) {
            miss[0] ? "; " : "", miss);
   cb_abort_request(CB_EXIT_TIMEOUT);
   for (double t0 = now_s(); now_s() - t0 < TAKEOVER_S;) {
-    if (cb_abort_taken()) for (;;) pause(); /* the main thread is ending the job */
+    if (cb_abort_taken())
+      for (;;) pause(); /* the main thread is ending the job */
     usleep(20 * 1000);
   }
-  if (cb_abort_taken()) for (;;) pause();
+  if (cb_abort_taken())
+    for (;;) pause();
   CB_ERROR("the main thread is blocked inside a library call and did not take the abort within %g s; "
-           "ending the job without aborting NCCL", TAKEOVER_S);
+           "ending the job without aborting NCCL",
+           TAKEOVER_S);
   cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
 }
 

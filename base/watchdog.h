@@ -35,13 +35,13 @@ typedef struct cb_watchdog {
   double deadline; /* CLOCK_MONOTONIC seconds */
   long long step;  /* steps entered so far on this rank */
   char what[512];
-  char base[512]; /* the step's subject without its phase, for cb_watchdog_phase */
+  char base[512];    /* the step's subject without its phase, for cb_watchdog_phase */
   cb_fault_t *fault; /* may be NULL */
   /* arrival exchange (exchange = 0: single rank or no MPI_THREAD_MULTIPLE) */
   int exchange, rank, nranks;
   MPI_Comm comm;
-  long long *peer_step; /* last step number heard from each rank (-1: none yet) */
-  double *peer_heard;   /* when (monotonic s); start time until the first message */
+  long long *peer_step;   /* last step number heard from each rank (-1: none yet) */
+  double *peer_heard;     /* when (monotonic s); start time until the first message */
   long long *sbuf, *rbuf; /* 2 per rank: {step, heartbeat count} */
   MPI_Request *sreq, *rreq;
   long long *nsent, *nrecv, beats;

@@ -37,19 +37,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cb_limits.h"
-#include "signal.h"
-#include "error_gpu.h"
 #include "allreduce_peer.h"
 #include "allreduce_plan.h"
 #include "buffers.h"
+#include "cb_limits.h"
+#include "error_gpu.h"
 #include "nccl_common.h"
-
+#include "signal.h"
 
 typedef struct hier_state {
   cb_peer_mem_t pm;
-  uint32_t *epochs;       /* [reduce-scatter half | all-gather half], CB_SIGNAL_MAX_BLOCKS each */
-  cb_ar_launch_t *rs, *ag; /* per chunk */
+  uint32_t *epochs;              /* [reduce-scatter half | all-gather half], CB_SIGNAL_MAX_BLOCKS each */
+  cb_ar_launch_t *rs, *ag;       /* per chunk */
   size_t *shard_off, *shard_len; /* per chunk: my rail's shard, elements from the output start */
   int chunks, K, N;
   size_t esize;
@@ -193,7 +192,8 @@ static void describe(const cb_world_t *w, char *buf, size_t n) {
 const cb_algo_t cb_algo_allreduce_hier = {
     .name = "hier",
     .family = CB_ALLREDUCE,
-    .summary = "multi-node: NVLink reduce-scatter, NCCL all-reduce among same-local-rank peers, NVLink all-gather, pipelined",
+    .summary =
+        "multi-node: NVLink reduce-scatter, NCCL all-reduce among same-local-rank peers, NVLink all-gather, pipelined",
     .dtypes = CB_ALL_DTYPES,
     .ops = CB_ALL_OPS,
     .nphases = 1,

@@ -6,7 +6,9 @@
 #define CB_ONESHOT_MAX_BYTES (32ull << 20)
 
 static const cb_ar_kind_t kind = {
-    .scratch = cb_ar_oneshot_scratch, .grid = cb_ar_oneshot_grid, .launch = cb_ar_oneshot_launch,
+    .scratch = cb_ar_oneshot_scratch,
+    .grid = cb_ar_oneshot_grid,
+    .launch = cb_ar_oneshot_launch,
     .default_max_blocks = 128,
 };
 

@@ -7,7 +7,9 @@
 #define CB_ONESHOT_LL_MAX_BYTES (4ull << 20)
 
 static const cb_ar_kind_t kind = {
-    .scratch = cb_ar_oneshot_ll_scratch, .grid = cb_ar_oneshot_ll_grid, .launch = cb_ar_oneshot_ll_launch,
+    .scratch = cb_ar_oneshot_ll_scratch,
+    .grid = cb_ar_oneshot_ll_grid,
+    .launch = cb_ar_oneshot_ll_launch,
     .default_max_blocks = 128,
 };
 

@@ -11,9 +11,9 @@
 
 /* Largest per-rank message (bytes) for which each algorithm is picked at 2 ranks; measured in
  * graph and eager mode, float and bfloat16 (docs/decisions.md). */
-#define CB_AUTO_LL_MAX_2RANKS (256ull << 10)      /* oneshot_ll: 5.5 vs 6.5 µs at 256 KiB, loses at 512 */
-#define CB_AUTO_ONESHOT_MAX_2RANKS (4ull << 20)   /* oneshot: 19.7 vs 21.7 µs at 4 MiB, loses at 8 */
-#define CB_AUTO_TWOSHOT_MAX_2RANKS (64ull << 20)  /* twoshot; twoshot_ce wins from 128 MiB */
+#define CB_AUTO_LL_MAX_2RANKS (256ull << 10)     /* oneshot_ll: 5.5 vs 6.5 µs at 256 KiB, loses at 512 */
+#define CB_AUTO_ONESHOT_MAX_2RANKS (4ull << 20)  /* oneshot: 19.7 vs 21.7 µs at 4 MiB, loses at 8 */
+#define CB_AUTO_TWOSHOT_MAX_2RANKS (64ull << 20) /* twoshot; twoshot_ce wins from 128 MiB */
 
 typedef struct cb_ar_thresholds {
   uint64_t ll_max, oneshot_max, twoshot_max; /* bytes per rank; above twoshot_max: twoshot_ce */
@@ -40,8 +40,7 @@ int cb_ar_ce_chunk_bytes(uint64_t *bytes, char *why, size_t n);
 /* The chunk (elements, a multiple of 16 bytes) and chunk count for a shard of a count-element
  * message over nranks (cb_ar_shard_elems, allreduce_shard.h): chunk_bytes per chunk, grown if
  * that would make more than CB_AR_CE_MAX_CHUNKS. */
-void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_bytes, size_t *chunk_elems,
-                   int *chunks);
+void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_bytes, size_t *chunk_elems, int *chunks);
 
 /* hier's pipeline (allreduce_hier.c): the message is cut into chunks of about
  * CB_AR_HIER_CHUNK_BYTES, at most CB_AR_HIER_MAX_CHUNKS, so the NVLink phases of one chunk

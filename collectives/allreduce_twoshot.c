@@ -4,7 +4,9 @@
 #include "allreduce_peer.h"
 
 static const cb_ar_kind_t kind = {
-    .scratch = cb_ar_twoshot_scratch, .grid = cb_ar_twoshot_grid, .launch = cb_ar_twoshot_launch,
+    .scratch = cb_ar_twoshot_scratch,
+    .grid = cb_ar_twoshot_grid,
+    .launch = cb_ar_twoshot_launch,
     .default_max_blocks = 256,
 };
 

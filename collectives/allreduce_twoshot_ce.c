@@ -30,7 +30,9 @@ typedef struct ce_state {
 /* twoshot's staging and grid rule, from a cap of one block per SM (132 on H200; 64 measured
  * the same from 1 GiB up and slower at 64 MiB). */
 static const cb_ar_kind_t kind = {
-    .scratch = cb_ar_twoshot_scratch, .grid = cb_ar_twoshot_grid, .launch = cb_ar_twoshot_ce_launch,
+    .scratch = cb_ar_twoshot_scratch,
+    .grid = cb_ar_twoshot_grid,
+    .launch = cb_ar_twoshot_ce_launch,
     .default_max_blocks = 0,
 };
 
@@ -43,8 +45,9 @@ static const cb_ar_kind_t kind = {
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_peer_supported_params(w, p, why, n)) return 0;
   if (w->gpu_shared_in_node) {
-    snprintf(why, n, "not supported: ranks share a GPU (its copies between them then wait behind the reduce "
-                     "kernels that wait for them)");
+    snprintf(why, n,
+             "not supported: ranks share a GPU (its copies between them then wait behind the reduce "
+             "kernels that wait for them)");
     return 0;
   }
   return 1;

@@ -22,13 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cb_limits.h"
 #include "alltoall.h"
-#include "signal.h"
-#include "error_gpu.h"
 #include "buffers.h"
+#include "cb_limits.h"
+#include "error_gpu.h"
 #include "peer.h"
-
+#include "signal.h"
 
 typedef struct a2a_hier_state {
   cb_peer_mem_t pm;
@@ -105,8 +104,8 @@ static void run(cb_inst_t *in, int phase, cudaStream_t s) {
   size_t KB = (size_t)st->K * st->B;
   if (st->K > 1) cb_a2a_launch(&st->launch, s);
   else
-    CB_CUDA(cudaMemcpyAsync((char *)in->recv + (size_t)st->node * st->B, (const char *)in->send + (size_t)st->node * st->B,
-                            st->B, cudaMemcpyDeviceToDevice, s));
+    CB_CUDA(cudaMemcpyAsync((char *)in->recv + (size_t)st->node * st->B,
+                            (const char *)in->send + (size_t)st->node * st->B, st->B, cudaMemcpyDeviceToDevice, s));
   CB_NCCL(ncclGroupStart());
   for (int j = 0; j < st->N; j++) {
     if (j == st->node) continue;

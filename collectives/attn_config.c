@@ -51,9 +51,8 @@ int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why,
 int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n) {
   uint64_t parts = causal ? 2ull * (uint64_t)nranks : (uint64_t)nranks;
   if (seq == 0 || seq % parts) {
-    snprintf(why, n, "sequence %llu does not split into %llu equal chunks (%s over %d ranks)",
-             (unsigned long long)seq, (unsigned long long)parts, causal ? "zigzag: 2 chunks per rank" : "one chunk per rank",
-             nranks);
+    snprintf(why, n, "sequence %llu does not split into %llu equal chunks (%s over %d ranks)", (unsigned long long)seq,
+             (unsigned long long)parts, causal ? "zigzag: 2 chunks per rank" : "one chunk per rank", nranks);
     return -1;
   }
   if (seq > CB_ATTN_MAX_SEQ) {
@@ -88,8 +87,10 @@ int cb_attn_check_save_dir(const char *dir, char *why, size_t n) {
   while (len > 1 && name[len - 1] == '/') name[--len] = 0;
   struct stat st;
   if (lstat(name, &st) == 0) {
-    snprintf(why, n, "--save: '%s' exists: name a new folder (collbench creates it, so nothing already there, a "
-             "symlink least of all, receives the files)", dir);
+    snprintf(why, n,
+             "--save: '%s' exists: name a new folder (collbench creates it, so nothing already there, a "
+             "symlink least of all, receives the files)",
+             dir);
     return -1;
   }
   if (errno != ENOENT) {

@@ -24,8 +24,8 @@ enum cb_attn_causal_bits { CB_ATTN_NONCAUSAL = 1, CB_ATTN_CAUSAL = 2 };
 
 typedef struct cb_attn_config {
   int batch, heads, kv_heads, head_dim;
-  int causal_modes;   /* CB_ATTN_* bits: --causal 0 | 1 | both */
-  int block_kernels;  /* CB_ATTN_BLOCK_* bits (attn_block.h): --block-kernel collbench | cudnn | both */
+  int causal_modes;    /* CB_ATTN_* bits: --causal 0 | 1 | both */
+  int block_kernels;   /* CB_ATTN_BLOCK_* bits (attn_block.h): --block-kernel collbench | cudnn | both */
   char save_dir[1024]; /* --save DIR: empty = do not save */
   const char *cmdline; /* the run's command line for --save's meta.json (set by the program) */
 } cb_attn_config_t;

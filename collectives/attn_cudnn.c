@@ -227,8 +227,8 @@ static int pick_engine(cudnnHandle_t handle, graph_t *g, desc_t opgraph, char *w
     SET(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &modes[m]);
     if (try_cudnn(cudnnBackendFinalize(heur), "engine heuristics", why, n)) continue;
     int64_t count = 0;
-    CB_CUDNN(cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                      NULL));
+    CB_CUDNN(
+        cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, NULL));
     if (count > MAX_CONFIGS) count = MAX_CONFIGS;
     desc_t cfg[MAX_CONFIGS];
     for (int64_t i = 0; i < count; i++) cfg[i] = own(g, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
@@ -318,8 +318,8 @@ int cb_cudnn_prepare(cb_cudnn_t *c, const cb_cudnn_key_t *k, char *why, size_t n
   return 0;
 }
 
-void cb_cudnn_attend(cb_cudnn_t *c, const cb_cudnn_key_t *k, float scale, const void *q, const void *kk,
-                     const void *v, void *o, float *stats, cudaStream_t s) {
+void cb_cudnn_attend(cb_cudnn_t *c, const cb_cudnn_key_t *k, float scale, const void *q, const void *kk, const void *v,
+                     void *o, float *stats, cudaStream_t s) {
   plan_t *p = cb_cudnn_cache_find(&c->cache, k);
   if (!p) {
     char shape[160];

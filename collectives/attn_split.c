@@ -65,8 +65,8 @@ static int split_runs(cb_attn_runs_t q, int64_t q_rows, cb_attn_runs_t kv, int64
   for (int i = 0; causal && i < nq; i++)
     if ((m[i] = run_entries(qr[i], kr, nk, e[i], why, n)) < 0) return -1;
   /* two query runs with the same single full call: one call over both (rows [0, q_rows)) */
-  if (nq == 2 && m[0] == 1 && m[1] == 1 && !e[0][0].causal && !e[1][0].causal &&
-      e[0][0].kv_row0 == e[1][0].kv_row0 && e[0][0].kv_len == e[1][0].kv_len) {
+  if (nq == 2 && m[0] == 1 && m[1] == 1 && !e[0][0].causal && !e[1][0].causal && e[0][0].kv_row0 == e[1][0].kv_row0 &&
+      e[0][0].kv_len == e[1][0].kv_len) {
     qr[0].len = q_rows;
     nq = 1;
   }
@@ -77,7 +77,7 @@ static int split_runs(cb_attn_runs_t q, int64_t q_rows, cb_attn_runs_t kv, int64
       continue;
     }
     for (int j = 0; j < m[i]; j++)
-      calls[nc++] = (cb_attn_call_t){qr[i].row0,    qr[i].len,        e[i][j].kv_row0,      e[i][j].kv_len,
+      calls[nc++] = (cb_attn_call_t){qr[i].row0,     qr[i].len,       e[i][j].kv_row0,       e[i][j].kv_len,
                                      e[i][j].causal, first && j == 0, final && j == m[i] - 1};
   }
   return nc;

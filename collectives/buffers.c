@@ -29,10 +29,19 @@ int cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t a
   memset(o, 0, sizeof *o);
   int bad = 0;
   switch (p->family) {
-  case CB_ALLGATHER: o->send_elems = c; bad = mul(n, c, &o->recv_elems); break;
-  case CB_REDUCESCATTER: bad = mul(n, c, &o->send_elems); o->recv_elems = c; break;
+  case CB_ALLGATHER:
+    o->send_elems = c;
+    bad = mul(n, c, &o->recv_elems);
+    break;
+  case CB_REDUCESCATTER:
+    bad = mul(n, c, &o->send_elems);
+    o->recv_elems = c;
+    break;
   case CB_ALLTOALL: bad = mul(n, c, &o->send_elems) || mul(n, c, &o->recv_elems); break;
-  default: o->send_elems = c; o->recv_elems = c; break;
+  default:
+    o->send_elems = c;
+    o->recv_elems = c;
+    break;
   }
   /* every product checked; with both buffers at most CB_MAX_BUFFER_BYTES the sums below
    * cannot overflow */

@@ -19,8 +19,8 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
 
   cb_verify_result_t *d_res = NULL, res;
   CB_CUDA(cudaMalloc((void **)&d_res, sizeof *d_res));
-  cb_verify(layout, p->dtype, p->op == CB_OP_NONE ? 0 : p->op, in->recv, in->recv_elems, p->count, rank, n,
-            seed, iter, d_res, s);
+  cb_verify(layout, p->dtype, p->op == CB_OP_NONE ? 0 : p->op, in->recv, in->recv_elems, p->count, rank, n, seed, iter,
+            d_res, s);
   CB_CUDA(cudaMemcpyAsync(&res, d_res, sizeof res, cudaMemcpyDeviceToHost, s));
   cb_wait_stream(s); /* polled: a lost peer ends as a timeout (exit 4) */
   CB_CUDA(cudaFree(d_res));
@@ -28,12 +28,11 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
   if (res.wrong) {
     size_t i = (size_t)res.first_bad;
     double got = cb_read_element(p->dtype, in->recv, i);
-    double want = cb_expected_host(layout, p->dtype, p->op == CB_OP_NONE ? 0 : p->op, i, p->count, rank, n,
-                                   seed, iter);
+    double want = cb_expected_host(layout, p->dtype, p->op == CB_OP_NONE ? 0 : p->op, i, p->count, rank, n, seed, iter);
     CB_WARN("%s %s %s %s %llu B %s: %llu of %zu elements wrong; first at element %zu: got %g, expected %g",
             cb_family_name(p->family), in->algo->name, cb_dtype_name(p->dtype), cb_redop_name(p->op),
-            (unsigned long long)p->bytes, p->inplace ? "in-place" : "out-of-place", res.wrong,
-            in->recv_elems, i, got, want);
+            (unsigned long long)p->bytes, p->inplace ? "in-place" : "out-of-place", res.wrong, in->recv_elems, i, got,
+            want);
   }
   return (long long)res.wrong;
 }

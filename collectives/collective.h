@@ -36,16 +36,16 @@
 typedef struct cb_params {
   cb_family_t family;
   cb_dtype_t dtype;
-  cb_redop_t op; /* CB_OP_NONE for families that do not reduce */
-  uint64_t bytes;   /* the size column (family.h) */
-  size_t elements;  /* elements of the per-rank buffer the size refers to */
-  size_t count;     /* the count column (family.h) */
+  cb_redop_t op;   /* CB_OP_NONE for families that do not reduce */
+  uint64_t bytes;  /* the size column (family.h) */
+  size_t elements; /* elements of the per-rank buffer the size refers to */
+  size_t count;    /* the count column (family.h) */
   int inplace;
-  int graph;        /* the timed loop will be captured in a CUDA graph */
-  uint64_t tokens;  /* moe: tokens per rank at this sweep point */
+  int graph;       /* the timed loop will be captured in a CUDA graph */
+  uint64_t tokens; /* moe: tokens per rank at this sweep point */
   const cb_moe_config_t *moe;
-  uint64_t seq;     /* ringattn: total sequence length at this sweep point */
-  int causal;       /* ringattn: 1 = causal (zigzag sharding) */
+  uint64_t seq; /* ringattn: total sequence length at this sweep point */
+  int causal;   /* ringattn: 1 = causal (zigzag sharding) */
   const cb_attn_config_t *attn;
   uint64_t seed;
 } cb_params_t;
@@ -77,15 +77,15 @@ typedef struct cb_inst {
    * (NCCL: 2.28 has no public API for its channel count); CB_SMS_COPY_ENGINE: no kernel moves
    * the data (the copy engine does). */
   int sms;
-  double imbalance; /* moe: max/mean received tokens (0 = not applicable) */
-  char note[256];   /* informational note for the row (e.g. auto's choice) */
+  double imbalance;          /* moe: max/mean received tokens (0 = not applicable) */
+  char note[256];            /* informational note for the row (e.g. auto's choice) */
   unsigned long long digest; /* hash of the last checked output (cross-rank equality) */
   /* ringattn (set by check and measure; the engine reports the max over ranks) */
   double err_max, err_mean;   /* absolute error of the output against the fp32 reference */
   double compute_us, comm_us; /* one forward's attention kernels alone; its K/V transfers alone */
   double local_us;            /* the local kernel alone on one S/P block (ring_over_single) */
   double flops;               /* this rank's FLOPs in one forward (TFLOP/s per GPU) */
-  void *priv;       /* the algorithm's own state */
+  void *priv;                 /* the algorithm's own state */
   /* An algorithm that runs another one in its place (auto) names it here after setup; priv is
    * then the delegate's own state, untouched. NULL otherwise. */
   const struct cb_algo *delegate;

@@ -19,9 +19,7 @@ static const cb_family_info_t families[CB_NFAMILIES] = {
     [CB_RINGATTN] = {"ringattn", 0, 0, CB_SWEEP_SEQ, 0, 1.0, 1.0},
 };
 
-const cb_family_info_t *cb_family_info(cb_family_t f) {
-  return (unsigned)f < CB_NFAMILIES ? &families[f] : NULL;
-}
+const cb_family_info_t *cb_family_info(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? &families[f] : NULL; }
 
 const char *cb_family_name(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? families[f].name : "?"; }
 
@@ -45,8 +43,8 @@ double cb_busbw_factor(cb_family_t f, int nranks) {
   return fi->busbw_num * ((double)nranks - 1.0 + fi->busbw_den_adj) / (double)nranks;
 }
 
-int cb_family_count(cb_family_t f, size_t bytes, size_t elem_size, int nranks, size_t *elements,
-                    size_t *count, char *why, size_t n) {
+int cb_family_count(cb_family_t f, size_t bytes, size_t elem_size, int nranks, size_t *elements, size_t *count,
+                    char *why, size_t n) {
   const cb_family_info_t *fi = cb_family_info(f);
   if (!fi || elem_size == 0 || nranks < 1) {
     snprintf(why, n, "invalid family, element size or rank count");

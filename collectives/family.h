@@ -39,7 +39,7 @@ typedef struct cb_family_info {
   int reduces;     /* takes -o */
   int has_inplace; /* in-place variant exists */
   cb_sweep_kind_t sweep;
-  int count_per_rank; /* count column = elements / nranks, and elements must divide by nranks */
+  int count_per_rank;              /* count column = elements / nranks, and elements must divide by nranks */
   double busbw_num, busbw_den_adj; /* busbw factor = busbw_num * (n - 1 + busbw_den_adj) / n; see .c */
 } cb_family_info_t;
 
@@ -54,7 +54,7 @@ double cb_busbw_factor(cb_family_t f, int nranks);
 /* Elements per rank buffer and the count column for a size in bytes. Returns 0, or -1 with a
  * reason when the size is not a whole number of elements or (for count_per_rank families) not
  * divisible by nranks. */
-int cb_family_count(cb_family_t f, size_t bytes, size_t elem_size, int nranks, size_t *elements,
-                    size_t *count, char *why, size_t n);
+int cb_family_count(cb_family_t f, size_t bytes, size_t elem_size, int nranks, size_t *elements, size_t *count,
+                    char *why, size_t n);
 
 #endif

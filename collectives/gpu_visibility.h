@@ -14,7 +14,7 @@
 #include "mpi_world.h"
 
 /* The note every place that reports the per-task case uses (one text, so it cannot drift). */
-#define CB_GPU_PER_TASK_NOTE                                                                      \
+#define CB_GPU_PER_TASK_NOTE                                                                     \
   "each rank sees only its own GPU (Slurm --gpus-per-task or device cgroups): CUDA IPC between " \
   "ranks is impossible; use --gpus-per-node"
 

@@ -48,16 +48,12 @@ int cb_moe_trace_knob(const char *value, int traced_build, char *out, char *why,
   if (!value) return 0;
   struct stat sb;
   const char *problem = NULL;
-  if (!traced_build)
-    problem = "this build has no MoE kernel time stamps (configure with -DCB_MOE_TRACE=ON)";
-  else if (!*value)
-    problem = "empty (name the folder for the time stamp files)";
-  else if (strlen(value) >= CB_MOE_TRACE_DIR_MAX)
-    problem = "too long for a folder name here";
+  if (!traced_build) problem = "this build has no MoE kernel time stamps (configure with -DCB_MOE_TRACE=ON)";
+  else if (!*value) problem = "empty (name the folder for the time stamp files)";
+  else if (strlen(value) >= CB_MOE_TRACE_DIR_MAX) problem = "too long for a folder name here";
   else if (stat(value, &sb) != 0 || !S_ISDIR(sb.st_mode))
     problem = "not an existing folder (the time stamp files go there)";
-  else if (access(value, W_OK | X_OK) != 0)
-    problem = "a folder this process cannot write into";
+  else if (access(value, W_OK | X_OK) != 0) problem = "a folder this process cannot write into";
   if (problem) {
     snprintf(why, n, "CB_MOE_TRACE='%.200s%s': %s", value, strlen(value) > 200 ? "..." : "", problem);
     return -1;

@@ -39,13 +39,13 @@
 #define CB_MOE_TRACE_DIR_MAX 400
 
 typedef struct cb_knobs {
-  int max_blocks;            /* 0 = each algorithm's own cap */
-  int sm_count;              /* SM cap (CB_SMS, --sms); 0 = the device's */
-  cb_ar_thresholds_t ar;     /* for this run's rank count */
-  uint64_t ar_ce_chunk;      /* bytes */
-  int ar_hier_chunks;        /* 0 = by size */
-  int moe_push_pct;          /* percent of moe peer's combine blocks that push */
-  int share_gpus;            /* 1: ranks of one node may share a GPU (CB_SHARE_GPUS) */
+  int max_blocks;                       /* 0 = each algorithm's own cap */
+  int sm_count;                         /* SM cap (CB_SMS, --sms); 0 = the device's */
+  cb_ar_thresholds_t ar;                /* for this run's rank count */
+  uint64_t ar_ce_chunk;                 /* bytes */
+  int ar_hier_chunks;                   /* 0 = by size */
+  int moe_push_pct;                     /* percent of moe peer's combine blocks that push */
+  int share_gpus;                       /* 1: ranks of one node may share a GPU (CB_SHARE_GPUS) */
   char moe_trace[CB_MOE_TRACE_DIR_MAX]; /* CB_MOE_TRACE's folder; "" = no time stamps */
 } cb_knobs_t;
 

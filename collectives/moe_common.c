@@ -83,8 +83,10 @@ cb_moe_state_t *cb_moe_state_new(cb_inst_t *in, int custom) {
     int T = cb_moe_tokens_for_rank(c, in->p.tokens, s, st->n);
     if (T > st->cap) st->cap = T;
     if (cb_moe_route(c, in->p.seed, s, st->n, T, &st->all[s]))
-      CB_DIE(CB_EXIT_RUNTIME, "routing rank %d failed: out of host memory, or fewer than --topk experts with non-zero "
-                              "probability", s);
+      CB_DIE(CB_EXIT_RUNTIME,
+             "routing rank %d failed: out of host memory, or fewer than --topk experts with non-zero "
+             "probability",
+             s);
   }
   st->ntokens = st->all[st->r].ntokens;
   expectations(in, st);
@@ -119,8 +121,10 @@ int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n) 
   for (int s = 0; s < N; s++) {
     nt[s] = st->all[s].ntokens;
     if (nt[s] > 0) {
-      CB_CUDA(cudaMemcpy(st->all_ids + (size_t)s * cap * K, st->all[s].ids, (size_t)nt[s] * K * 4, cudaMemcpyHostToDevice));
-      CB_CUDA(cudaMemcpy(st->all_w + (size_t)s * cap * K, st->all[s].weights, (size_t)nt[s] * K * 4, cudaMemcpyHostToDevice));
+      CB_CUDA(
+          cudaMemcpy(st->all_ids + (size_t)s * cap * K, st->all[s].ids, (size_t)nt[s] * K * 4, cudaMemcpyHostToDevice));
+      CB_CUDA(cudaMemcpy(st->all_w + (size_t)s * cap * K, st->all[s].weights, (size_t)nt[s] * K * 4,
+                         cudaMemcpyHostToDevice));
     }
   }
   CB_CUDA(cudaMemcpy(st->all_ntokens, nt, (size_t)N * 4, cudaMemcpyHostToDevice));
@@ -169,10 +173,10 @@ void cb_moe_teardown(cb_inst_t *in) {
   cb_moe_state_t *st = in->priv;
   if (!st) return;
   cb_moe_trace_dump(in, st);
-  void *bufs[] = {st->x, st->out, st->ids, st->weights, st->all_ids, st->all_w, st->all_ntokens, st->send_count,
-                  st->send_idx, st->send_pos, st->recv_count, st->expert_count, st->expert_rows, st->epochs,
-                  st->d_wrong, st->send_rows, st->send_meta, st->recv_rows, st->recv_meta, st->comb_send,
-                  st->comb_recv, st->trace};
+  void *bufs[] = {st->x,           st->out,        st->ids,       st->weights,   st->all_ids,    st->all_w,
+                  st->all_ntokens, st->send_count, st->send_idx,  st->send_pos,  st->recv_count, st->expert_count,
+                  st->expert_rows, st->epochs,     st->d_wrong,   st->send_rows, st->send_meta,  st->recv_rows,
+                  st->recv_meta,   st->comb_send,  st->comb_recv, st->trace};
   /* st->send_rows .. comb_recv are the NCCL path's local buffers (NULL on the custom path,
    * whose row buffers live in the peer allocation) */
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -224,7 +228,8 @@ long long cb_moe_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
     }
   for (int e = 0; e < st->experts_per_rank; e++)
     if (experts[e] != st->exp_expert[e]) {
-      if (wrong < 20) CB_WARN("moe %s: local expert %d lists %d rows, expected %d", in->algo->name, e, experts[e], st->exp_expert[e]);
+      if (wrong < 20)
+        CB_WARN("moe %s: local expert %d lists %d rows, expected %d", in->algo->name, e, experts[e], st->exp_expert[e]);
       wrong += 1;
     }
   if (dev_wrong) CB_WARN("moe %s: %llu wrong rows or output elements", in->algo->name, dev_wrong);
@@ -248,8 +253,6 @@ void cb_moe_bytes(const cb_inst_t *in, int phase, cb_bytes_t *out) {
     out->algbw_bytes = st->comb_bytes;
     out->remote_bytes = st->comb_remote;
     break;
-  default:
-    out->algbw_bytes = st->disp_bytes + st->comb_bytes;
-    out->remote_bytes = st->disp_remote + st->comb_remote;
+  default: out->algbw_bytes = st->disp_bytes + st->comb_bytes; out->remote_bytes = st->disp_remote + st->comb_remote;
   }
 }

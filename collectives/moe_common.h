@@ -15,7 +15,7 @@ typedef struct cb_moe_state {
   size_t row_bytes, meta_bytes, comb_row_bytes;
   cb_moe_routing_t all[CB_MAX_RANKS]; /* every rank's routing (pure function of the seed) */
   int exp_recv[CB_MAX_RANKS];         /* rows this rank must receive from each source */
-  int *exp_expert;                        /* (row, expert) selections per local expert */
+  int *exp_expert;                    /* (row, expert) selections per local expert */
   double layout_bytes, disp_bytes, disp_remote, comb_bytes, comb_remote; /* per rank, mean over ranks */
   /* device, local */
   void *x, *out;
@@ -25,7 +25,7 @@ typedef struct cb_moe_state {
   uint32_t *epochs;
   unsigned long long *d_wrong;
   unsigned long long *trace; /* kernel time stamps (moe_trace.h; NULL: none) */
-  int32_t *h_counts; /* pinned: [0,n) send, [n,2n) recv (NCCL path) */
+  int32_t *h_counts;         /* pinned: [0,n) send, [n,2n) recv (NCCL path) */
   /* NCCL path buffers */
   char *send_rows, *send_meta, *recv_rows, *recv_meta, *comb_send, *comb_recv;
   /* custom path */

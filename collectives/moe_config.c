@@ -55,8 +55,7 @@ int cb_routing_parse(const char *s, cb_routing_t *out, char *why, size_t n) {
     char *end = NULL;
     errno = 0;
     long k = isdigit((unsigned char)k_text[0]) ? strtol(k_text, &end, 10) : 0;
-    if (!end || *end != ':' || errno || k < 1 || k > (1 << 20) || parse_double(end + 1, &r.hot_f) ||
-        r.hot_f < 1.0) {
+    if (!end || *end != ':' || errno || k < 1 || k > (1 << 20) || parse_double(end + 1, &r.hot_f) || r.hot_f < 1.0) {
       snprintf(why, n, "routing '%s': hot:K:F needs an integer 1 <= K <= 1048576 and a number F >= 1", s);
       return -1;
     }
@@ -91,11 +90,9 @@ static int experts_drawable(const cb_moe_config_t *c) {
   return drawable;
 }
 
-int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, char *why,
-                        size_t n) {
+int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, char *why, size_t n) {
   if (dtype != CB_BF16 && dtype != CB_FP8E4M3) {
-    snprintf(why, n, "moe dispatch dtype %s is not supported (accepted: bfloat16, fp8e4m3)",
-             cb_dtype_name(dtype));
+    snprintf(why, n, "moe dispatch dtype %s is not supported (accepted: bfloat16, fp8e4m3)", cb_dtype_name(dtype));
     return -1;
   }
   if (c->hidden < 8 || c->hidden % 8) {
@@ -103,8 +100,7 @@ int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, 
     return -1;
   }
   if (dtype == CB_FP8E4M3 && c->hidden % 128) {
-    snprintf(why, n, "--hidden %d must be a multiple of 128 for fp8 dispatch (one scale per 128 channels)",
-             c->hidden);
+    snprintf(why, n, "--hidden %d must be a multiple of 128 for fp8 dispatch (one scale per 128 channels)", c->hidden);
     return -1;
   }
   if (c->experts < 1 || c->topk < 1) {
@@ -129,18 +125,21 @@ int cb_moe_config_check(const cb_moe_config_t *c, int nranks, cb_dtype_t dtype, 
              c->routing.hot_k, c->routing.hot_f, c->experts);
     return -1;
   }
-  if (c->routing.kind == CB_ROUTE_HOT && c->routing.hot_k * c->routing.hot_f >= c->experts && c->topk > c->routing.hot_k) {
+  if (c->routing.kind == CB_ROUTE_HOT && c->routing.hot_k * c->routing.hot_f >= c->experts &&
+      c->topk > c->routing.hot_k) {
     /* K*F == experts gives the other experts no probability at all: only K can be drawn */
-    snprintf(why, n, "routing hot:%d:%g leaves the other %d experts no probability, so --topk %d distinct experts "
-                     "cannot be drawn (need topk <= K or K*F < experts)",
+    snprintf(why, n,
+             "routing hot:%d:%g leaves the other %d experts no probability, so --topk %d distinct experts "
+             "cannot be drawn (need topk <= K or K*F < experts)",
              c->routing.hot_k, c->routing.hot_f, c->experts - c->routing.hot_k, c->topk);
     return -1;
   }
   if (c->routing.kind == CB_ROUTE_ZIPF) {
     int drawable = experts_drawable(c);
     if (drawable < c->topk) {
-      snprintf(why, n, "routing zipf:%g is so steep that only %d of the %d experts have a non-zero probability, "
-                       "fewer than --topk %d (use a smaller S)",
+      snprintf(why, n,
+               "routing zipf:%g is so steep that only %d of the %d experts have a non-zero probability, "
+               "fewer than --topk %d (use a smaller S)",
                c->routing.zipf_s, drawable, c->experts, c->topk);
       return -1;
     }

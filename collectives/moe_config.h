@@ -52,7 +52,6 @@ double cb_routing_weight(const cb_routing_t *r, int i);
  * (16-byte vectors of bf16), hot:K:F that does not fit the expert count, dtype other than
  * bfloat16 / fp8e4m3, zipf:S so steep that fewer than topk experts keep a non-zero
  * probability. Returns 0, or -1 with why. */
-int cb_moe_config_check(const cb_moe_config_t *cfg, int nranks, cb_dtype_t dtype, char *why,
-                        size_t n);
+int cb_moe_config_check(const cb_moe_config_t *cfg, int nranks, cb_dtype_t dtype, char *why, size_t n);
 
 #endif

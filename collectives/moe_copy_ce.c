@@ -91,7 +91,8 @@ static long long check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
     unsigned char want = (unsigned char)(seed * 131u + (uint64_t)iter * 17u + (uint64_t)q * 7u + 1u), got[16];
     size_t len = c->bytes[0] > c->bytes[1] ? c->bytes[0] : c->bytes[1];
     if (len < 16) continue; /* nothing crosses (no token goes to a peer) */
-    CB_CUDA(cudaMemcpy(got, (char *)st->pm.ptrs[st->r] + (size_t)q * c->per_peer + len - 16, 16, cudaMemcpyDeviceToHost));
+    CB_CUDA(
+        cudaMemcpy(got, (char *)st->pm.ptrs[st->r] + (size_t)q * c->per_peer + len - 16, 16, cudaMemcpyDeviceToHost));
     for (int i = 0; i < 16; i++) wrong += got[i] != want;
   }
   if (wrong) CB_WARN("moe copy_ce: %lld wrong bytes at the end of the peers' regions", wrong);

@@ -49,8 +49,8 @@ static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_
   if (!cb_moe_supported(w, p, why, n) || !cb_hier_supported(w, "peer", why, n)) return 0;
   /* its first kernel is the flat layout, one block per rank */
   if (w->grid_sms < w->mpi.nranks) {
-    snprintf(why, n, "skipped: moe hier's layout kernel runs one block per rank (%d); the SM cap is %d",
-             w->mpi.nranks, w->grid_sms);
+    snprintf(why, n, "skipped: moe hier's layout kernel runs one block per rank (%d); the SM cap is %d", w->mpi.nranks,
+             w->grid_sms);
     return 0;
   }
   return 1;
@@ -62,7 +62,7 @@ static void teardown(cb_inst_t *in) {
   moe_hier_t *x = st->ext;
   if (x) {
     cb_moe_hier_dev_t *h = &x->h;
-    void *bufs[] = {(void *)h->counts, h->my_counts, h->node_idx, h->node_pos, h->net_send,
+    void *bufs[] = {(void *)h->counts, h->my_counts, h->node_idx,  h->node_pos,     h->net_send,
                     h->net_recv,       h->comb_send, h->comb_recv, h->barrier_epoch};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
       if (bufs[i]) CB_CUDA(cudaFree(bufs[i]));
@@ -182,8 +182,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
 
 /* Node rows to and from every other node over my rail: send_rows[j] rows of `row` bytes from
  * sbuf region j, recv_rows[j] into rbuf region j (regions of cap rows). */
-static void rail_exchange(const cb_inst_t *in, const moe_hier_t *x, const char *sbuf, const int *send_rows,
-                          char *rbuf, const int *recv_rows, size_t row, cudaStream_t s) {
+static void rail_exchange(const cb_inst_t *in, const moe_hier_t *x, const char *sbuf, const int *send_rows, char *rbuf,
+                          const int *recv_rows, size_t row, cudaStream_t s) {
   const cb_moe_state_t *st = in->priv;
   size_t region = (size_t)st->cap * row;
   CB_NCCL(ncclGroupStart());
@@ -289,9 +289,7 @@ static void bytes(const cb_inst_t *in, int phase, cb_bytes_t *out) {
     out->net_bytes = b->net_comb;
     out->nvlink_bytes = b->nvlink_comb;
     break;
-  default:
-    out->net_bytes = b->net_disp + b->net_comb;
-    out->nvlink_bytes = b->nvlink_disp + b->nvlink_comb;
+  default: out->net_bytes = b->net_disp + b->net_comb; out->nvlink_bytes = b->nvlink_disp + b->nvlink_comb;
   }
 }
 

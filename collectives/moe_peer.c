@@ -18,8 +18,10 @@
 int cb_moe_peer_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_moe_supported(w, p, why, n) || !cb_peer_supported(w, why, n)) return 0;
   if (w->grid_sms < 2) {
-    snprintf(why, n, "skipped: moe peer needs at least 2 SMs (its combine pushes and reduces in separate blocks); "
-                     "the SM cap is %d", w->grid_sms);
+    snprintf(why, n,
+             "skipped: moe peer needs at least 2 SMs (its combine pushes and reduces in separate blocks); "
+             "the SM cap is %d",
+             w->grid_sms);
     return 0;
   }
   return 1;
@@ -30,8 +32,8 @@ int cb_moe_peer_supported(const cb_world_t *w, const cb_params_t *p, char *why, 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_moe_peer_supported(w, p, why, n)) return 0;
   if (w->grid_sms < w->mpi.nranks) {
-    snprintf(why, n, "skipped: moe peer's layout kernel runs one block per rank (%d); the SM cap is %d",
-             w->mpi.nranks, w->grid_sms);
+    snprintf(why, n, "skipped: moe peer's layout kernel runs one block per rank (%d); the SM cap is %d", w->mpi.nranks,
+             w->grid_sms);
     return 0;
   }
   return 1;
@@ -80,20 +82,22 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
   int pb = (d->push_blocks * in->world->knobs.moe_push_pct + 50) / 100;
   d->comb_push_blocks = pb < 1 ? 1 : pb > d->push_blocks - 1 ? d->push_blocks - 1 : pb;
   int ch = st->cap / d->comb_push_blocks;
-  d->chunk_rows = ch < CB_MOE_CHUNK_ROWS_MIN ? CB_MOE_CHUNK_ROWS_MIN : ch > CB_MOE_CHUNK_ROWS_MAX ? CB_MOE_CHUNK_ROWS_MAX : ch;
+  d->chunk_rows = ch < CB_MOE_CHUNK_ROWS_MIN   ? CB_MOE_CHUNK_ROWS_MIN
+                  : ch > CB_MOE_CHUNK_ROWS_MAX ? CB_MOE_CHUNK_ROWS_MAX
+                                               : ch;
   /* the combine in GPC-spread clusters, except beside --overlap's compute kernel and on shared
    * GPUs (moe.h, combine_spread) */
   d->combine_spread = !in->world->gpu_shared && !(in->p.moe && in->p.moe->overlap);
   in->sms = cb_grid_sms(d->push_blocks, in->world->sm_count);
-  snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; %d blocks (combine: %d push, %d reduce, %d-row chunks)",
-           d->push_blocks, d->comb_push_blocks, d->push_blocks - d->comb_push_blocks, d->chunk_rows);
+  snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note),
+           "; %d blocks (combine: %d push, %d reduce, %d-row chunks)", d->push_blocks, d->comb_push_blocks,
+           d->push_blocks - d->comb_push_blocks, d->chunk_rows);
   /* how the combine's launch went (kernels/spread.cuh; the dispatch push stays plain: spread, it
    * was 0.7 % slower at 32 SMs on 2 x H200, docs/decisions.md) */
   const int cluster = cb_moe_combine_cluster(d);
   if (cluster > 1)
     snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine in clusters of %d", cluster);
-  else
-    snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine plain");
+  else snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine plain");
   in->mem_bytes = st->dev_bytes + total;
   return 0;
 }

@@ -26,7 +26,8 @@ static void bytes(const cb_inst_t *in, int phase, cb_bytes_t *out) {
 const cb_algo_t cb_algo_moe_peer_ll = {
     .name = "peer_ll",
     .family = CB_MOE,
-    .summary = "peer, low latency: layout and expert lists fused into the dispatch (per-block flags), one-kernel combine",
+    .summary =
+        "peer, low latency: layout and expert lists fused into the dispatch (per-block flags), one-kernel combine",
     .dtypes = CB_DT(CB_BF16) | CB_DT(CB_FP8E4M3),
     .nphases = 1,
     .phase_names = phase_names,

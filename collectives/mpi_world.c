@@ -2,8 +2,8 @@
 #include "mpi_world.h"
 
 #include <limits.h>
-#include <stdio.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -53,16 +53,19 @@ static void split_by_name(cb_mpi_world_t *w, const char *id, int share_gpus) {
    * that no two ranks on one GPU share an NCCL host). */
   const char *hostid = getenv("NCCL_HOSTID");
   size_t idlen = id ? strlen(id) : 0;
-  int mismatch = id && (!hostid || (strcmp(hostid, id) != 0 &&
-                                    (!share_gpus || strncmp(hostid, id, idlen) != 0 || hostid[idlen] != '.' ||
-                                     !hostid[idlen + 1])));
+  int mismatch = id && (!hostid || (strcmp(hostid, id) != 0 && (!share_gpus || strncmp(hostid, id, idlen) != 0 ||
+                                                                hostid[idlen] != '.' || !hostid[idlen + 1])));
   if (mismatch)
     snprintf(msg, sizeof msg,
-             "rank %d: " NODE_ID_VAR " is '%s' but NCCL_HOSTID is %s%.300s%s: set %s so NCCL sees %s (launcher/collbench-vnode "
-             "does)", w->rank, id, hostid ? "'" : "", hostid ? hostid : "unset", hostid ? "'" : "",
-             share_gpus ? "NCCL_HOSTID to the node's name, or (ranks sharing a GPU) the name, a dot and the rank's own suffix"
-                        : "both to the node's name",
-             share_gpus ? "the same nodes, each rank of a shared GPU its own host (CB_SHARE_GPUS=1)" : "the same nodes");
+             "rank %d: " NODE_ID_VAR
+             " is '%s' but NCCL_HOSTID is %s%.300s%s: set %s so NCCL sees %s (launcher/collbench-vnode "
+             "does)",
+             w->rank, id, hostid ? "'" : "", hostid ? hostid : "unset", hostid ? "'" : "",
+             share_gpus
+                 ? "NCCL_HOSTID to the node's name, or (ranks sharing a GPU) the name, a dot and the rank's own suffix"
+                 : "both to the node's name",
+             share_gpus ? "the same nodes, each rank of a shared GPU its own host (CB_SHARE_GPUS=1)"
+                        : "the same nodes");
   usage_exit_if_any(w, mismatch, msg, (int)sizeof msg);
   char *names = calloc((size_t)w->nranks * 2, CB_HOST_MAX), mine[2 * CB_HOST_MAX];
   if (!names) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
@@ -80,7 +83,8 @@ static void split_by_name(cb_mpi_world_t *w, const char *id, int share_gpus) {
     }
     snprintf(msg, sizeof msg,
              NODE_ID_VAR " is set on rank %d ('%s') but not on rank %d: name the node of every rank (virtual "
-             "cluster) or of none (real nodes)", with, NAME(with), without);
+                         "cluster) or of none (real nodes)",
+             with, NAME(with), without);
     free(names);
     usage_exit(w, msg);
   }
@@ -90,8 +94,8 @@ static void split_by_name(cb_mpi_world_t *w, const char *id, int share_gpus) {
     if (r < color) color = r;
     if (strcmp(HOST(r), w->host) != 0) {
       /* every rank of the node sees the same pair; the lowest such rank reports it via rank 0 */
-      snprintf(msg, sizeof msg, "virtual node '%s' spans hosts '%s' and '%s': a node's ranks must share one host",
-               id, w->host, HOST(r));
+      snprintf(msg, sizeof msg, "virtual node '%s' spans hosts '%s' and '%s': a node's ranks must share one host", id,
+               w->host, HOST(r));
       color = -1;
       break;
     }

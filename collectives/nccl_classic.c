@@ -53,11 +53,19 @@ void cb_nccl_run_sendrecv(cb_inst_t *in, int phase, cudaStream_t s) {
   CB_NCCL(ncclGroupEnd());
 }
 
-#define NCCL_ALGO(var, fam, nm, sum, runfn)                                                     \
-  const cb_algo_t var = {                                                                      \
-      .name = nm, .family = fam, .summary = sum, .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS,   \
-      .nphases = 1, .graph_ok = 1, .supported = cb_nccl_supported,                             \
-      .setup = cb_nccl_setup_buffers, .run = runfn, .teardown = cb_nccl_teardown,              \
+#define NCCL_ALGO(var, fam, nm, sum, runfn) \
+  const cb_algo_t var = {                   \
+      .name = nm,                           \
+      .family = fam,                        \
+      .summary = sum,                       \
+      .dtypes = CB_ALL_DTYPES,              \
+      .ops = CB_ALL_OPS,                    \
+      .nphases = 1,                         \
+      .graph_ok = 1,                        \
+      .supported = cb_nccl_supported,       \
+      .setup = cb_nccl_setup_buffers,       \
+      .run = runfn,                         \
+      .teardown = cb_nccl_teardown,         \
   }
 
 NCCL_ALGO(cb_algo_nccl_allreduce, CB_ALLREDUCE, "nccl", "ncclAllReduce", cb_nccl_run_allreduce);

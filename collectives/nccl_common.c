@@ -38,8 +38,8 @@ int cb_nccl_supported(const cb_world_t *w, const cb_params_t *p, char *why, size
   if (cb_dtype_is_fp8(p->dtype) && !w->nccl_fp8) {
     char v[32];
     cb_nccl_version_text(w->nccl_version, v, sizeof v);
-    snprintf(why, n, "skipped: NCCL %s or this GPU (sm_%d%d) has no %s (needs NCCL >= 2.24 and sm_90)", v,
-             w->cc_major, w->cc_minor, cb_dtype_name(p->dtype));
+    snprintf(why, n, "skipped: NCCL %s or this GPU (sm_%d%d) has no %s (needs NCCL >= 2.24 and sm_90)", v, w->cc_major,
+             w->cc_minor, cb_dtype_name(p->dtype));
     return 0;
   }
   /* NCCL 2.28.3 returns ncclInvalidArgument for avg of an fp8 type on a one-rank communicator

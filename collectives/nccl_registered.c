@@ -38,8 +38,8 @@
 
 #include <mpi.h>
 
-#include "error_gpu.h"
 #include "buffers.h"
+#include "error_gpu.h"
 #include "nccl_common.h"
 
 /* What the nccl.h this is built against declares; the NCCL loaded at run time is checked
@@ -82,13 +82,9 @@ cb_nccl_reg_state_t *cb_nccl_registered_state_new(void) {
   return st;
 }
 
-static const char *call_name(reg_kind_t k) {
-  return k == REG_WINDOW ? "ncclCommWindowRegister" : "ncclCommRegister";
-}
+static const char *call_name(reg_kind_t k) { return k == REG_WINDOW ? "ncclCommWindowRegister" : "ncclCommRegister"; }
 
-static int min_version(reg_kind_t k) {
-  return k == REG_WINDOW ? NCCL_VERSION(2, 27, 0) : NCCL_VERSION(2, 19, 0);
-}
+static int min_version(reg_kind_t k) { return k == REG_WINDOW ? NCCL_VERSION(2, 27, 0) : NCCL_VERSION(2, 19, 0); }
 
 /* "2.28.3" from a version code; codes before 2.9 are X*1000 + Y*100 + Z (nccl.h). */
 /* The fp8 rule of the plain baselines, plus: the nccl.h this is built against has the call, and
@@ -261,12 +257,19 @@ static int reg_setup(cb_inst_t *in, char *why, size_t n) { return registered_set
  * (the supported/setup pair above). */
 #define WHAT_symm " on symmetric windows (ncclMemAlloc + ncclCommWindowRegister)"
 #define WHAT_reg " on ncclMemAlloc buffers registered with ncclCommRegister"
-#define REGISTERED_ALGO(form, fam, family_id, call)                                              \
-  const cb_algo_t cb_algo_nccl_##form##_##fam = {                                              \
-      .name = "nccl_" #form, .family = family_id, .summary = call WHAT_##form,                 \
-      .dtypes = CB_ALL_DTYPES, .ops = CB_ALL_OPS, .nphases = 1, .graph_ok = 1,                 \
-      .supported = form##_supported, .setup = form##_setup, .run = cb_nccl_run_##fam,          \
-      .teardown = registered_teardown,                                                         \
+#define REGISTERED_ALGO(form, fam, family_id, call) \
+  const cb_algo_t cb_algo_nccl_##form##_##fam = {   \
+      .name = "nccl_" #form,                        \
+      .family = family_id,                          \
+      .summary = call WHAT_##form,                  \
+      .dtypes = CB_ALL_DTYPES,                      \
+      .ops = CB_ALL_OPS,                            \
+      .nphases = 1,                                 \
+      .graph_ok = 1,                                \
+      .supported = form##_supported,                \
+      .setup = form##_setup,                        \
+      .run = cb_nccl_run_##fam,                     \
+      .teardown = registered_teardown,              \
   }
 
 REGISTERED_ALGO(symm, allreduce, CB_ALLREDUCE, "ncclAllReduce");

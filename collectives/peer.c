@@ -8,10 +8,10 @@
 
 #include "signal.h"
 
-#include "watchdog.h"
 #include "collective.h"
 #include "error_gpu.h"
 #include "gpu_visibility.h"
+#include "watchdog.h"
 
 int cb_peer_alloc(const cb_world_t *w, size_t bytes, cb_peer_mem_t *pm, char *why, size_t n) {
   const cb_mpi_world_t *m = &w->mpi;
@@ -138,8 +138,7 @@ int cb_hier_supported(const cb_world_t *w, const char *one_node, char *why, size
     return 0;
   }
   if (m->local_nranks > CB_MAX_RANKS) {
-    snprintf(why, n, "not supported: %d ranks per node (peer kernels connect up to %d)", m->local_nranks,
-             CB_MAX_RANKS);
+    snprintf(why, n, "not supported: %d ranks per node (peer kernels connect up to %d)", m->local_nranks, CB_MAX_RANKS);
     return 0;
   }
   if (m->local_nranks > 1 && !w->peer_ok) {

@@ -12,9 +12,9 @@ extern const cb_algo_t cb_algo_nccl_symm_allreduce, cb_algo_nccl_symm_allgather,
 extern const cb_algo_t cb_algo_nccl_reg_allreduce, cb_algo_nccl_reg_allgather, cb_algo_nccl_reg_reducescatter,
     cb_algo_nccl_reg_alltoall, cb_algo_nccl_reg_sendrecv;
 extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, cb_algo_allreduce_twoshot,
-    cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_allreduce_hier, cb_algo_alltoall_peer,
-    cb_algo_alltoall_hier, cb_algo_moe_nccl, cb_algo_moe_peer, cb_algo_moe_peer_ll, cb_algo_moe_hier,
-    cb_algo_moe_copy_ce;
+    cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_allreduce_hier,
+    cb_algo_alltoall_peer, cb_algo_alltoall_hier, cb_algo_moe_nccl, cb_algo_moe_peer, cb_algo_moe_peer_ll,
+    cb_algo_moe_hier, cb_algo_moe_copy_ce;
 extern const cb_algo_t cb_algo_ringattn_ring, cb_algo_ringattn_nccl_ring, cb_algo_ringattn_nccl_allgather,
     cb_algo_ringattn_single;
 extern const cb_algo_t cb_algo_ringattn_ring_cudnn, cb_algo_ringattn_nccl_ring_cudnn,

@@ -26,18 +26,14 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   in->priv = g;
   in->mem_bytes = g->x.mem;
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
-  snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches", in->p.causal ? "zigzag" : "contiguous shards",
-           g->x.P);
+  snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches",
+           in->p.causal ? "zigzag" : "contiguous shards", g->x.P);
   cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
   return 0;
 }
 
-static int gath_setup(cb_inst_t *in, char *why, size_t n) {
-  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
-}
-static int gath_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
-  return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
-}
+static int gath_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
+static int gath_setup_cudnn(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n); }
 
 static void gather_kv(cb_inst_t *in, cudaStream_t s) {
   gath_t *g = in->priv;

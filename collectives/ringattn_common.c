@@ -33,9 +33,7 @@ cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r) {
   return p;
 }
 
-cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src) {
-  return cb_ra_pos(cb_attn_shard(x->S, x->P, src, x->causal));
-}
+cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src) { return cb_ra_pos(cb_attn_shard(x->S, x->P, src, x->causal)); }
 
 int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n) {
   char e[200] = "";
@@ -276,7 +274,8 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   in->err_mean = h[0] / (double)(ref_elems ? ref_elems : 1);
   long long wrong = (long long)h[2];
   if (wrong)
-    fprintf(stderr, "collbench: [rank %d] %s S=%llu causal=%d: %lld outputs beyond %.3g (max error %.3g, naive %s %.3g)\n",
+    fprintf(stderr,
+            "collbench: [rank %d] %s S=%llu causal=%d: %lld outputs beyond %.3g (max error %.3g, naive %s %.3g)\n",
             x->w->mpi.rank, in->algo->name, (unsigned long long)x->S, x->causal, wrong, tol, h[1],
             cb_dtype_name(x->dtype), h[4]);
   CB_CUDA(cudaFree(kf));

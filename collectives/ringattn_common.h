@@ -31,7 +31,7 @@
 typedef struct cb_ra {
   const cb_world_t *w;
   const cb_attn_config_t *cfg;
-  cb_dtype_t dtype; /* bfloat16 or half */
+  cb_dtype_t dtype;       /* bfloat16 or half */
   int P, r, bf16, causal; /* bf16: dtype == CB_BF16, for the kernels' arguments */
   uint64_t S;
   int64_t rows;
@@ -41,16 +41,16 @@ typedef struct cb_ra {
   cb_attn_runs_t runs;      /* global positions of this rank's rows */
   void *q, *kv, *out;
   float *o, *lse;
-  cudaStream_t comm;        /* the ring's second stream (transfers) */
+  cudaStream_t comm; /* the ring's second stream (transfers) */
   cudaEvent_t fork, join;
   cudaEvent_t step_a[CB_RA_MAX_STEPS], step_b[CB_RA_MAX_STEPS];
-  int block;                /* CB_ATTN_BLOCK_COLLBENCH or CB_ATTN_BLOCK_CUDNN (attn_block.h) */
-  struct cb_cudnn *cudnn;   /* cuDNN rows: the rank's handle and plans (attn_cudnn.h) */
-  void *cudnn_o;            /* cuDNN rows: one call's block output [batch][rows][heads][head_dim] */
-  float *cudnn_stats;       /* cuDNN rows: its log-sum-exp [batch][heads][rows] */
-  size_t mem;               /* device bytes this state allocated (mem_bytes) */
-  void *extra[16];          /* further allocations of the algorithm (cb_ra_alloc), freed with it (nccl_ring with
-                               cuDNN's block kernel needs more than 8: its staging blocks and cuDNN's outputs) */
+  int block;              /* CB_ATTN_BLOCK_COLLBENCH or CB_ATTN_BLOCK_CUDNN (attn_block.h) */
+  struct cb_cudnn *cudnn; /* cuDNN rows: the rank's handle and plans (attn_cudnn.h) */
+  void *cudnn_o;          /* cuDNN rows: one call's block output [batch][rows][heads][head_dim] */
+  float *cudnn_stats;     /* cuDNN rows: its log-sum-exp [batch][heads][rows] */
+  size_t mem;             /* device bytes this state allocated (mem_bytes) */
+  void *extra[16];        /* further allocations of the algorithm (cb_ra_alloc), freed with it (nccl_ring with
+                             cuDNN's block kernel needs more than 8: its staging blocks and cuDNN's outputs) */
   int nextra;
 } cb_ra_t;
 
@@ -83,8 +83,8 @@ void cb_ra_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, int fir
  * <version>" appended to a cuDNN row's note (nothing for collbench's kernel). */
 int cb_ra_cudnn_init(cb_ra_t *x, char *why, size_t n);
 void cb_ra_cudnn_free(cb_ra_t *x);
-void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first,
-                        int final, cudaStream_t s);
+void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first, int final,
+                        cudaStream_t s);
 void cb_ra_cudnn_note(const cb_ra_t *x, char *note, size_t n);
 
 /* Fills q and the own K/V block from seed (attn_util.h). */

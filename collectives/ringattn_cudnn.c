@@ -36,16 +36,16 @@ static cb_attn_runs_t runs_of(cb_attn_pos_t p, int64_t rows) {
   return r;
 }
 
-static int split(const cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int first, int final,
-                 cb_attn_call_t *calls, char *why, size_t n) {
+static int split(const cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int first, int final, cb_attn_call_t *calls,
+                 char *why, size_t n) {
   return cb_attn_split(runs_of(qpos, x->rows), x->rows, runs_of(kvpos, x->rows), x->rows, x->causal, first, final,
                        calls, why, n);
 }
 
 static cb_cudnn_key_t key_of(const cb_ra_t *x, const cb_attn_call_t *c) {
   const cb_attn_config_t *cfg = x->cfg;
-  cb_cudnn_key_t k = {cfg->batch, cfg->heads,      cfg->kv_heads, cfg->head_dim, c->q_len, c->kv_len,
-                      x->rows,    x->rows,         x->bf16,       c->causal};
+  cb_cudnn_key_t k = {cfg->batch, cfg->heads, cfg->kv_heads, cfg->head_dim, c->q_len,
+                      c->kv_len,  x->rows,    x->rows,       x->bf16,       c->causal};
   return k;
 }
 
@@ -111,8 +111,8 @@ void cb_ra_cudnn_note(const cb_ra_t *x, char *note, size_t n) {
   snprintf(note + len, n > len ? n - len : 0, "%sblock kernel cuDNN %s", len ? "; " : "", v);
 }
 
-void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first,
-                        int final, cudaStream_t s) {
+void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first, int final,
+                        cudaStream_t s) {
   const cb_attn_config_t *cfg = x->cfg;
   cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
   char why[512];
@@ -128,13 +128,23 @@ void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb
     const int direct = nc == 1 && c->first && c->final && c->q_len == x->rows && c->kv_len > 0;
     if (c->kv_len > 0)
       cb_cudnn_attend(x->cudnn, &key, scale, q + (size_t)c->q_row0 * q_row, k + (size_t)c->kv_row0 * kv_row,
-                      v + (size_t)c->kv_row0 * kv_row, direct ? x->out : x->cudnn_o,
-                      direct ? x->lse : x->cudnn_stats, s);
+                      v + (size_t)c->kv_row0 * kv_row, direct ? x->out : x->cudnn_o, direct ? x->lse : x->cudnn_stats,
+                      s);
     if (direct) return;
-    cb_attn_merge_block_args_t m = {
-        .o_blk = c->kv_len > 0 ? x->cudnn_o : NULL, .lse_blk = x->cudnn_stats, .o = x->o,       .lse = x->lse,
-        .out = x->out,    .batch = cfg->batch,  .heads = cfg->heads, .head_dim = cfg->head_dim, .rows = (int)x->rows,
-        .row0 = (int)c->q_row0, .q_len = (int)c->q_len, .bf16 = x->bf16, .first = c->first, .final = c->final};
+    cb_attn_merge_block_args_t m = {.o_blk = c->kv_len > 0 ? x->cudnn_o : NULL,
+                                    .lse_blk = x->cudnn_stats,
+                                    .o = x->o,
+                                    .lse = x->lse,
+                                    .out = x->out,
+                                    .batch = cfg->batch,
+                                    .heads = cfg->heads,
+                                    .head_dim = cfg->head_dim,
+                                    .rows = (int)x->rows,
+                                    .row0 = (int)c->q_row0,
+                                    .q_len = (int)c->q_len,
+                                    .bf16 = x->bf16,
+                                    .first = c->first,
+                                    .final = c->final};
     if (cb_attn_merge_block(&m, s, why, sizeof why)) CB_DIE(CB_EXIT_RUNTIME, "cuDNN block kernel: %s", why);
     CB_CUDA_LAUNCH("cb_attn_merge_block");
   }

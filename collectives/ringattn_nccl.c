@@ -32,14 +32,13 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   in->priv = g;
   in->mem_bytes = g->x.mem;
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
-  snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream", in->p.causal ? "zigzag" : "contiguous shards");
+  snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream",
+           in->p.causal ? "zigzag" : "contiguous shards");
   cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
   return 0;
 }
 
-static int nring_setup(cb_inst_t *in, char *why, size_t n) {
-  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
-}
+static int nring_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
 static int nring_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
   return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }

@@ -90,20 +90,17 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
    * (cb_attn_fwd_ctas). --sms does not cap it: it caps communication kernels, and this ring has
    * none. cuDNN does not say what grid it launches: not reported (0). */
   int64_t ctas = cb_attn_fwd_ctas((int64_t)g->x.rows, in->p.attn->heads, in->p.attn->batch);
-  in->sms = block == CB_ATTN_BLOCK_CUDNN ? 0
-                                         : cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas,
-                                                       in->world->sm_count);
-  snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped", in->p.causal ? "zigzag" : "contiguous shards");
+  in->sms = block == CB_ATTN_BLOCK_CUDNN
+                ? 0
+                : cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas, in->world->sm_count);
+  snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped",
+           in->p.causal ? "zigzag" : "contiguous shards");
   cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
   return 0;
 }
 
-static int ring_setup(cb_inst_t *in, char *why, size_t n) {
-  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
-}
-static int ring_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
-  return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
-}
+static int ring_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
+static int ring_setup_cudnn(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n); }
 
 static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
   ring_t *g = in->priv;
@@ -126,7 +123,8 @@ static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
       cb_ring_flag_wait(flag_of(g, r, FLAG_FREED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1) - 1,
                         tmo, ctl, x->r, next, i + 1, c);
       CB_CUDA(cudaMemcpyAsync(slot_of(g, next, nxt), block, x->kv_bytes, cudaMemcpyDefault, c));
-      cb_ring_flag_set(flag_of(g, next, FLAG_ARRIVED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1), c);
+      cb_ring_flag_set(flag_of(g, next, FLAG_ARRIVED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1),
+                       c);
       CB_CUDA(cudaEventRecord(x->step_a[i], c));
     }
     if (i >= 1)

@@ -18,11 +18,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error_gpu.h"
 #include "attn_merge.h"
 #include "attn_save_dir.h"
-#include "strbuf.h"
+#include "error_gpu.h"
 #include "ringattn_common.h"
+#include "strbuf.h"
 
 static float half_to_float(uint16_t h) {
   int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
@@ -78,7 +78,8 @@ static int write_npy(int rowfd, const char *dir, const char *name, const float *
   size_t hlen = (size_t)off + pad + 1;
   FILE *f = cb_attn_save_create(rowfd, dir, file, why, n);
   if (!f) return -1;
-  unsigned char head[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+  unsigned char head[10] = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
   int ok = fwrite(head, 1, sizeof head, f) == sizeof head && fwrite(dict, 1, (size_t)off, f) == (size_t)off;
   for (size_t i = 0; ok && i < pad; i++) ok = fputc(' ', f) != EOF;
   ok = ok && fputc('\n', f) != EOF && fwrite(data, sizeof(float), count, f) == count;
@@ -128,8 +129,8 @@ static int write_meta(int rowfd, const char *dir, const cb_inst_t *in, const cb_
                "  \"layout\": \"q, out: [batch][seq][heads][head_dim]; k, v: [batch][seq][kv_heads][head_dim]; "
                "lse: [batch][heads][seq]; float32, sequence order\",\n"
                "  \"seed_note\": \"inputs of the first correctness check\",\n  \"command\": ",
-               cb_dtype_name(x->dtype), in->world->mpi.nranks, (unsigned long long)x->S, c->batch, c->heads, c->kv_heads,
-               c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim));
+               cb_dtype_name(x->dtype), in->world->mpi.nranks, (unsigned long long)x->S, c->batch, c->heads,
+               c->kv_heads, c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim));
   cb_sb_json_str(&b, c->cmdline ? c->cmdline : "");
   cb_sb_printf(&b, "\n}\n");
   FILE *f = cb_attn_save_create(rowfd, dir, "meta.json", why, n);

@@ -30,9 +30,7 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   return 0;
 }
 
-static int single_setup(cb_inst_t *in, char *why, size_t n) {
-  return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n);
-}
+static int single_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
 static int single_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
   return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }

@@ -42,15 +42,15 @@ typedef struct cb_world {
    * one node. */
   ncclComm_t rail;
   int nccl_version;
-  int nccl_fp8; /* NCCL build and GPU support ncclFloat8e4m3/e5m2 */
+  int nccl_fp8;                       /* NCCL build and GPU support ncclFloat8e4m3/e5m2 */
   struct cb_nccl_reg_state *nccl_reg; /* the registered NCCL forms' kept buffers (nccl_registered.c) */
   cudaStream_t stream;
   /* Peer memory among this node's ranks: 1 when every pair passed the CUDA IPC probe at start
    * (a real read of each peer's buffer); else peer_why says what failed. */
   int peer_ok;
   char peer_why[256];
-  char binding[256]; /* CPU binding report for the header and metadata */
-  cb_knobs_t knobs; /* CB_* tuning knobs, validated at start */
+  char binding[256];        /* CPU binding report for the header and metadata */
+  cb_knobs_t knobs;         /* CB_* tuning knobs, validated at start */
   uint64_t spin_timeout_ns; /* device-side spin limit for custom kernels: half of -T, so a lost
                                peer is named by the kernel before the host watchdog fires */
   /* Control words shared with the custom kernels (kernels/signal.h CB_CTL_*): host-mapped
@@ -62,6 +62,5 @@ typedef struct cb_world {
    * their inner steps with cb_watchdog_phase (collectives/peer.c: the IPC exchange). */
   struct cb_watchdog *wd;
 } cb_world_t;
-
 
 #endif

@@ -22,9 +22,9 @@ extern "C" {
 #endif
 
 typedef struct cb_ar_launch {
-  void *base[CB_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
-  const void *in;              /* this rank's input (local) */
-  void *out;                   /* this rank's output (local; = base[rank] + out_off) */
+  void *base[CB_MAX_RANKS];                     /* every rank's allocation, mapped here (local rank order) */
+  const void *in;                               /* this rank's input (local) */
+  void *out;                                    /* this rank's output (local; = base[rank] + out_off) */
   size_t in_off, out_off, scratch_off, pad_off; /* in_off: this call's input, the same on every rank */
   uint32_t *epoch; /* per-block barrier epochs, device memory of this rank (CB_SIGNAL_MAX_BLOCKS words) */
   size_t count;    /* elements */

@@ -80,4 +80,6 @@ extern "C" void cb_ar_oneshot_grid(size_t count, int dtype, int nranks, const cb
   *threads = kArThreads;
 }
 
-extern "C" void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s); }
+extern "C" void cb_ar_oneshot_launch(const cb_ar_launch_t *a, cudaStream_t s) {
+  CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s);
+}

@@ -87,7 +87,9 @@ void launch(const cb_ar_launch_t *a, cudaStream_t s) {
 
 } // namespace
 
-extern "C" void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s) { CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s); }
+extern "C" void cb_ar_twoshot_ce_launch(const cb_ar_launch_t *a, cudaStream_t s) {
+  CB_DISPATCH_DTYPE("all-reduce", a->dtype, launch, a, s);
+}
 
 extern "C" uint32_t *cb_ar_twoshot_ce_ready_flag(void *pad, int chunk, int src) {
   return cb_pad_flag(pad, kReadySlot, chunk, src);

@@ -14,7 +14,6 @@
  * (node j, local rank q) goes into local rank q's staging (alltoall.h), so the NCCL phase of
  * alltoall hier (collectives/alltoall_hier.c) sends one aggregated message per node pair and
  * rail, and what arrives is already at its final rank. */
-#include "error_gpu.h"
 #include "alltoall.h"
 #include "copy.cuh"
 #include "error_gpu.h"
@@ -67,8 +66,8 @@ __global__ void __launch_bounds__(kA2aThreads) a2a_push_kernel(cb_a2a_launch_t a
   const bool aligned = B % 16 == 0 && ((uintptr_t)a.send & 15) == 0 && a.recv_off % 16 == 0 && a.stage_off % 16 == 0;
   /* where block (node j, local rank q) of my send buffer goes, in q's allocation */
   auto dst_of = [&](int q, int j) -> char * {
-    return (char *)a.base[q] + (j == a.node ? a.recv_off + ((size_t)a.node * n + r) * B
-                                            : a.stage_off + ((size_t)j * n + r) * B);
+    return (char *)a.base[q] +
+           (j == a.node ? a.recv_off + ((size_t)a.node * n + r) * B : a.stage_off + ((size_t)j * n + r) * B);
   };
   for (int j = 0; j < a.nnodes; j++) {
     const char *send = (const char *)a.send + (size_t)j * n * B;

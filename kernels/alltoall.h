@@ -16,11 +16,11 @@ extern "C" {
 
 typedef struct cb_a2a_launch {
   void *base[CB_MAX_RANKS]; /* every rank's allocation, mapped here (local rank order) */
-  const void *send;  /* this rank's send buffer: n blocks of block_bytes */
-  size_t recv_off;   /* recv buffer offset in every allocation */
-  size_t ll_off;     /* LL staging offset (LL protocol only) */
-  size_t pad_off;    /* signal pad offset */
-  uint32_t *epoch;   /* per-block epochs (device memory of this rank) */
+  const void *send;         /* this rank's send buffer: n blocks of block_bytes */
+  size_t recv_off;          /* recv buffer offset in every allocation */
+  size_t ll_off;            /* LL staging offset (LL protocol only) */
+  size_t pad_off;           /* signal pad offset */
+  uint32_t *epoch;          /* per-block epochs (device memory of this rank) */
   size_t block_bytes;
   int rank, nranks, blocks, threads;
   int ll; /* 1: LL protocol (small messages), 0: direct pushes between two barriers */

@@ -37,9 +37,9 @@ typedef struct cb_attn_pos {
 
 typedef struct cb_attn_args {
   const void *q, *k, *v;
-  float *o;    /* running output (read unless first) */
-  float *lse;  /* running log-sum-exp (read unless first) */
-  void *out;   /* final output; required when final, else may be NULL */
+  float *o;                             /* running output (read unless first) */
+  float *lse;                           /* running log-sum-exp (read unless first) */
+  void *out;                            /* final output; required when final, else may be NULL */
   int batch, heads, kv_heads, head_dim; /* head_dim 64 or 128; kv_heads divides heads */
   int q_len, kv_len;                    /* rows of this block (any value >= 0) */
   int bf16;                             /* 1: bfloat16 inputs/output, 0: fp16 */

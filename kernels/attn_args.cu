@@ -71,8 +71,8 @@ extern "C" int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n) 
     snprintf(why, n, "attention: missing buffer (q, k, v, o, lse%s)", a->final ? ", out" : "");
     return -1;
   }
-  if (((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->v | (uintptr_t)a->o) % 16 != 0 ||
-      (uintptr_t)a->lse % 4 != 0 || (a->final && (uintptr_t)a->out % 16 != 0)) {
+  if (((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->v | (uintptr_t)a->o) % 16 != 0 || (uintptr_t)a->lse % 4 != 0 ||
+      (a->final && (uintptr_t)a->out % 16 != 0)) {
     snprintf(why, n, "attention: q, k, v, o and out must be 16-byte aligned, lse 4-byte");
     return -1;
   }

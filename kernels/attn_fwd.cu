@@ -24,8 +24,7 @@ static int cb_attn_launch(const cb_attn_params &p, int batch, cudaStream_t s, ch
     snprintf(why, n, "attention: cannot set %zu bytes of shared memory per CTA: %s", smem, cudaGetErrorString(e));
     return -1;
   }
-  const dim3 grid((unsigned)((p.q_len + CB_ATTN_BLOCK_M - 1) / CB_ATTN_BLOCK_M), (unsigned)p.heads,
-                  (unsigned)batch);
+  const dim3 grid((unsigned)((p.q_len + CB_ATTN_BLOCK_M - 1) / CB_ATTN_BLOCK_M), (unsigned)p.heads, (unsigned)batch);
   kernel<<<grid, CB_ATTN_THREADS, smem, s>>>(p);
   return 0;
 }
@@ -50,10 +49,8 @@ extern "C" int64_t cb_attn_fwd_ctas(int64_t q_rows, int heads, int batch) {
  * rows' notes. */
 extern "C" const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *buf, size_t n) {
   char why[160];
-  if (cb_attn_fwd_sm90_usable(a, why, sizeof why))
-    snprintf(buf, n, "wgmma");
-  else
-    snprintf(buf, n, "mma.sync (fallback: %s)", why);
+  if (cb_attn_fwd_sm90_usable(a, why, sizeof why)) snprintf(buf, n, "wgmma");
+  else snprintf(buf, n, "mma.sync (fallback: %s)", why);
   return buf;
 }
 

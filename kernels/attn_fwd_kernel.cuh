@@ -61,19 +61,19 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
   using DT = cb_mma_op<T>;
   constexpr int kMT = CB_ATTN_SLICES; /* m16 row slices per warp */
   constexpr int kThreads = CB_ATTN_THREADS;
-  constexpr int kKSteps = D / 16;              /* k16 steps of Q.K^T */
-  constexpr int kDTiles = D / 8;               /* n8 tiles of the output */
-  constexpr int kSTiles = CB_ATTN_BLOCK_N / 8; /* n8 tiles of the scores */
+  constexpr int kKSteps = D / 16;                  /* k16 steps of Q.K^T */
+  constexpr int kDTiles = D / 8;                   /* n8 tiles of the output */
+  constexpr int kSTiles = CB_ATTN_BLOCK_N / 8;     /* n8 tiles of the scores */
   constexpr bool kQRegs = kMT * kKSteps * 4 <= 32; /* Q fragments kept in registers (D = 64) */
-  constexpr bool kSplit = cb_attn_split_halves(D);  /* the main loop (attn_mma_tile.cuh) */
+  constexpr bool kSplit = cb_attn_split_halves(D); /* the main loop (attn_mma_tile.cuh) */
   extern __shared__ __align__(128) unsigned char cb_attn_smem[];
-  T *sQ = reinterpret_cast<T *>(cb_attn_smem);      /* [BLOCK_M][D] */
+  T *sQ = reinterpret_cast<T *>(cb_attn_smem);       /* [BLOCK_M][D] */
   T *sK = sQ + CB_ATTN_BLOCK_M * D;                  /* [STAGES][BLOCK_N][D] */
   T *sV = sK + CB_ATTN_STAGES * CB_ATTN_BLOCK_N * D; /* [STAGES, V_STAGES_SPLIT if kSplit][BLOCK_N][D] */
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int g = lane / 4, t = lane % 4; /* fragment group and thread in group (mma_frag.h) */
-  const int wrow = warp * 16 * kMT;     /* the warp's first row in the tile */
+  const int g = lane / 4, t = lane % 4;         /* fragment group and thread in group (mma_frag.h) */
+  const int wrow = warp * 16 * kMT;             /* the warp's first row in the tile */
   const int qtile = gridDim.x - 1 - blockIdx.x; /* heaviest (latest positions) first */
   const int h = blockIdx.y, b = blockIdx.z, hk = h / p.group;
   const int row0 = qtile * CB_ATTN_BLOCK_M;
@@ -141,9 +141,9 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
         }
       } else {
         cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + stage * CB_ATTN_BLOCK_N * D, kg + off, kv_stride,
-                                                            valid);
+                                                           valid);
         cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + stage * CB_ATTN_BLOCK_N * D, vg + off, kv_stride,
-                                                            valid);
+                                                           valid);
       }
     }
     cb_cp_async_commit();
@@ -181,12 +181,13 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
    * keys); shared-memory arguments are byte addresses of the block's first key row (a multiple
    * of 8 rows: the swizzle of mma_frag.h is unchanged by it). */
   auto load_q = [&]() { /* Q A-fragments (mma_frag.h: register i of ldmatrix.x4 is a_i) */
-    if constexpr (kQRegs) {
+                        if constexpr (kQRegs) {
 #pragma unroll
-      for (int mi = 0; mi < kMT; mi++)
+                          for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
-        for (int kk = 0; kk < kKSteps; kk++) cb_ldmatrix_x4(qf[mi][kk], sQ_addr + xo[kk] + mi * 16 * D * 2);
-    }
+                            for (int kk = 0; kk < kKSteps; kk++)
+                              cb_ldmatrix_x4(qf[mi][kk], sQ_addr + xo[kk] + mi * 16 * D * 2);
+                        }
   };
   /* S = Q K^T (raw scores). B(k = dim, n = key) = K[key][dim] (mma_frag.h): registers 0, 1 are
    * b0, b1 of score tile nt, registers 2, 3 those of nt + 1. hook(kk) runs after the mma of
@@ -241,8 +242,8 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
         for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
           for (int hh = 0; hh < 2; hh++) {
-            const int qp = cb_attn_pos(p.q_start0, p.q_len0, p.q_start1,
-                                       min(row0 + wrow + mi * 16 + g + hh * 8, p.q_len - 1));
+            const int qp =
+                cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, min(row0 + wrow + mi * 16 + g + hh * 8, p.q_len - 1));
             const bool vis = key < p.kv_len && (!p.causal || kpos <= qp);
             if (!vis) s[mi][nt][hh * 2 + e] = -INFINITY;
           }
@@ -258,7 +259,7 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
    *   sm_exp(s, mi, nt, ...): s -> exp2 of the prescaled scores for one n8 tile of slice mi,
    *     summed into sum (tiles in increasing nt per slice: the order of the one-piece sum);
    *   sm_done: l = l * alpha + sum. */
-  auto sm_max = [&](auto &s, float (&alpha)[kMT][2], float (&mref)[kMT][2]) {
+  auto sm_max = [&](auto &s, float(&alpha)[kMT][2], float(&mref)[kMT][2]) {
     constexpr int kNT = std::extent<std::remove_reference_t<decltype(s)>, 1>::value;
     bool rescale = false;
 #pragma unroll
@@ -280,32 +281,33 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
     }
     return rescale;
   };
-  auto sm_exp = [&](auto &s, int mi, int nt, const float (&mref)[kMT][2], float (&sum)[kMT][2]) {
+  auto sm_exp = [&](auto &s, int mi, int nt, const float(&mref)[kMT][2], float(&sum)[kMT][2]) {
 #pragma unroll
     for (int c = 0; c < 4; c++) {
       s[mi][nt][c] = cb_ex2(fmaf(s[mi][nt][c], sl2, -mref[mi][c >> 1])); /* -inf -> 0 */
       sum[mi][c >> 1] += s[mi][nt][c];
     }
   };
-  auto sm_done = [&](const float (&alpha)[kMT][2], const float (&sum)[kMT][2]) {
+  auto sm_done = [&](const float(&alpha)[kMT][2], const float(&sum)[kMT][2]) {
 #pragma unroll
     for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
       for (int hh = 0; hh < 2; hh++) l[mi][hh] = l[mi][hh] * alpha[mi][hh] + sum[mi][hh];
   };
-  auto softmax = [&](auto &s, float (&alpha)[kMT][2]) { /* all three parts in a row */
-    constexpr int kNT = std::extent<std::remove_reference_t<decltype(s)>, 1>::value;
-    float mref[kMT][2], sum[kMT][2] = {};
-    const bool rescale = sm_max(s, alpha, mref);
+  auto softmax = [&](auto &s, float(&alpha)[kMT][2]) { /* all three parts in a row */
+                                                       constexpr int kNT =
+                                                           std::extent<std::remove_reference_t<decltype(s)>, 1>::value;
+                                                       float mref[kMT][2], sum[kMT][2] = {};
+                                                       const bool rescale = sm_max(s, alpha, mref);
 #pragma unroll
-    for (int mi = 0; mi < kMT; mi++)
+                                                       for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
-      for (int nt = 0; nt < kNT; nt++) sm_exp(s, mi, nt, mref, sum);
-    sm_done(alpha, sum);
-    return rescale;
+                                                         for (int nt = 0; nt < kNT; nt++) sm_exp(s, mi, nt, mref, sum);
+                                                       sm_done(alpha, sum);
+                                                       return rescale;
   };
   /* ---- the output: rescale, O += P V ---- */
-  auto rescale_o = [&](const float (&alpha)[kMT][2]) {
+  auto rescale_o = [&](const float(&alpha)[kMT][2]) {
 #pragma unroll
     for (int mi = 0; mi < kMT; mi++)
 #pragma unroll
@@ -374,7 +376,7 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
     constexpr uint32_t kHalfBytes = kHN * D * 2;
     constexpr int kVStages = CB_ATTN_V_STAGES_SPLIT;
     float sa[kMT][kHT][4], sb[kMT][kHT][4];
-    auto rescale_if = [&](bool r, const float (&alpha)[kMT][2]) {
+    auto rescale_if = [&](bool r, const float(&alpha)[kMT][2]) {
       if (__any_sync(0xffffffffu, r)) rescale_o(alpha);
     };
     /* S_next = Q K^T of the half at sKrows, with softmax(s_prev) woven into its k16 steps (the
@@ -419,10 +421,10 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
           const int kb = (j + 2) * CB_ATTN_BLOCK_N;
           const size_t off = (size_t)kb * kv_stride;
           const int valid = min(CB_ATTN_BLOCK_N, p.kv_len - kb);
-          cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + (j % CB_ATTN_STAGES) * CB_ATTN_BLOCK_N * D,
-                                                              kg + off, kv_stride, valid);
-          cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + ((j + 2) % kVStages) * CB_ATTN_BLOCK_N * D,
-                                                              vg + off, kv_stride, valid);
+          cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sK + (j % CB_ATTN_STAGES) * CB_ATTN_BLOCK_N * D, kg + off,
+                                                             kv_stride, valid);
+          cb_attn_load_tile<T, D, CB_ATTN_BLOCK_N, kThreads>(sV + ((j + 2) % kVStages) * CB_ATTN_BLOCK_N * D, vg + off,
+                                                             kv_stride, valid);
         }
         cb_cp_async_commit();
         /* Y_j: S_A of tile j + 1 with softmax(S_B), P_B V_B */
@@ -467,10 +469,9 @@ __global__ void __launch_bounds__(CB_ATTN_THREADS, CB_ATTN_MIN_CTAS) cb_attn_fwd
       const bool write_o = p.first || lse_blk != -INFINITY; /* unseen rows keep o and lse */
       const bool read_o = !p.first && (write_o || p.final);
       float *orow = p.o + ((size_t)b * p.q_len + row) * q_stride + (size_t)h * D;
-      uint32_t *outrow =
-          p.final ? reinterpret_cast<uint32_t *>(static_cast<T *>(p.out) + ((size_t)b * p.q_len + row) * q_stride +
-                                                 (size_t)h * D)
-                  : nullptr;
+      uint32_t *outrow = p.final ? reinterpret_cast<uint32_t *>(static_cast<T *>(p.out) +
+                                                                ((size_t)b * p.q_len + row) * q_stride + (size_t)h * D)
+                                 : nullptr;
 #pragma unroll
       for (int dt = 0; dt < kDTiles; dt++) {
         const int col = dt * 8 + 2 * t;

@@ -18,8 +18,9 @@
 #include "attn_sm90_kernel.cuh"
 
 typedef CUresult (*cb_encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                       const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
-                                       CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+                                       const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
+                                       CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                       CUtensorMapFloatOOBfill);
 
 /* cuTensorMapEncodeTiled from the driver, found once through the runtime (no link to libcuda). */
 static cb_encode_tiled_fn cb_encode_fn(char *why, size_t n) {
@@ -49,8 +50,8 @@ static int cb_sm90_map(CUtensorMap *m, const void *base, int bf16, int d, int he
           dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
           CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
-    snprintf(why, n, "attention (wgmma): cuTensorMapEncodeTiled failed (error %d) for a %d x %d x %d x %d tensor", (int)r,
-             batch, len, heads, d);
+    snprintf(why, n, "attention (wgmma): cuTensorMapEncodeTiled failed (error %d) for a %d x %d x %d x %d tensor",
+             (int)r, batch, len, heads, d);
     return -1;
   }
   return 0;
@@ -86,8 +87,7 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
 /* The shipped variant for both head dims: 128-key tiles, ping-pong on (attn_sm90_tile.h; the
  * 176-key tiles and the schedule without ping-pong lost on an H200: docs/decisions.md). */
 template <typename T>
-static int cb_sm90_dispatch(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why,
-                            size_t n) {
+static int cb_sm90_dispatch(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why, size_t n) {
   if (block_n == CB_SM90_BLOCK_N && pingpong == CB_SM90_PINGPONG)
     return a->head_dim == 128 ? cb_sm90_launch<T, 128, CB_SM90_BLOCK_N, CB_SM90_PINGPONG>(a, s, why, n)
                               : cb_sm90_launch<T, 64, CB_SM90_BLOCK_N, CB_SM90_PINGPONG>(a, s, why, n);

@@ -69,8 +69,7 @@ CB_HD int64_t cb_attn_pos_at(int64_t start0, int64_t len0, int64_t start1, int64
 
 /* How many of the n rows of a block (positions as above, increasing with the row) are at a
  * position <= p: the keys a causal query at position p sees form this prefix of the block. */
-CB_HD int64_t cb_attn_keys_upto(int64_t start0, int64_t len0, int64_t start1, int64_t n,
-                                       int64_t p) {
+CB_HD int64_t cb_attn_keys_upto(int64_t start0, int64_t len0, int64_t start1, int64_t n, int64_t p) {
   const int64_t run0 = len0 < n ? len0 : n;
   if (p < start0) return 0;
   int64_t c = p - start0 + 1;
@@ -82,8 +81,8 @@ CB_HD int64_t cb_attn_keys_upto(int64_t start0, int64_t len0, int64_t start1, in
 
 /* Positions of rows [a, b) of a block, as a block of their own (a K/V block split into parts):
  * the same one- or two-run form, written to *s0, *l0, *s1. */
-CB_HD void cb_attn_pos_slice(int64_t start0, int64_t len0, int64_t start1, int64_t a, int64_t b,
-                                  int64_t *s0, int64_t *l0, int64_t *s1) {
+CB_HD void cb_attn_pos_slice(int64_t start0, int64_t len0, int64_t start1, int64_t a, int64_t b, int64_t *s0,
+                             int64_t *l0, int64_t *s1) {
   if (a < len0) {
     *s0 = start0 + a;
     *l0 = (b <= len0 ? b : len0) - a;

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(CB_MERGE_THREADS) cb_attn_merge_block_kernel(m
   const int64_t h = hv % p.heads, br = hv / p.heads;
   const int64_t r = br % p.q_len, b = br / p.q_len;
   const int64_t row = p.row0 + r;
-  const int64_t li = (b * p.heads + h) * p.rows + row;              /* lse [batch][heads][rows] */
+  const int64_t li = (b * p.heads + h) * p.rows + row; /* lse [batch][heads][rows] */
   const int64_t oi = ((b * p.rows + row) * p.heads + h) * p.head_dim + chunk * CB_MERGE_LANES;
   const int64_t bi = ((b * p.q_len + r) * p.heads + h) * p.head_dim + chunk * CB_MERGE_LANES;
   float acc[CB_MERGE_LANES];
@@ -93,8 +93,19 @@ extern "C" int cb_attn_merge_block(const cb_attn_merge_block_args_t *a, cudaStre
     snprintf(why, n, "attention merge: a buffer is missing or not 16-byte aligned");
     return -1;
   }
-  merge_params_t p = {a->o_blk, a->lse_blk, a->o, a->lse, a->out, a->heads, a->head_dim, a->rows, a->row0, a->q_len,
-                      a->first, a->final, (int64_t)a->batch * a->q_len * a->heads * per_vec};
+  merge_params_t p = {a->o_blk,
+                      a->lse_blk,
+                      a->o,
+                      a->lse,
+                      a->out,
+                      a->heads,
+                      a->head_dim,
+                      a->rows,
+                      a->row0,
+                      a->q_len,
+                      a->first,
+                      a->final,
+                      (int64_t)a->batch * a->q_len * a->heads * per_vec};
   if (p.total == 0) return 0;
   const int64_t blocks = (p.total + CB_MERGE_THREADS - 1) / CB_MERGE_THREADS;
   if (blocks > INT32_MAX) {

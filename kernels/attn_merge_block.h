@@ -27,7 +27,7 @@ typedef struct cb_attn_merge_block_args {
   const void *o_blk;
   const float *lse_blk;
   float *o, *lse;
-  void *out; /* required when final */
+  void *out;                  /* required when final */
   int batch, heads, head_dim; /* head_dim a multiple of 8 */
   int rows, row0, q_len;
   int bf16;

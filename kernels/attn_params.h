@@ -54,9 +54,7 @@ static inline cb_attn_params cb_attn_params_of(const cb_attn_args_t *a) {
 }
 
 /* Global position of row i of a block (one or two runs, attn.h), in int. */
-CB_HD int cb_attn_pos(int start0, int len0, int start1, int i) {
-  return i < len0 ? start0 + i : start1 + (i - len0);
-}
+CB_HD int cb_attn_pos(int start0, int len0, int start1, int i) { return i < len0 ? start0 + i : start1 + (i - len0); }
 
 /* Keys of the block a query at row `row` sees: a prefix (positions increase with the row);
  * kv_len when not causal. */

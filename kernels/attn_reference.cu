@@ -56,8 +56,7 @@ __device__ float cb_attn_ref_reduce(float x, bool is_max, float *scratch) {
 }
 
 template <typename T>
-__global__ void __launch_bounds__(CB_ATTN_REF_THREADS)
-    cb_attn_reference_kernel(cb_attn_args_t a, int lowp) {
+__global__ void __launch_bounds__(CB_ATTN_REF_THREADS) cb_attn_reference_kernel(cb_attn_args_t a, int lowp) {
   __shared__ float q_s[128];
   __shared__ float p_s[CB_ATTN_REF_THREADS];
   __shared__ float scratch[CB_ATTN_REF_THREADS / 32];
@@ -129,9 +128,7 @@ extern "C" int cb_attn_reference(const cb_attn_args_t *a, int lowp, cudaStream_t
   }
   if (a->q_len == 0) return 0;
   const dim3 grid((unsigned)a->q_len, (unsigned)a->heads, (unsigned)a->batch);
-  if (a->bf16)
-    cb_attn_reference_kernel<__nv_bfloat16><<<grid, CB_ATTN_REF_THREADS, 0, s>>>(*a, lowp);
-  else
-    cb_attn_reference_kernel<__half><<<grid, CB_ATTN_REF_THREADS, 0, s>>>(*a, lowp);
+  if (a->bf16) cb_attn_reference_kernel<__nv_bfloat16><<<grid, CB_ATTN_REF_THREADS, 0, s>>>(*a, lowp);
+  else cb_attn_reference_kernel<__half><<<grid, CB_ATTN_REF_THREADS, 0, s>>>(*a, lowp);
   return 0;
 }

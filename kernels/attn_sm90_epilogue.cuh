@@ -33,9 +33,10 @@ __device__ __forceinline__ void cb_sm90_epilogue(const cb_attn_params &p, const 
     const bool write_o = p.first || lse_blk != -INFINITY;
     const bool read_o = !p.first && (write_o || p.final);
     float *orow = p.o + ((size_t)b * p.q_len + row[hh]) * q_stride + (size_t)h * D;
-    uint32_t *outrow = p.final ? reinterpret_cast<uint32_t *>(static_cast<T *>(p.out) +
-                                                              ((size_t)b * p.q_len + row[hh]) * q_stride + (size_t)h * D)
-                               : nullptr;
+    uint32_t *outrow = p.final
+                           ? reinterpret_cast<uint32_t *>(static_cast<T *>(p.out) +
+                                                          ((size_t)b * p.q_len + row[hh]) * q_stride + (size_t)h * D)
+                           : nullptr;
 #pragma unroll
     for (int i = 0; i < D / 8; i++) {
       const int col = 8 * i + 2 * q;

@@ -146,24 +146,26 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   const uint32_t q_addr = cb_smem_addr(sQ) + c * 64 * 128;
   const uint32_t k_addr = cb_smem_addr(sK), v_addr = cb_smem_addr(sV);
   auto qk = [&](int stage) { /* S = Q K^T, D / 16 k16 steps */
-    cb_wgmma_fence();
+                             cb_wgmma_fence();
 #pragma unroll
-    for (int ks = 0; ks < D / 16; ks++) {
-      const uint32_t off = (ks % 4) * 32; /* the k16 step within its 64-column half */
-      const uint64_t da = cb_wgmma_desc_sw128(q_addr + (ks / 4) * kQHalf + off, 16, 1024);
-      const uint64_t db = cb_wgmma_desc_sw128(k_addr + stage * kKVBytes + (ks / 4) * kKVHalf + off, 16, 1024);
-      cb_wgmma_ss<kBlockN>(s, da, db, ks > 0, DT::bf16);
-    }
-    cb_wgmma_commit();
+                             for (int ks = 0; ks < D / 16; ks++) {
+                               const uint32_t off = (ks % 4) * 32; /* the k16 step within its 64-column half */
+                               const uint64_t da = cb_wgmma_desc_sw128(q_addr + (ks / 4) * kQHalf + off, 16, 1024);
+                               const uint64_t db =
+                                   cb_wgmma_desc_sw128(k_addr + stage * kKVBytes + (ks / 4) * kKVHalf + off, 16, 1024);
+                               cb_wgmma_ss<kBlockN>(s, da, db, ks > 0, DT::bf16);
+                             }
+                             cb_wgmma_commit();
   };
   auto pv = [&](int stage) { /* O += P V, BLOCK_N / 16 k16 steps of 16 keys (2048 bytes of V) */
-    cb_wgmma_fence();
+                             cb_wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < kBlockN / 16; kk++) {
-      const uint64_t db = cb_wgmma_desc_sw128(v_addr + stage * kKVBytes + kk * 2048, kKVHalf, 1024);
-      cb_wgmma_rs_tb<D>(o, pa[kk], db, DT::bf16);
-    }
-    cb_wgmma_commit();
+                             for (int kk = 0; kk < kBlockN / 16; kk++) {
+                               const uint64_t db =
+                                   cb_wgmma_desc_sw128(v_addr + stage * kKVBytes + kk * 2048, kKVHalf, 1024);
+                               cb_wgmma_rs_tb<D>(o, pa[kk], db, DT::bf16);
+                             }
+                             cb_wgmma_commit();
   };
   auto turn_wait = [&] {
     if constexpr (kPingPong) cb_named_bar_sync(CB_SM90_BAR_TURN + c, kConsumers);

@@ -28,7 +28,7 @@ static constexpr int CB_SM90_THREADS = 128 * (1 + CB_SM90_CONSUMER_WGS);
 static constexpr int CB_SM90_STAGES = 2;          /* K and V tiles in flight each */
 static constexpr int CB_SM90_PRODUCER_REGS = 24;  /* setmaxnreg of the producer warpgroup */
 static constexpr int CB_SM90_CONSUMER_REGS = 240; /* setmaxnreg of each consumer warpgroup */
-static constexpr bool CB_SM90_PINGPONG = true; /* consumer warpgroups take turns (attn_sm90_kernel.cuh) */
+static constexpr bool CB_SM90_PINGPONG = true;    /* consumer warpgroups take turns (attn_sm90_kernel.cuh) */
 
 static constexpr int CB_SM90_BLOCK_N = 128; /* keys per K/V tile */
 

@@ -5,9 +5,9 @@
 #include <cuda_fp16.h>
 #include <math.h>
 
-#include "error_gpu.h"
 #include "attn_merge.h"
 #include "attn_util.h"
+#include "error_gpu.h"
 #include "grid.h"
 #include "pattern.cuh"
 #include "signal.cuh"
@@ -23,17 +23,22 @@ __device__ __forceinline__ float uniform01(uint64_t h) { return (float)(h >> 40)
 template <typename T>
 __device__ __forceinline__ T from_float(float x);
 template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16(x); }
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16(x);
+}
 template <>
-__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half(x); }
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half(x);
+}
 
 template <typename T>
-__global__ void __launch_bounds__(kFillThreads) fill_kernel(T *x, int t, int batch, int64_t rows, int heads, int dim,
-                                                            cb_attn_pos_t pos, uint64_t seed) {
+__global__ void __launch_bounds__(kFillThreads)
+    fill_kernel(T *x, int t, int batch, int64_t rows, int heads, int dim, cb_attn_pos_t pos, uint64_t seed) {
   const size_t n = (size_t)batch * rows * heads * dim;
   const float amp = t == 2 ? 1.0f : 2.0f;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    size_t d = i % dim, h = (i / dim) % heads, r = (i / ((size_t)dim * heads)) % rows, b = i / ((size_t)dim * heads * rows);
+    size_t d = i % dim, h = (i / dim) % heads, r = (i / ((size_t)dim * heads)) % rows,
+           b = i / ((size_t)dim * heads * rows);
     int64_t p = cb_attn_pos_at(pos.start0, pos.len0, pos.start1, (int64_t)r);
     uint64_t key = cb_mix64(seed ^ cb_mix64(((uint64_t)t << 56) ^ ((uint64_t)b << 40) ^ (uint64_t)p));
     key = cb_mix64(key ^ ((uint64_t)h << 20) ^ (uint64_t)d);
@@ -44,9 +49,13 @@ __global__ void __launch_bounds__(kFillThreads) fill_kernel(T *x, int t, int bat
 template <typename T>
 __device__ __forceinline__ float to_float(T x);
 template <>
-__device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float<__nv_bfloat16>(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
 template <>
-__device__ __forceinline__ float to_float<__half>(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float<__half>(__half x) {
+  return __half2float(x);
+}
 
 /* Max of non-negative doubles through their bit patterns (ordered like the values). */
 __device__ __forceinline__ void atomic_max_nonneg(double *p, double v) {
@@ -54,8 +63,8 @@ __device__ __forceinline__ void atomic_max_nonneg(double *p, double v) {
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kErrorThreads) error_kernel(const T *out, const float *ref, size_t n, float tol,
-                                                              double *acc) {
+__global__ void __launch_bounds__(kErrorThreads)
+    error_kernel(const T *out, const float *ref, size_t n, float tol, double *acc) {
   double sum = 0.0, mx = 0.0, bad = 0.0;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     float e = fabsf(to_float(out[i]) - ref[i]);
@@ -86,7 +95,6 @@ __global__ void flag_wait_kernel(const uint32_t *flag, const uint32_t *counter, 
                                  uint64_t timeout_ns, unsigned int *ctl, int rank, int peer, int step) {
   cb_wait_geq_acquire_sys(flag, (*counter - 1u) * per_iter + k, timeout_ns, ctl, rank, peer, step);
 }
-
 
 } // namespace
 

@@ -41,8 +41,10 @@ extern "C" int cb_busy_setup(void) {
   int per_sm = 0;
   CB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, busy_kernel, kBusyThreads, optin));
   if (per_sm != 1)
-    CB_DIE(CB_EXIT_RUNTIME, "busy_kernel: %d blocks fit on one SM with %d bytes of shared memory each; the compute "
-                            "kernel of --overlap must hold whole SMs (one block each)", per_sm, optin);
+    CB_DIE(CB_EXIT_RUNTIME,
+           "busy_kernel: %d blocks fit on one SM with %d bytes of shared memory each; the compute "
+           "kernel of --overlap must hold whole SMs (one block each)",
+           per_sm, optin);
   return optin;
 }
 

@@ -6,9 +6,9 @@
 #include <math.h>
 
 #include "check.h"
-#include "grid.h"
 #include "dtype.cuh"
 #include "error_gpu.h"
+#include "grid.h"
 #include "pattern.cuh"
 
 namespace {
@@ -18,21 +18,19 @@ constexpr int kThreads = 256;
 int grid_for(size_t n) { return cb_grid_blocks(n, kThreads, 4096); }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) fill_kernel(T *buf, size_t n, uint64_t seed, int rank,
-                                                        int nranks, int iter, uint64_t offset, int dtype) {
+__global__ void __launch_bounds__(kThreads)
+    fill_kernel(T *buf, size_t n, uint64_t seed, int rank, int nranks, int iter, uint64_t offset, int dtype) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
     buf[i] = cb_scalar<T>::from_float(cb_pattern_value(seed, rank, iter, offset + i, dtype, nranks));
 }
 
-__host__ __device__ double expected_value(cb_layout_t layout, int dtype, int op, size_t i, size_t count,
-                                          int rank, int nranks, uint64_t seed, int iter) {
+__host__ __device__ double expected_value(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank,
+                                          int nranks, uint64_t seed, int iter) {
   switch (layout) {
-  case CB_LAYOUT_ALLGATHER:
-    return cb_pattern_value(seed, (int)(i / count), iter, i % count, dtype, nranks);
+  case CB_LAYOUT_ALLGATHER: return cb_pattern_value(seed, (int)(i / count), iter, i % count, dtype, nranks);
   case CB_LAYOUT_ALLTOALL:
     return cb_pattern_value(seed, (int)(i / count), iter, (uint64_t)rank * count + i % count, dtype, nranks);
-  case CB_LAYOUT_SENDRECV:
-    return cb_pattern_value(seed, (rank - 1 + nranks) % nranks, iter, i, dtype, nranks);
+  case CB_LAYOUT_SENDRECV: return cb_pattern_value(seed, (rank - 1 + nranks) % nranks, iter, i, dtype, nranks);
   default: {
     uint64_t idx = layout == CB_LAYOUT_REDUCESCATTER ? (uint64_t)rank * count + i : i;
     double acc = cb_pattern_value(seed, 0, iter, idx, dtype, nranks);
@@ -48,9 +46,9 @@ __host__ __device__ double expected_value(cb_layout_t layout, int dtype, int op,
 }
 
 template <typename T>
-__global__ void __launch_bounds__(kThreads) verify_kernel(cb_layout_t layout, int dtype, int op, const T *out,
-                                                          size_t n, size_t count, int rank, int nranks,
-                                                          uint64_t seed, int iter, cb_verify_result_t *res) {
+__global__ void __launch_bounds__(kThreads)
+    verify_kernel(cb_layout_t layout, int dtype, int op, const T *out, size_t n, size_t count, int rank, int nranks,
+                  uint64_t seed, int iter, cb_verify_result_t *res) {
   const float tol = cb_check_tolerance(dtype, op, nranks);
   unsigned long long wrong = 0, digest = 0, first = ~0ull;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
@@ -84,16 +82,17 @@ void launch_fill(void *buf, size_t n, uint64_t seed, int rank, int nranks, int i
 }
 
 template <typename T>
-void launch_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank,
-                   int nranks, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
+void launch_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank, int nranks,
+                   uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
   if (!n) return;
-  verify_kernel<T><<<grid_for(n), kThreads, 0, s>>>(layout, dtype, op, (const T *)out, n, count, rank, nranks,
-                                                    seed, iter, res);
+  verify_kernel<T>
+      <<<grid_for(n), kThreads, 0, s>>>(layout, dtype, op, (const T *)out, n, count, rank, nranks, seed, iter, res);
   CB_CUDA_LAUNCH("verify_kernel");
 }
 
 /* One element of type T, copied to the host as raw bytes, as a double. */
-template <typename T> void read_as(const unsigned char *raw, double *v) {
+template <typename T>
+void read_as(const unsigned char *raw, double *v) {
   T x;
   memcpy(&x, raw, sizeof x);
   *v = cb_scalar<T>::to_float(x);
@@ -114,8 +113,8 @@ extern "C" void cb_verify(cb_layout_t layout, int dtype, int op, const void *out
                     s);
 }
 
-extern "C" double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank,
-                                   int nranks, uint64_t seed, int iter) {
+extern "C" double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks,
+                                   uint64_t seed, int iter) {
   return expected_value(layout, dtype, op, i, count, rank, nranks, seed, iter);
 }
 

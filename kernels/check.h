@@ -32,17 +32,17 @@ typedef struct cb_verify_result {
 } cb_verify_result_t;
 
 /* buf[i] = pattern(seed, rank, iter, offset + i) for i < n, in dtype (cb_dtype_t). */
-void cb_fill_pattern(int dtype, void *buf, size_t n, uint64_t seed, int rank, int nranks, int iter,
-                     uint64_t offset, cudaStream_t s);
+void cb_fill_pattern(int dtype, void *buf, size_t n, uint64_t seed, int rank, int nranks, int iter, uint64_t offset,
+                     cudaStream_t s);
 
 /* Verifies n output elements; *res (device memory) is overwritten. */
-void cb_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count,
-               int rank, int nranks, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s);
+void cb_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank, int nranks,
+               uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s);
 
 /* The expected value of output element i, computed on the host (same code as the kernel), for
  * error messages. */
-double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank,
-                        int nranks, uint64_t seed, int iter);
+double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks,
+                        uint64_t seed, int iter);
 /* Element i of a device buffer of dtype, converted to double (a synchronous copy). */
 double cb_read_element(int dtype, const void *buf, size_t i);
 

@@ -63,7 +63,7 @@ CB_HD uint8_t cb_fp8_encode(float x) {
     float q = rintf(ldexpf(a, kM - emin));
     code = (int)q;
   } else {
-    float q = rintf(ldexpf(a, kM - e)); /* in [2^kM, 2^(kM+1)] */
+    float q = rintf(ldexpf(a, kM - e));                        /* in [2^kM, 2^(kM+1)] */
     if (e + bias > (1 << kE)) return sign | (uint8_t)max_code; /* far beyond range */
     code = ((e + bias - 1) << kM) + (int)q;
   }
@@ -78,34 +78,45 @@ CB_HD uint8_t cb_float_to_e5m2(float x) { return cb_fp8_encode<5, 2, false>(x); 
 
 /* ---- storage types and scalar conversion ---- */
 
-struct cb_e4m3_t { uint8_t bits; };
-struct cb_e5m2_t { uint8_t bits; };
+struct cb_e4m3_t {
+  uint8_t bits;
+};
+struct cb_e5m2_t {
+  uint8_t bits;
+};
 
-template <typename T> struct cb_scalar;
-template <> struct cb_scalar<float> {
+template <typename T>
+struct cb_scalar;
+template <>
+struct cb_scalar<float> {
   static CB_HD float to_float(float x) { return x; }
   static CB_HD float from_float(float x) { return x; }
 };
-template <> struct cb_scalar<__half> {
+template <>
+struct cb_scalar<__half> {
   static CB_HD float to_float(__half x) { return __half2float(x); }
   static CB_HD __half from_float(float x) { return __float2half_rn(x); }
 };
-template <> struct cb_scalar<__nv_bfloat16> {
+template <>
+struct cb_scalar<__nv_bfloat16> {
   static CB_HD float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
   static CB_HD __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
 };
-template <> struct cb_scalar<cb_e4m3_t> {
+template <>
+struct cb_scalar<cb_e4m3_t> {
   static CB_HD float to_float(cb_e4m3_t x) { return cb_e4m3_to_float(x.bits); }
   static CB_HD cb_e4m3_t from_float(float x) { return cb_e4m3_t{cb_float_to_e4m3(x)}; }
 };
-template <> struct cb_scalar<cb_e5m2_t> {
+template <>
+struct cb_scalar<cb_e5m2_t> {
   static CB_HD float to_float(cb_e5m2_t x) { return cb_e5m2_to_float(x.bits); }
   static CB_HD cb_e5m2_t from_float(float x) { return cb_e5m2_t{cb_float_to_e5m2(x)}; }
 };
 
 /* ---- 16-byte packed vectors ---- */
 
-template <typename T> struct cb_vec {
+template <typename T>
+struct cb_vec {
   static constexpr int N = 16 / sizeof(T); /* lanes per 16 bytes */
   union {
     uint4 raw;
@@ -139,7 +150,10 @@ __device__ __forceinline__ void cb_fp8x16_to_float(const uint4 &raw, float (&f)[
 #pragma unroll
   for (int i = 0; i < 4; i++) {
     float4 q = static_cast<float4>(p[i]);
-    f[4 * i] = q.x; f[4 * i + 1] = q.y; f[4 * i + 2] = q.z; f[4 * i + 3] = q.w;
+    f[4 * i] = q.x;
+    f[4 * i + 1] = q.y;
+    f[4 * i + 2] = q.z;
+    f[4 * i + 3] = q.w;
   }
 }
 template <typename X4>
@@ -172,13 +186,13 @@ __device__ __forceinline__ uint4 cb_vec_from_float<cb_e5m2_t>(const float (&f)[1
 
 /* Calls F<T>(...) with the storage type of the cb_dtype_t value; any other value ends the job
  * naming `what`. The one place where a dtype number becomes a C++ type. */
-#define CB_DISPATCH_DTYPE(what, dtype, F, ...)                                  \
-  switch (dtype) {                                                              \
-  case CB_FLOAT: F<float>(__VA_ARGS__); break;                                  \
-  case CB_HALF: F<__half>(__VA_ARGS__); break;                                  \
-  case CB_BF16: F<__nv_bfloat16>(__VA_ARGS__); break;                           \
-  case CB_FP8E4M3: F<cb_e4m3_t>(__VA_ARGS__); break;                            \
-  case CB_FP8E5M2: F<cb_e5m2_t>(__VA_ARGS__); break;                            \
+#define CB_DISPATCH_DTYPE(what, dtype, F, ...)                                    \
+  switch (dtype) {                                                                \
+  case CB_FLOAT: F<float>(__VA_ARGS__); break;                                    \
+  case CB_HALF: F<__half>(__VA_ARGS__); break;                                    \
+  case CB_BF16: F<__nv_bfloat16>(__VA_ARGS__); break;                             \
+  case CB_FP8E4M3: F<cb_e4m3_t>(__VA_ARGS__); break;                              \
+  case CB_FP8E5M2: F<cb_e5m2_t>(__VA_ARGS__); break;                              \
   default: CB_DIE(CB_EXIT_RUNTIME, "%s: unknown dtype %d", (what), (int)(dtype)); \
   }
 

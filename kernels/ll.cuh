@@ -29,9 +29,8 @@ __device__ __forceinline__ uint2 cb_ll_load(const void *slot) {
 
 /* Waits until the slot carries `epoch`, returns its word; traps after timeout_ns naming the
  * rank, block and peer. */
-__device__ __forceinline__ uint32_t cb_ll_recv(const void *slot, uint32_t epoch, uint64_t timeout_ns,
-                                               unsigned int *ctl, int rank,
-                                               int peer) {
+__device__ __forceinline__ uint32_t cb_ll_recv(const void *slot, uint32_t epoch, uint64_t timeout_ns, unsigned int *ctl,
+                                               int rank, int peer) {
   uint2 v = cb_ll_load(slot);
   if (v.y == epoch) return v.x;
   uint64_t start = cb_globaltimer_ns();
@@ -65,8 +64,7 @@ __device__ __forceinline__ uint4 cb_ll_load_line(const void *line) {
 /* Waits until both halves of the line carry `epoch`; returns its two words. Traps like
  * cb_ll_recv. */
 __device__ __forceinline__ uint2 cb_ll_recv_line(const void *line, uint32_t epoch, uint64_t timeout_ns,
-                                               unsigned int *ctl, int rank,
-                                                 int peer) {
+                                                 unsigned int *ctl, int rank, int peer) {
   uint4 v = cb_ll_load_line(line);
   if (v.y == epoch && v.w == epoch) return make_uint2(v.x, v.z);
   uint64_t start = cb_globaltimer_ns();

@@ -12,15 +12,12 @@
 
 #include <type_traits>
 
-__device__ __forceinline__ uint32_t cb_smem_addr(const void *p) {
-  return (uint32_t)__cvta_generic_to_shared(p);
-}
+__device__ __forceinline__ uint32_t cb_smem_addr(const void *p) { return (uint32_t)__cvta_generic_to_shared(p); }
 
 /* 16-byte global -> shared copy; src_bytes 0 zero-fills the destination (src must still be a
  * valid address). .cg: cache in L2 only (data streamed through shared memory). */
 __device__ __forceinline__ void cb_cp_async16(void *dst, const void *src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(cb_smem_addr(dst)), "l"(src),
-               "r"(src_bytes));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(cb_smem_addr(dst)), "l"(src), "r"(src_bytes));
 }
 /* the same for a whole 16 bytes, to a shared-memory byte address (cb_smem_addr) */
 __device__ __forceinline__ void cb_cp_async16_s(uint32_t dst, const void *src) {
@@ -51,10 +48,10 @@ __device__ __forceinline__ float cb_ex2(float x) {
 }
 
 /* Per-dtype pieces: the mma instruction and fp32 pair -> packed 16-bit pair (low half = lo). */
-#define CB_MMA_16816(ab)                                                                        \
+#define CB_MMA_16816(ab)                                                                         \
   "mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
   "{%8, %9}, {%0, %1, %2, %3};\n"
-#define CB_MMA_16816_OPERANDS                                       \
+#define CB_MMA_16816_OPERANDS                      \
   : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])                 \
   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1)
 
@@ -74,10 +71,8 @@ struct cb_mma_op {
     return u;
   }
   static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
-    if constexpr (bf16)
-      asm volatile(CB_MMA_16816("bf16") CB_MMA_16816_OPERANDS);
-    else
-      asm volatile(CB_MMA_16816("f16") CB_MMA_16816_OPERANDS);
+    if constexpr (bf16) asm volatile(CB_MMA_16816("bf16") CB_MMA_16816_OPERANDS);
+    else asm volatile(CB_MMA_16816("f16") CB_MMA_16816_OPERANDS);
   }
 };
 

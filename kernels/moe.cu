@@ -57,7 +57,6 @@ __global__ void __launch_bounds__(kLayoutThreads) layout_kernel(cb_moe_dev_t a) 
   }
 }
 
-
 /* Token-major: a warp loads (and for fp8 quantizes) one part of a token's row once and stores
  * it to each of the token's destinations (was: one item per destination, each loading and
  * quantizing again). Items (token, part) go in batches of G consecutive ones: warp w of the grid
@@ -80,7 +79,8 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_push_kernel(cb_moe_
   for (int batch = blockIdx.x * kDispatchWarps + (tid >> 5); batch * G < items;) {
     int next = W; /* W * G >= items: the first batches were all there is */
     if (lane == 0 && W * G < items) next = W + (int)atomicAdd(claim, 1u);
-    for (int k = batch * G; k < min(items, batch * G + G); k++) push_token_part(a, k / P, k % P, lane, a.send_pos + (size_t)(k / P) * a.nranks);
+    for (int k = batch * G; k < min(items, batch * G + G); k++)
+      push_token_part(a, k / P, k % P, lane, a.send_pos + (size_t)(k / P) * a.nranks);
     batch = __shfl_sync(0xffffffffu, next, 0);
   }
   CB_MOE_TRACE_BLOCK(a, CB_MOE_TK_DISPATCH, e, CB_MOE_TP_PUSHED);
@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(kPushThreads) expert_layout_kernel(cb_moe_dev_
   if (tid == 0) prefix_counts(cnt, n, pre);
   __syncthreads();
   /* block b lists received rows [i0, i1) of pre[n], in one range */
-  const int i0 = (int)((long long)pre[n] * blockIdx.x / gridDim.x), i1 = (int)((long long)pre[n] * (blockIdx.x + 1) / gridDim.x);
+  const int i0 = (int)((long long)pre[n] * blockIdx.x / gridDim.x),
+            i1 = (int)((long long)pre[n] * (blockIdx.x + 1) / gridDim.x);
   list_rows_block(
       a, i1 - i0,
       [&](int k) {
@@ -185,7 +186,6 @@ __global__ void __launch_bounds__(kPushThreads) combine_reduce_kernel(cb_moe_dev
 }
 
 } // namespace
-
 
 extern "C" void cb_moe_layout(const cb_moe_dev_t *d, cudaStream_t s) {
   layout_kernel<<<d->nranks, kLayoutThreads, 0, s>>>(*d);

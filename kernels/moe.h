@@ -56,7 +56,7 @@ extern "C" {
 #define CB_MOE_TK_COMBINE 1     /* the one-kernel combine (peer, peer_ll) */
 #define CB_MOE_TK_DISPATCH 2    /* peer's dispatch push */
 #define CB_MOE_TK_EXPERT 3      /* peer's expert layout */
-#define CB_MOE_TP_START 0 /* first instruction (thread 0) */
+#define CB_MOE_TP_START 0       /* first instruction (thread 0) */
 /* CB_MOE_TP_A: dispatch_ll: counted; combine push block: first chunk stored; dispatch push: not
  * a time, the block's SM (%smid) + 1 */
 #define CB_MOE_TP_A 1
@@ -65,8 +65,8 @@ extern "C" {
 /* CB_MOE_TP_SIGNALLED: the flag / completion signal to the first peer stored (its thread);
  * combine reduce block: warp 0's first wait done */
 #define CB_MOE_TP_SIGNALLED 4
-#define CB_MOE_TP_WAITED 5 /* the wait for peers done (block barrier); combine reduce block: warp 0 done */
-#define CB_MOE_TP_END 6    /* every thread done (block barrier) */
+#define CB_MOE_TP_WAITED 5   /* the wait for peers done (block barrier); combine reduce block: warp 0 done */
+#define CB_MOE_TP_END 6      /* every thread done (block barrier) */
 #define CB_MOE_TRACE_EPOCH 7 /* not a time: the epoch of this slot */
 
 typedef struct cb_moe_dev {
@@ -84,19 +84,19 @@ typedef struct cb_moe_dev {
    * GPU (the cluster query sees the whole GPU, not an MPS client's share): a plain launch */
   int combine_spread;
   size_t row_bytes, meta_bytes, comb_row_bytes;
-  const int32_t *ids;   /* [ntokens][topk] global expert ids or -1 */
-  const float *weights; /* [ntokens][topk] */
-  const void *x;        /* [ntokens][hidden] bf16 tokens */
-  void *out;            /* [ntokens][hidden] bf16 combined result */
-  int32_t *send_count;  /* [n] */
-  int32_t *send_idx;    /* [n][cap] */
-  int32_t *send_pos;    /* [ntokens][n] */
-  int32_t *recv_count;  /* [n] */
+  const int32_t *ids;    /* [ntokens][topk] global expert ids or -1 */
+  const float *weights;  /* [ntokens][topk] */
+  const void *x;         /* [ntokens][hidden] bf16 tokens */
+  void *out;             /* [ntokens][hidden] bf16 combined result */
+  int32_t *send_count;   /* [n] */
+  int32_t *send_idx;     /* [n][cap] */
+  int32_t *send_pos;     /* [ntokens][n] */
+  int32_t *recv_count;   /* [n] */
   int32_t *expert_count; /* [experts_per_rank] */
   int32_t *expert_rows;  /* [experts_per_rank][n*cap] received row ids per local expert */
   char *dst_rows[CB_MAX_RANKS], *dst_meta[CB_MAX_RANKS]; /* where rows for dest d go */
-  char *recv_rows, *recv_meta; /* received rows (local) */
-  char *comb_dst[CB_MAX_RANKS]; /* where combine rows for source q go */
+  char *recv_rows, *recv_meta;                           /* received rows (local) */
+  char *comb_dst[CB_MAX_RANKS];                          /* where combine rows for source q go */
   char *comb_src; /* where this rank's combine rows come back: custom [d*cap + j], NCCL [prefix + j] */
   /* peer memory (custom) */
   void *base[CB_MAX_RANKS];
@@ -111,7 +111,7 @@ typedef struct cb_moe_dev {
   uint32_t *expert_zeroed;
   uint32_t *work; /* CB_MOE_WORK_WORDS work counters (above) */
   uint64_t timeout_ns;
-  unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */
+  unsigned int *ctl;         /* host-mapped control words (signal.h CB_CTL_*) */
   unsigned long long *trace; /* time stamps (above; NULL: none; only trace builds write them) */
 } cb_moe_dev_t;
 

@@ -23,8 +23,8 @@
  * that peer arrived here (the peer's pushers have read them). */
 #include "error_gpu.h"
 #include "moe_rows.cuh"
-#include "pdl.cuh"
 #include "moe_trace.cuh"
+#include "pdl.cuh"
 #include "spread.cuh"
 
 namespace {

@@ -47,8 +47,8 @@
 #include "error_gpu.h"
 #include "moe_lists.cuh"
 #include "moe_rows.cuh"
-#include "pdl.cuh"
 #include "moe_trace.cuh"
+#include "pdl.cuh"
 
 namespace {
 
@@ -76,12 +76,14 @@ constexpr int kDispatchFlagSlot = 2;
 /* Source src's block-b range {first row, rows} of the list it sends to the rank owning `base`,
  * for dispatch epoch e: two slots per (block, source), by parity (see the header). */
 __device__ __forceinline__ uint2 *range_slot(const cb_moe_dev_t &a, void *base, uint32_t e, int b, int src) {
-  return (uint2 *)((char *)base + a.cnt_off) + ((size_t)(e & 1u) * CB_MOE_MAX_PUSH_BLOCKS + (size_t)b) * CB_MAX_RANKS + src;
+  return (uint2 *)((char *)base + a.cnt_off) + ((size_t)(e & 1u) * CB_MOE_MAX_PUSH_BLOCKS + (size_t)b) * CB_MAX_RANKS +
+         src;
 }
 
 /* The received rows [first[q], first[q] + rows[q]) of every source q into the per-expert lists
  * (whole block, one pass over all sources' rows: list_rows_block). */
-__device__ __forceinline__ void list_rows(const cb_moe_dev_t &a, const int *first, const int *rows, int *cnt, int *base) {
+__device__ __forceinline__ void list_rows(const cb_moe_dev_t &a, const int *first, const int *rows, int *cnt,
+                                          int *base) {
   int total = 0;
   for (int q = 0; q < a.nranks; q++) total += rows[q];
   list_rows_block(
@@ -107,8 +109,7 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
   __shared__ uint32_t smask[kMaskCache];
   __shared__ int32_t spos[kPosCache];
   __shared__ int ecnt[kListExperts], ebase[kListExperts];
-  const int n = a.nranks, r = a.rank, T = a.ntokens, B = gridDim.x, tid = threadIdx.x, lane = tid & 31,
-            warp = tid >> 5;
+  const int n = a.nranks, r = a.rank, T = a.ntokens, B = gridDim.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int t0 = (int)((long long)T * blockIdx.x / B), t1 = (int)((long long)T * (blockIdx.x + 1) / B);
   cb_griddep_wait(); /* the previous kernel (a combine) is complete (pdl.cuh) */
   cb_griddep_launch();
@@ -126,7 +127,8 @@ __global__ void __launch_bounds__(kDispatchThreads) dispatch_ll_kernel(cb_moe_de
     const uint32_t m = t < T ? dest_mask(a, t) : 0u;
     if (t >= t0 && t < t1 && t - t0 < kMaskCache) smask[t - t0] = m;
     for (int d = 0; d < n; d++) {
-      const unsigned all = __ballot_sync(0xffffffffu, (m >> d) & 1u), early = __ballot_sync(0xffffffffu, ((m >> d) & 1u) && t < t0);
+      const unsigned all = __ballot_sync(0xffffffffu, (m >> d) & 1u),
+                     early = __ballot_sync(0xffffffffu, ((m >> d) & 1u) && t < t0);
       if (lane == 0 && all) atomicAdd(&total[d], __popc(all));
       if (lane == 0 && early) atomicAdd(&before[d], __popc(early));
     }

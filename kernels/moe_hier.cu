@@ -98,8 +98,7 @@ __global__ void __launch_bounds__(kLayoutThreads) hier_layout_kernel(cb_moe_hier
 }
 
 __global__ void hier_recv_counts_kernel(cb_moe_hier_dev_t h) {
-  for (int s = threadIdx.x; s < h.m.nranks; s += blockDim.x)
-    h.m.recv_count[s] = h.counts[(size_t)s * h.cw + h.m.rank];
+  for (int s = threadIdx.x; s < h.m.nranks; s += blockDim.x) h.m.recv_count[s] = h.counts[(size_t)s * h.cw + h.m.rank];
 }
 
 /* ---- dispatch ---- */
@@ -129,8 +128,8 @@ __global__ void __launch_bounds__(kPushThreads) hier_pack_kernel(cb_moe_hier_dev
   if (tid == 0) {
     pre[0] = 0;
     for (int L = 0; L < N + h.K; L++) {
-      const int c = L < N ? (L == h.node ? 0 : h.my_counts[a.nranks + L])
-                          : a.send_count[h.rank_at[h.node * h.K + L - N]];
+      const int c =
+          L < N ? (L == h.node ? 0 : h.my_counts[a.nranks + L]) : a.send_count[h.rank_at[h.node * h.K + L - N]];
       pre[L + 1] = pre[L] + c * P;
     }
   }
@@ -209,7 +208,6 @@ __global__ void hier_barrier_kernel(cb_moe_hier_dev_t h, int slot) {
 
 /* ---- combine ---- */
 
-
 /* Per node row received from node i: the sum of the combine rows of this node's ranks for it,
  * into comb_send region i (sent back to the source's rail peer). */
 __global__ void __launch_bounds__(kPushThreads) hier_node_reduce_kernel(cb_moe_hier_dev_t h) {
@@ -230,8 +228,7 @@ __global__ void __launch_bounds__(kPushThreads) hier_node_reduce_kernel(cb_moe_h
 #pragma unroll
     for (int q = 0; q < CB_MAX_RANKS; q++) {
       const int pos = q < h.K ? hm[2 + 2 * K + q] : -1;
-      rows[q] = pos < 0 ? nullptr
-                        : (const uint4 *)(h.comb[q] + ((size_t)rpre[q][src] + pos) * a.comb_row_bytes);
+      rows[q] = pos < 0 ? nullptr : (const uint4 *)(h.comb[q] + ((size_t)rpre[q][src] + pos) * a.comb_row_bytes);
     }
     sum_rows(rows, (uint4 *)(h.comb_send + ((size_t)i * a.cap + j) * a.comb_row_bytes), a.hidden, part, lane);
   }

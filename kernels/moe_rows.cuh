@@ -39,14 +39,15 @@ __device__ __forceinline__ float token_value(uint64_t seed, int rank, int iter, 
 __device__ __forceinline__ int32_t *meta_ints(char *m) { return (int32_t *)m; }
 __device__ __forceinline__ float *meta_weights(char *m, int K) { return (float *)(m + 8 + 4 * K); }
 
-__device__ __forceinline__ int local_expert(int id, int Eloc, int d) { return id >= 0 && id / Eloc == d ? id % Eloc : -1; }
+__device__ __forceinline__ int local_expert(int id, int Eloc, int d) {
+  return id >= 0 && id / Eloc == d ? id % Eloc : -1;
+}
 
 __device__ __forceinline__ bool goes_to(const int32_t *ids, int t, int K, int Eloc, int d) {
   for (int k = 0; k < K; k++)
     if (local_expert(ids[(size_t)t * K + k], Eloc, d) >= 0) return true;
   return false;
 }
-
 
 /* ---- rows ---- */
 
@@ -147,7 +148,8 @@ __device__ __forceinline__ void load_row_part(const cb_moe_dev_t &a, int t, int 
 
 /* Stores a loaded row part into the row at dst (whole warp; no shuffles, so a warp may skip a
  * destination as one). */
-__device__ __forceinline__ void store_row_part(const cb_moe_dev_t &a, int part, char *dst, int lane, const row_part &p) {
+__device__ __forceinline__ void store_row_part(const cb_moe_dev_t &a, int part, char *dst, int lane,
+                                               const row_part &p) {
   const int c0 = part * kPartChannels, c1 = min(a.hidden, c0 + kPartChannels);
   if (!a.fp8) {
 #pragma unroll
@@ -293,8 +295,8 @@ __device__ __forceinline__ void signal_peers(const cb_moe_dev_t &a, int slot) {
 __device__ __forceinline__ void wait_peers(const cb_moe_dev_t &a, int slot, uint32_t epoch) {
   const int q = threadIdx.x;
   if (q < a.nranks && q != a.rank)
-    cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[a.rank] + a.pad_off, slot, 0, q), epoch * (uint32_t)a.push_blocks,
-                            a.timeout_ns, a.ctl, a.rank, q, slot);
+    cb_wait_geq_acquire_sys(cb_pad_flag((char *)a.base[a.rank] + a.pad_off, slot, 0, q),
+                            epoch * (uint32_t)a.push_blocks, a.timeout_ns, a.ctl, a.rank, q, slot);
   __syncthreads();
 }
 

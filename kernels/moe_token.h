@@ -11,8 +11,9 @@
 #include "mix64.h"
 
 CB_HD float cb_moe_token_formula(uint64_t seed, int rank, int iter, int t, int h) {
-  uint64_t x = cb_mix64(seed ^ cb_mix64(((uint64_t)(uint32_t)rank << 40) ^ ((uint64_t)(uint32_t)iter << 20) ^ 0xabcdefull) ^
-                        cb_mix64(((uint64_t)(uint32_t)t << 24) ^ (uint64_t)(uint32_t)h));
+  uint64_t x =
+      cb_mix64(seed ^ cb_mix64(((uint64_t)(uint32_t)rank << 40) ^ ((uint64_t)(uint32_t)iter << 20) ^ 0xabcdefull) ^
+               cb_mix64(((uint64_t)(uint32_t)t << 24) ^ (uint64_t)(uint32_t)h));
   return (float)((int)(x % 129) - 64) / 64.0f;
 }
 

@@ -17,9 +17,13 @@
 
 namespace cb_moe {
 
-__device__ __forceinline__ unsigned long long *trace_slot(const cb_moe_dev_t &a, int kernel, uint32_t epoch, int point) {
-  return a.trace + (((size_t)(epoch % CB_MOE_TRACE_SLOTS) * CB_MOE_TRACE_KERNELS + kernel) * CB_MOE_MAX_PUSH_BLOCKS +
-                    blockIdx.x) * CB_MOE_TRACE_POINTS + point;
+__device__ __forceinline__ unsigned long long *trace_slot(const cb_moe_dev_t &a, int kernel, uint32_t epoch,
+                                                          int point) {
+  return a.trace +
+         (((size_t)(epoch % CB_MOE_TRACE_SLOTS) * CB_MOE_TRACE_KERNELS + kernel) * CB_MOE_MAX_PUSH_BLOCKS +
+          blockIdx.x) *
+             CB_MOE_TRACE_POINTS +
+         point;
 }
 
 /* The calling thread stamps `point` of `kernel` for this block (and, at the start point, the
@@ -52,13 +56,14 @@ __device__ __forceinline__ void trace_value(const cb_moe_dev_t &a, int kernel, u
 
 #if defined(CB_MOE_TRACE) && CB_MOE_TRACE
 #define CB_MOE_TRACE_AT(a, kernel, epoch, point) cb_moe::trace_at((a), (kernel), (epoch), (point))
-#define CB_MOE_TRACE_SM(a, kernel, epoch, point) cb_moe::trace_value((a), (kernel), (epoch), (point), cb_moe::sm_id() + 1ull)
+#define CB_MOE_TRACE_SM(a, kernel, epoch, point) \
+  cb_moe::trace_value((a), (kernel), (epoch), (point), cb_moe::sm_id() + 1ull)
 /* A point that stands for the whole block: every thread gets there first (trace builds only,
  * so the barrier changes nothing elsewhere). */
-#define CB_MOE_TRACE_BLOCK(a, kernel, epoch, point)                                                                    \
-  do {                                                                                                                 \
-    __syncthreads();                                                                                                   \
-    if (threadIdx.x == 0) cb_moe::trace_at((a), (kernel), (epoch), (point));                                           \
+#define CB_MOE_TRACE_BLOCK(a, kernel, epoch, point)                          \
+  do {                                                                       \
+    __syncthreads();                                                         \
+    if (threadIdx.x == 0) cb_moe::trace_at((a), (kernel), (epoch), (point)); \
   } while (0)
 #else
 #define CB_MOE_TRACE_AT(a, kernel, epoch, point) ((void)0)

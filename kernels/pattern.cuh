@@ -41,7 +41,8 @@ CB_HD int cb_pattern_range(int dtype, int nranks) {
 CB_HD float cb_pattern_value(uint64_t seed, int rank, int iter, uint64_t index, int dtype, int nranks) {
   if (rank >= cb_pattern_limit(dtype)) return 0.0f;
   int r = cb_pattern_range(dtype, nranks);
-  uint64_t h = cb_mix64(seed ^ cb_mix64(((uint64_t)(uint32_t)rank << 32) | (uint32_t)iter) ^ cb_mix64(index + 0x51ed27));
+  uint64_t h =
+      cb_mix64(seed ^ cb_mix64(((uint64_t)(uint32_t)rank << 32) | (uint32_t)iter) ^ cb_mix64(index + 0x51ed27));
   return (float)((int)(h % (uint64_t)(2 * r + 1)) - r);
 }
 

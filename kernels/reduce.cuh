@@ -23,9 +23,7 @@ __device__ __forceinline__ float cb_combine(int op, float a, float b) {
  * must never be served from a stale L1 line. */
 __device__ __forceinline__ uint4 cb_ld_cg_v4(const void *p) {
   uint4 v;
-  asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(p));
+  asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
   return v;
 }
 

@@ -44,8 +44,8 @@ __host__ __device__ __forceinline__ uint32_t *cb_pad_flag(void *pad, int slot, i
  * CB_SPIN_CTL_EVERY polls it reads the host's abort word (ctl may be NULL) and traps when the job
  * is being aborted; past timeout_ns it records 1 + peer for the host and returns 1 (the caller
  * prints its own message and traps). */
-__device__ __forceinline__ int cb_spin_expired(uint32_t *polls, uint64_t start, uint64_t timeout_ns,
-                                               unsigned int *ctl, int rank, int peer) {
+__device__ __forceinline__ int cb_spin_expired(uint32_t *polls, uint64_t start, uint64_t timeout_ns, unsigned int *ctl,
+                                               int rank, int peer) {
   if (ctl && (++*polls % CB_SPIN_CTL_EVERY) == 0 && *(volatile unsigned int *)&ctl[CB_CTL_ABORT]) {
     if (blockIdx.x == 0)
       printf("collbench: device: rank %d stops waiting for peer rank %d: the host is aborting the job\n", rank, peer);

@@ -39,13 +39,12 @@ __device__ __forceinline__ void cb_mbar_arrive(uint64_t *bar) {
 
 __device__ __forceinline__ bool cb_mbar_try_wait(uint64_t *bar, uint32_t parity) {
   uint32_t done;
-  asm volatile(
-      "{\n.reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n}\n"
-      : "=r"(done)
-      : "r"(cb_smem_addr(bar)), "r"(parity)
-      : "memory");
+  asm volatile("{\n.reg .pred p;\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+               "selp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done)
+               : "r"(cb_smem_addr(bar)), "r"(parity)
+               : "memory");
   return done != 0;
 }
 

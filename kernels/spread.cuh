@@ -48,8 +48,7 @@ inline int cb_spread_cluster(const void *kernel, int grid, int block) {
       (void)cudaGetLastError(); /* no clusters here (the query's error cleared; an earlier pending
                                  * error cannot hide: every launch is checked right after it,
                                  * CB_CUDA_LAUNCH): a plain launch */
-    else if (fit * kSpreadCluster >= grid)
-      cluster = kSpreadCluster;
+    else if (fit * kSpreadCluster >= grid) cluster = kSpreadCluster;
   }
   if (ncache < 16) cache[ncache++] = known{kernel, grid, block, cluster};
   return cluster;

@@ -27,10 +27,47 @@ static void defaults(cb_args_t *a) {
 }
 
 enum opt_id {
-  O_MINB, O_MAXB, O_FACTOR, O_STEP, O_ITERS, O_WARMUP, O_CHECK, O_DTYPE, O_OP, O_GRAPH, O_MODE,
-  O_INPLACE, O_TIMEOUT, O_ALGO, O_CSV, O_JSON, O_SEED, O_NOBIND, O_TOKENS, O_HIDDEN, O_TOPK,
-  O_EXPERTS, O_ROUTING, O_MODEL, O_UNEVEN, O_VALIDATE, O_OVERLAP, O_DROP, O_HELP, O_NGPUS, O_SIZES, O_TIMING,
-  O_SEQ, O_BATCH, O_HEADS, O_KVHEADS, O_HEADDIM, O_CAUSAL, O_SAVE, O_SMS, O_BLOCK
+  O_MINB,
+  O_MAXB,
+  O_FACTOR,
+  O_STEP,
+  O_ITERS,
+  O_WARMUP,
+  O_CHECK,
+  O_DTYPE,
+  O_OP,
+  O_GRAPH,
+  O_MODE,
+  O_INPLACE,
+  O_TIMEOUT,
+  O_ALGO,
+  O_CSV,
+  O_JSON,
+  O_SEED,
+  O_NOBIND,
+  O_TOKENS,
+  O_HIDDEN,
+  O_TOPK,
+  O_EXPERTS,
+  O_ROUTING,
+  O_MODEL,
+  O_UNEVEN,
+  O_VALIDATE,
+  O_OVERLAP,
+  O_DROP,
+  O_HELP,
+  O_NGPUS,
+  O_SIZES,
+  O_TIMING,
+  O_SEQ,
+  O_BATCH,
+  O_HEADS,
+  O_KVHEADS,
+  O_HEADDIM,
+  O_CAUSAL,
+  O_SAVE,
+  O_SMS,
+  O_BLOCK
 };
 
 static const struct opt {
@@ -39,20 +76,20 @@ static const struct opt {
   int takes_value;
   enum opt_id id;
 } opts[] = {
-    {'b', "minbytes", 1, O_MINB},     {'e', "maxbytes", 1, O_MAXB},    {'f', "stepfactor", 1, O_FACTOR},
-    {'i', "stepbytes", 1, O_STEP},    {'n', "iters", 1, O_ITERS},      {'w', "warmup", 1, O_WARMUP},
-    {'c', "check", 1, O_CHECK},       {'d', "datatype", 1, O_DTYPE},   {'o', "op", 1, O_OP},
-    {'G', "graph", 0, O_GRAPH},       {0, "mode", 1, O_MODE},          {0, "inplace", 1, O_INPLACE},
-    {'T', "timeout", 1, O_TIMEOUT},   {0, "algo", 1, O_ALGO},          {0, "csv", 1, O_CSV},
-    {0, "json", 1, O_JSON},           {0, "seed", 1, O_SEED},          {0, "no-bind", 0, O_NOBIND},
-    {0, "tokens", 1, O_TOKENS},       {0, "hidden", 1, O_HIDDEN},      {0, "topk", 1, O_TOPK},
-    {0, "experts", 1, O_EXPERTS},     {0, "routing", 1, O_ROUTING},    {0, "model", 1, O_MODEL},
-    {0, "uneven", 0, O_UNEVEN},       {0, "validate", 0, O_VALIDATE},  {0, "overlap", 0, O_OVERLAP}, {0, "drop", 1, O_DROP},
-    {'h', "help", 0, O_HELP},         {'g', "ngpus", 1, O_NGPUS},      {0, "sizes", 1, O_SIZES},
-    {0, "timing", 1, O_TIMING},       {0, "seq", 1, O_SEQ},            {0, "batch", 1, O_BATCH},
-    {0, "heads", 1, O_HEADS},         {0, "kv-heads", 1, O_KVHEADS},   {0, "head-dim", 1, O_HEADDIM},
-    {0, "causal", 1, O_CAUSAL},       {0, "save", 1, O_SAVE},          {0, "sms", 1, O_SMS},
-    {0, "block-kernel", 1, O_BLOCK},
+    {'b', "minbytes", 1, O_MINB},   {'e', "maxbytes", 1, O_MAXB},    {'f', "stepfactor", 1, O_FACTOR},
+    {'i', "stepbytes", 1, O_STEP},  {'n', "iters", 1, O_ITERS},      {'w', "warmup", 1, O_WARMUP},
+    {'c', "check", 1, O_CHECK},     {'d', "datatype", 1, O_DTYPE},   {'o', "op", 1, O_OP},
+    {'G', "graph", 0, O_GRAPH},     {0, "mode", 1, O_MODE},          {0, "inplace", 1, O_INPLACE},
+    {'T', "timeout", 1, O_TIMEOUT}, {0, "algo", 1, O_ALGO},          {0, "csv", 1, O_CSV},
+    {0, "json", 1, O_JSON},         {0, "seed", 1, O_SEED},          {0, "no-bind", 0, O_NOBIND},
+    {0, "tokens", 1, O_TOKENS},     {0, "hidden", 1, O_HIDDEN},      {0, "topk", 1, O_TOPK},
+    {0, "experts", 1, O_EXPERTS},   {0, "routing", 1, O_ROUTING},    {0, "model", 1, O_MODEL},
+    {0, "uneven", 0, O_UNEVEN},     {0, "validate", 0, O_VALIDATE},  {0, "overlap", 0, O_OVERLAP},
+    {0, "drop", 1, O_DROP},         {'h', "help", 0, O_HELP},        {'g', "ngpus", 1, O_NGPUS},
+    {0, "sizes", 1, O_SIZES},       {0, "timing", 1, O_TIMING},      {0, "seq", 1, O_SEQ},
+    {0, "batch", 1, O_BATCH},       {0, "heads", 1, O_HEADS},        {0, "kv-heads", 1, O_KVHEADS},
+    {0, "head-dim", 1, O_HEADDIM},  {0, "causal", 1, O_CAUSAL},      {0, "save", 1, O_SAVE},
+    {0, "sms", 1, O_SMS},           {0, "block-kernel", 1, O_BLOCK},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -83,10 +120,10 @@ typedef struct seen {
   uint64_t minb, maxb, step;
   double factor;
   int size, factor_given, step_given, bounds, list; /* classic sizes: -b/-e, -f, -i, --sizes */
-  int tokens, moe_opt, model, shape;                /* moe: --tokens, any moe option, --model, --hidden/--topk/--experts */
-  int attn_opt, seq, heads, kv_heads;               /* ringattn: any of its options, --seq, --heads, --kv-heads */
-  int block;                                        /* ringattn: --block-kernel given */
-  int inplace;                                      /* --inplace given (moe and ringattn have no in-place form) */
+  int tokens, moe_opt, model, shape;  /* moe: --tokens, any moe option, --model, --hidden/--topk/--experts */
+  int attn_opt, seq, heads, kv_heads; /* ringattn: any of its options, --seq, --heads, --kv-heads */
+  int block;                          /* ringattn: --block-kernel given */
+  int inplace;                        /* --inplace given (moe and ringattn have no in-place form) */
 } seen_t;
 
 /* Step 1: FAMILY (or -h/--help) as argv[1]. */
@@ -138,9 +175,7 @@ static int moe_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *ar
   char why[256];
   s->moe_opt = 1;
   switch (id) {
-  case O_TOKENS:
-    s->tokens = 1;
-    return cb_argp_range(p, a, "--tokens", val, CB_POINTS_TOKENS);
+  case O_TOKENS: s->tokens = 1; return cb_argp_range(p, a, "--tokens", val, CB_POINTS_TOKENS);
   case O_HIDDEN:
   case O_TOPK:
   case O_EXPERTS:
@@ -162,7 +197,8 @@ static int moe_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *ar
   case O_VALIDATE: a->moe.validate = 1; return CB_ARGS_OK;
   case O_OVERLAP: a->moe.overlap = 1; return CB_ARGS_OK;
   default: /* O_DROP */
-    if (cb_argp_real(val, &d) || d < 0.0 || d >= 1.0) return cb_argp_fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
+    if (cb_argp_real(val, &d) || d < 0.0 || d >= 1.0)
+      return cb_argp_fail(p, "--drop: '%s' is not a fraction in [0, 1)", val);
     a->moe.drop = d;
     return CB_ARGS_OK;
   }
@@ -173,9 +209,7 @@ static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *a
   long v;
   s->attn_opt = 1;
   switch (id) {
-  case O_SEQ:
-    s->seq = 1;
-    return cb_argp_range(p, a, "--seq", val, CB_POINTS_SEQ);
+  case O_SEQ: s->seq = 1; return cb_argp_range(p, a, "--seq", val, CB_POINTS_SEQ);
   case O_BATCH:
   case O_HEADS:
   case O_KVHEADS:
@@ -187,7 +221,8 @@ static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *a
     else a->attn.head_dim = (int)v;
     return CB_ARGS_OK;
   case O_CAUSAL:
-    if (cb_attn_parse_causal(val, &a->attn.causal_modes)) return cb_argp_fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
+    if (cb_attn_parse_causal(val, &a->attn.causal_modes))
+      return cb_argp_fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
     return CB_ARGS_OK;
   case O_BLOCK:
     if (cb_attn_block_parse(val, &a->attn.block_kernels))
@@ -195,7 +230,8 @@ static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *a
     s->block = 1;
     return CB_ARGS_OK;
   default: /* O_SAVE */
-    if (!val[0] || strlen(val) >= sizeof a->attn.save_dir) return cb_argp_fail(p, "--save: bad directory name '%s'", val);
+    if (!val[0] || strlen(val) >= sizeof a->attn.save_dir)
+      return cb_argp_fail(p, "--save: bad directory name '%s'", val);
     snprintf(a->attn.save_dir, sizeof a->attn.save_dir, "%s", val);
     return CB_ARGS_OK;
   }
@@ -209,7 +245,8 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
   double d;
   switch (id) {
   case O_ITERS:
-    if (cb_argp_int(val, 1, 1000000, &v)) return cb_argp_fail(p, "%s: '%s' is not an iteration count 1..1000000", arg, val);
+    if (cb_argp_int(val, 1, 1000000, &v))
+      return cb_argp_fail(p, "%s: '%s' is not an iteration count 1..1000000", arg, val);
     a->iters = (int)v;
     return CB_ARGS_OK;
   case O_WARMUP:
@@ -220,9 +257,7 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
     if (cb_argp_int(val, 0, 1000, &v)) return cb_argp_fail(p, "%s: '%s' is not a check count 0..1000", arg, val);
     a->check_iters = (int)v;
     return CB_ARGS_OK;
-  case O_DTYPE:
-    a->ndtypes = 0;
-    return cb_argp_each_item(p, a, arg, val, cb_argp_add_dtype);
+  case O_DTYPE: a->ndtypes = 0; return cb_argp_each_item(p, a, arg, val, cb_argp_add_dtype);
   case O_OP:
     if (!fi->reduces)
       return cb_argp_fail(p, "%s: %s does not reduce; -o applies to allreduce and reducescatter", arg, fi->name);
@@ -247,9 +282,7 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
       return cb_argp_fail(p, "%s: '%s' is not a timeout in seconds (0.1 <= T <= 86400)", arg, val);
     a->timeout_s = d;
     return CB_ARGS_OK;
-  case O_ALGO:
-    a->nalgos = 0;
-    return cb_argp_each_item(p, a, arg, val, cb_argp_add_algo);
+  case O_ALGO: a->nalgos = 0; return cb_argp_each_item(p, a, arg, val, cb_argp_add_algo);
   case O_CSV:
   case O_JSON:
     if (!val[0] || strlen(val) >= CB_PATH_MAX) return cb_argp_fail(p, "%s: bad file name '%s'", arg, val);
@@ -263,7 +296,8 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
   case O_SMS:
     /* the device's own limit is checked once the GPU is open (launcher/main.c) */
     if (cb_argp_int(val, 1, CB_SMS_MAX, &v))
-      return cb_argp_fail(p, "%s: '%s' is not an SM count 1..%d (the SMs the custom kernels may use)", arg, val, CB_SMS_MAX);
+      return cb_argp_fail(p, "%s: '%s' is not an SM count 1..%d (the SMs the custom kernels may use)", arg, val,
+                          CB_SMS_MAX);
     a->sms = (int)v;
     return CB_ARGS_OK;
   case O_TIMING:
@@ -296,16 +330,29 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
     }
     int rc;
     switch (o->id) {
-    case O_MINB: case O_MAXB: case O_FACTOR: case O_STEP: case O_SIZES:
-      rc = size_option(p, a, o->id, arg, val, s);
-      break;
-    case O_TOKENS: case O_HIDDEN: case O_TOPK: case O_EXPERTS: case O_ROUTING: case O_MODEL: case O_UNEVEN:
-    case O_VALIDATE: case O_OVERLAP: case O_DROP:
-      rc = moe_option(p, a, o->id, arg, val, s);
-      break;
-    case O_SEQ: case O_BATCH: case O_HEADS: case O_KVHEADS: case O_HEADDIM: case O_CAUSAL: case O_SAVE: case O_BLOCK:
-      rc = attn_option(p, a, o->id, arg, val, s);
-      break;
+    case O_MINB:
+    case O_MAXB:
+    case O_FACTOR:
+    case O_STEP:
+    case O_SIZES: rc = size_option(p, a, o->id, arg, val, s); break;
+    case O_TOKENS:
+    case O_HIDDEN:
+    case O_TOPK:
+    case O_EXPERTS:
+    case O_ROUTING:
+    case O_MODEL:
+    case O_UNEVEN:
+    case O_VALIDATE:
+    case O_OVERLAP:
+    case O_DROP: rc = moe_option(p, a, o->id, arg, val, s); break;
+    case O_SEQ:
+    case O_BATCH:
+    case O_HEADS:
+    case O_KVHEADS:
+    case O_HEADDIM:
+    case O_CAUSAL:
+    case O_SAVE:
+    case O_BLOCK: rc = attn_option(p, a, o->id, arg, val, s); break;
     default:
       if (o->id == O_INPLACE) s->inplace = 1;
       rc = run_option(p, a, fi, o->id, arg, val);
@@ -334,11 +381,12 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   for (int i = 0; i < a->npoints; i++)
     if (a->points[i] == 0 || a->points[i] > CB_ATTN_MAX_SEQ)
       return cb_argp_fail(p, "--seq: %llu is not a sequence length 1..%llu", (unsigned long long)a->points[i],
-                  CB_ATTN_MAX_SEQ);
+                          CB_ATTN_MAX_SEQ);
   a->nops = 1;
   a->ops[0] = CB_OP_NONE;
   if (s->inplace && (a->places & CB_PLACE_IN))
-    return cb_argp_fail(p, "--inplace: ringattn has no in-place form (its output is a separate tensor); leave it out or give 0");
+    return cb_argp_fail(
+        p, "--inplace: ringattn has no in-place form (its output is a separate tensor); leave it out or give 0");
   a->places = CB_PLACE_OUT;
   char why[256];
   for (int t = 0; t < a->ndtypes; t++)
@@ -347,7 +395,7 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   _Static_assert(CB_NAME_MAX == CB_ATTN_NAME_MAX, "algorithm names: one length");
   char names[CB_MAX_ALGOS][CB_NAME_MAX];
   int nnames = 0;
-  if (cb_attn_block_algos((const char (*)[CB_NAME_MAX])a->algos, a->nalgos, a->attn.block_kernels, s->block, names,
+  if (cb_attn_block_algos((const char(*)[CB_NAME_MAX])a->algos, a->nalgos, a->attn.block_kernels, s->block, names,
                           CB_MAX_ALGOS, &nnames, why, sizeof why))
     return cb_argp_fail(p, "%s", why);
   memcpy(a->algos, names, sizeof names);
@@ -358,8 +406,9 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
 /* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
 static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->attn_opt)
-    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
-                           "ringattn family");
+    return cb_argp_fail(p,
+                        "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
+                        "ringattn family");
   if (s->size) return cb_argp_fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
   for (int t = 0; t < a->ndtypes; t++)
@@ -373,12 +422,15 @@ static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   int any_tokens = 0;
   for (int i = 0; i < a->npoints; i++) any_tokens |= a->points[i] > 0;
   if (!any_tokens)
-    return cb_argp_fail(p, "--tokens: every value is 0: no rank would have a token to dispatch (a 0 may appear in a list "
-                   "with other counts)");
+    return cb_argp_fail(p,
+                        "--tokens: every value is 0: no rank would have a token to dispatch (a 0 may appear in a list "
+                        "with other counts)");
   a->nops = 1;
   a->ops[0] = CB_OP_NONE;
   if (s->inplace && (a->places & CB_PLACE_IN))
-    return cb_argp_fail(p, "--inplace: moe has no in-place form (tokens and received rows are separate buffers); leave it out or give 0");
+    return cb_argp_fail(
+        p,
+        "--inplace: moe has no in-place form (tokens and received rows are separate buffers); leave it out or give 0");
   a->places = CB_PLACE_OUT;
   if (a->moe.validate && a->check_iters == 0)
     return cb_argp_fail(p, "--validate needs the correctness check: give -c 1 or more, not -c 0");
@@ -395,9 +447,11 @@ static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
     return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/"
                            "--drop apply only to the moe family");
   if (s->attn_opt)
-    return cb_argp_fail(p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
-                           "ringattn family");
-  if (s->factor_given && s->step_given) return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
+    return cb_argp_fail(p,
+                        "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
+                        "ringattn family");
+  if (s->factor_given && s->step_given)
+    return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
   if (s->list && (s->factor_given || s->step_given || s->bounds))
     return cb_argp_fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
   if (!s->list) {
@@ -440,57 +494,58 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
 }
 
 void cb_args_usage(FILE *f) {
-  fprintf(f,
-    "usage: collbench FAMILY [options]      (one MPI rank per GPU: mpirun -np N collbench ...)\n"
-    "\n"
-    "FAMILY: allreduce | allgather | reducescatter | alltoall | sendrecv | moe | ringattn\n"
-    "\n"
-    "sizes (classic families; K/M/G/T = 2^10/2^20/2^30/2^40, as nccl-tests):\n"
-    "  -b, --minbytes SIZE     first size (default 8)\n"
-    "  -e, --maxbytes SIZE     last size (default 256M)\n"
-    "  -f, --stepfactor F      multiply by F each step (default 2)\n"
-    "  -i, --stepbytes SIZE    add SIZE each step (instead of -f)\n"
-    "      --sizes LIST        explicit sizes instead of a sweep (e.g. 4,12,1032,1M)\n"
-    "timing and checking:\n"
-    "  -n, --iters N           timed iterations per row (default 20)\n"
-    "  -w, --warmup N          warm-up iterations (default 5)\n"
-    "  -c, --check N           correctness iterations on fresh random data (default 1; 0 = off)\n"
-    "  -G, --graph             capture the timed loop in a CUDA graph (same as --mode graph)\n"
-    "      --mode M            eager | graph | both (default eager)\n"
-    "      --timing T          round: events around each round of iterations, as nccl-tests (default)\n"
-    "                          iter: an event around every iteration (true p50/p99; adds ~1-4 us each)\n"
-    "  -T, --timeout SEC       watchdog: abort the job if any step (setup, a round, a check, a reduction) takes "
-    "longer (default 120)\n"
-    "      --seed N            seed for the random inputs (default 1)\n"
-    "what to run:\n"
-    "  -d, --datatype LIST     float, half, bfloat16, fp8e4m3, fp8e5m2 (default float; moe: bfloat16)\n"
-    "  -o, --op LIST           sum, max, min, avg (reducing families; default sum)\n"
-    "      --inplace 0|1|both  out-of-place, in-place or both (default both where the family has it)\n"
-    "      --algo LIST         algorithms to compare (default: all of the family; '--algo help' lists them)\n"
-    "output:\n"
-    "      --csv FILE          stream result rows to FILE (CSV; schema in results/README.md)\n"
-    "      --json FILE         results and run metadata as JSON (rows stream to FILE.partial.jsonl)\n"
-    "placement:\n"
-    "      --no-bind           keep the CPU binding the process started with\n"
-    "      --sms N             the custom communication kernels use at most N SMs (1..the GPU's; also CB_SMS;\n"
-    "                          not ringattn's attention kernel); the sms column reports what each custom row used\n"
-    "moe (family moe only):\n"
-    "      --model NAME        deepseek-v3 (default), mixtral-8x7b, qwen3-30b-a3b\n"
-    "      --tokens LIST|A:B[:F]  tokens per rank (default 128:4096, factor 2)\n"
-    "      --hidden N --topk N --experts N   override the model's shape\n"
-    "      --routing R         uniform (default) | zipf:S | hot:K:F\n"
-    "      --drop P            fraction of expert selections dropped (-1), default 0\n"
-    "      --uneven            different token counts per rank (one rank gets none)\n"
-    "      --validate          print one PASS/FAIL verdict per configuration\n"
-    "      --overlap           also time each algorithm's round trip beside a compute-bound kernel\n"
-    "                          on the SMs it leaves free (an extra roundtrip_loaded row)\n"
-    "ringattn (family ringattn only; -d bfloat16 (default) or half):\n"
-    "      --seq LIST|A:B[:F]  total sequence lengths (K = 1024; default 8K:64K, factor 2)\n"
-    "      --batch N --heads N --kv-heads N --head-dim 64|128   shape (default 1, 32, 32, 128)\n"
-    "      --causal 0|1|both   non-causal, causal (zigzag sharding) or both (default both)\n"
-    "      --save DIR          write q, k, v, out and lse of each row's first check as .npy files\n"
-    "      --block-kernel K    collbench | cudnn | both (default both): each scheme's rows with collbench's\n"
-    "                          block kernel (ring) and/or cuDNN's fused attention (ring_cudnn)\n"
-    "\n"
-    "exit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
+  fprintf(
+      f,
+      "usage: collbench FAMILY [options]      (one MPI rank per GPU: mpirun -np N collbench ...)\n"
+      "\n"
+      "FAMILY: allreduce | allgather | reducescatter | alltoall | sendrecv | moe | ringattn\n"
+      "\n"
+      "sizes (classic families; K/M/G/T = 2^10/2^20/2^30/2^40, as nccl-tests):\n"
+      "  -b, --minbytes SIZE     first size (default 8)\n"
+      "  -e, --maxbytes SIZE     last size (default 256M)\n"
+      "  -f, --stepfactor F      multiply by F each step (default 2)\n"
+      "  -i, --stepbytes SIZE    add SIZE each step (instead of -f)\n"
+      "      --sizes LIST        explicit sizes instead of a sweep (e.g. 4,12,1032,1M)\n"
+      "timing and checking:\n"
+      "  -n, --iters N           timed iterations per row (default 20)\n"
+      "  -w, --warmup N          warm-up iterations (default 5)\n"
+      "  -c, --check N           correctness iterations on fresh random data (default 1; 0 = off)\n"
+      "  -G, --graph             capture the timed loop in a CUDA graph (same as --mode graph)\n"
+      "      --mode M            eager | graph | both (default eager)\n"
+      "      --timing T          round: events around each round of iterations, as nccl-tests (default)\n"
+      "                          iter: an event around every iteration (true p50/p99; adds ~1-4 us each)\n"
+      "  -T, --timeout SEC       watchdog: abort the job if any step (setup, a round, a check, a reduction) takes "
+      "longer (default 120)\n"
+      "      --seed N            seed for the random inputs (default 1)\n"
+      "what to run:\n"
+      "  -d, --datatype LIST     float, half, bfloat16, fp8e4m3, fp8e5m2 (default float; moe: bfloat16)\n"
+      "  -o, --op LIST           sum, max, min, avg (reducing families; default sum)\n"
+      "      --inplace 0|1|both  out-of-place, in-place or both (default both where the family has it)\n"
+      "      --algo LIST         algorithms to compare (default: all of the family; '--algo help' lists them)\n"
+      "output:\n"
+      "      --csv FILE          stream result rows to FILE (CSV; schema in results/README.md)\n"
+      "      --json FILE         results and run metadata as JSON (rows stream to FILE.partial.jsonl)\n"
+      "placement:\n"
+      "      --no-bind           keep the CPU binding the process started with\n"
+      "      --sms N             the custom communication kernels use at most N SMs (1..the GPU's; also CB_SMS;\n"
+      "                          not ringattn's attention kernel); the sms column reports what each custom row used\n"
+      "moe (family moe only):\n"
+      "      --model NAME        deepseek-v3 (default), mixtral-8x7b, qwen3-30b-a3b\n"
+      "      --tokens LIST|A:B[:F]  tokens per rank (default 128:4096, factor 2)\n"
+      "      --hidden N --topk N --experts N   override the model's shape\n"
+      "      --routing R         uniform (default) | zipf:S | hot:K:F\n"
+      "      --drop P            fraction of expert selections dropped (-1), default 0\n"
+      "      --uneven            different token counts per rank (one rank gets none)\n"
+      "      --validate          print one PASS/FAIL verdict per configuration\n"
+      "      --overlap           also time each algorithm's round trip beside a compute-bound kernel\n"
+      "                          on the SMs it leaves free (an extra roundtrip_loaded row)\n"
+      "ringattn (family ringattn only; -d bfloat16 (default) or half):\n"
+      "      --seq LIST|A:B[:F]  total sequence lengths (K = 1024; default 8K:64K, factor 2)\n"
+      "      --batch N --heads N --kv-heads N --head-dim 64|128   shape (default 1, 32, 32, 128)\n"
+      "      --causal 0|1|both   non-causal, causal (zigzag sharding) or both (default both)\n"
+      "      --save DIR          write q, k, v, out and lse of each row's first check as .npy files\n"
+      "      --block-kernel K    collbench | cudnn | both (default both): each scheme's rows with collbench's\n"
+      "                          block kernel (ring) and/or cuDNN's fused attention (ring_cudnn)\n"
+      "\n"
+      "exit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
 }

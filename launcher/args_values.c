@@ -44,7 +44,7 @@ int cb_argp_real(const char *s, double *out) { return cb_decimal_real(s, out); }
 /* A size past CB_MAX_BUFFER_BYTES cannot be allocated (and its buffer products could overflow). */
 int cb_argp_too_large(cb_argp_t *p, const char *opt, const char *val) {
   return cb_argp_fail(p, "%s: '%s' is larger than 1T (1 TiB), the largest per-rank buffer collbench can allocate", opt,
-              val);
+                      val);
 }
 
 int cb_argp_each_item(cb_argp_t *p, cb_args_t *a, const char *opt, const char *list, cb_argp_item_fn fn) {
@@ -119,7 +119,8 @@ int cb_argp_point_list(cb_argp_t *p, cb_args_t *a, const char *opt, const char *
     if (kind == CB_POINTS_SEQ && (v == 0 || v > CB_ATTN_MAX_SEQ))
       return cb_argp_fail(p, "%s: '%s' is not a sequence length 1..%llu", opt, tok, CB_ATTN_MAX_SEQ);
     if (!sizes) {
-      if (cb_argp_int(tok, 0, 1L << 24, &t)) return cb_argp_fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
+      if (cb_argp_int(tok, 0, 1L << 24, &t))
+        return cb_argp_fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
       v = (uint64_t)t;
     }
     int rc = add_point(p, a, opt, v, tok);
@@ -151,12 +152,12 @@ int cb_argp_range(cb_argp_t *p, cb_args_t *a, const char *opt, const char *s, en
   if (c2) *c2 = 0;
   uint64_t lo, hi;
   double f = 2.0;
-  int bad = parse_point(kind, buf, &lo) || parse_point(kind, c1 + 1, &hi) ||
-            (c2 && (cb_argp_real(c2 + 1, &f) || f <= 1.0));
+  int bad =
+      parse_point(kind, buf, &lo) || parse_point(kind, c1 + 1, &hi) || (c2 && (cb_argp_real(c2 + 1, &f) || f <= 1.0));
   free(buf);
   if (bad)
     return cb_argp_fail(p, "%s: '%s' is not A:B or A:B:F (%s, factor > 1)", opt, s,
-                kind == CB_POINTS_TOKENS ? "integers 0..16777216" : "lengths with an optional K/M suffix");
+                        kind == CB_POINTS_TOKENS ? "integers 0..16777216" : "lengths with an optional K/M suffix");
   if (lo == 0) return cb_argp_fail(p, "%s: a geometric range cannot start at 0 ('%s'); list 0 explicitly", opt, s);
   int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
   if (n < 0) return cb_argp_fail(p, "%s: %s", opt, why);
@@ -193,8 +194,8 @@ int cb_argp_check_outputs(cb_argp_t *p, const cb_args_t *a) {
     char jf[CB_PATH_MAX + 16];
     snprintf(jf, sizeof jf, "%s%s", a->json, json_files[i]);
     if (same_output_path(a->csv, jf))
-      return cb_argp_fail(p, "--csv '%s' and --json '%s' would write the same file ('%s'); give two different names", a->csv,
-                  a->json, jf);
+      return cb_argp_fail(p, "--csv '%s' and --json '%s' would write the same file ('%s'); give two different names",
+                          a->csv, a->json, jf);
   }
   return 0;
 }

@@ -33,7 +33,9 @@ static void range_push(const slot_t *s, const group_t *g, const char *step) {
   else if (p->family == CB_MOE) cb_nvtx_size('T', p->tokens, size, sizeof size);
   else cb_nvtx_size('B', p->bytes, size, sizeof size);
   snprintf(mode, sizeof mode, "%s%s", g->mode == CB_MODE_GRAPH ? "graph" : "eager",
-           p->family != CB_RINGATTN ? "" : p->causal ? "-causal" : "-noncausal");
+           p->family != CB_RINGATTN ? ""
+           : p->causal              ? "-causal"
+                                    : "-noncausal");
   cb_nvtx_name(name, sizeof name, cb_family_name(p->family), s->algo->name, cb_dtype_name(p->dtype), size, mode, step);
   cb_nvtx_push(name);
 }
@@ -148,7 +150,8 @@ static int fault_skips_round(cb_bench_t *b, const slot_t *s, cb_phase_t where, c
     return 1;
   }
   CB_WARN("CB_FAULT: rank %d leaves out its custom kernels at %s: its peers' device barriers never complete "
-          "(test fault injection)", b->w->mpi.rank, what);
+          "(test fault injection)",
+          b->w->mpi.rank, what);
   return 1;
 }
 
@@ -317,8 +320,7 @@ static void report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
       r.bytes = (uint64_t)by.algbw_bytes;
     }
     r.wrong = b->a->check_iters > 0 ? s->wrong : -1;
-    snprintf(r.note, sizeof r.note, "%s%s%s", s->in.note,
-             s->in.note[0] && s->digest_mismatch ? "; " : "",
+    snprintf(r.note, sizeof r.note, "%s%s%s", s->in.note, s->in.note[0] && s->digest_mismatch ? "; " : "",
              s->digest_mismatch ? "outputs differ across ranks" : "");
     cb_report_row(b->rep, &r);
   }
@@ -352,8 +354,7 @@ static void validate_verdicts(cb_bench_t *b, const group_t *g, slot_t *slots, in
   for (int k = 0; k < n; k++) {
     slot_t *s = &slots[k];
     if (!s->active) {
-      if (b->w->mpi.rank == 0)
-        printf("# VALIDATE %-12s %s: SKIPPED (%s)\n", s->algo->name, g->what, s->note);
+      if (b->w->mpi.rank == 0) printf("# VALIDATE %-12s %s: SKIPPED (%s)\n", s->algo->name, g->what, s->note);
       continue;
     }
     int np = s->algo->nphases;
@@ -477,50 +478,54 @@ void cb_bench_run(cb_bench_t *b) {
         for (int place = 0; place < 2; place++) {
           if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
           for (int cz = 0; cz < 2; cz++)
-          for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1) {
-            if (!(a->modes & mode)) continue;
-            /* cz: ringattn's causal form (non-causal, causal); other families run once */
-            if (a->family == CB_RINGATTN ? !(a->attn.causal_modes & (cz ? CB_ATTN_CAUSAL : CB_ATTN_NONCAUSAL)) : cz)
-              continue;
-            group_t g;
-            memset(&g, 0, sizeof g);
-            g.mode = mode;
-            g.p.family = a->family;
-            g.p.dtype = a->dtypes[d];
-            g.p.op = a->ops[o];
-            g.p.inplace = place;
-            g.p.graph = mode == CB_MODE_GRAPH;
-            g.p.seed = a->seed;
-            g.p.moe = &a->moe;
-            char why[256] = "";
-            int ok = 1;
-            if (a->family == CB_RINGATTN) {
-              g.p.seq = a->points[pt];
-              g.p.causal = cz;
-              g.p.attn = &a->attn;
-              g.p.count = g.p.seq;
-              snprintf(g.what, sizeof g.what, "ringattn %s S=%llu %s %s", cb_dtype_name(g.p.dtype),
-                       (unsigned long long)g.p.seq, cz ? "causal" : "non-causal", mode == CB_MODE_GRAPH ? "graph" : "eager");
-              ok = cb_attn_seq_check(g.p.seq, n, cz, why, sizeof why) == 0;
-              if (ok) g.p.bytes = (uint64_t)(n - 1) * cb_attn_kv_shard_bytes(&a->attn, g.p.seq, n, cb_dtype_size(g.p.dtype));
-            } else if (a->family == CB_MOE) {
-              g.p.tokens = a->points[pt];
-              g.p.count = a->points[pt];
-              cb_routing_format(&a->moe.routing, g.routing, sizeof g.routing);
-              snprintf(g.what, sizeof g.what, "moe %s %s %llu tokens/rank %s %s", a->moe.model, cb_dtype_name(g.p.dtype),
-                       (unsigned long long)g.p.tokens, g.routing, mode == CB_MODE_GRAPH ? "graph" : "eager");
-              ok = cb_moe_config_check(&a->moe, n, g.p.dtype, why, sizeof why) == 0;
-            } else {
-              g.p.bytes = a->points[pt];
-              snprintf(g.what, sizeof g.what, "%s %s %s %llu B %s %s", cb_family_name(a->family), cb_dtype_name(g.p.dtype),
-                       cb_redop_name(g.p.op), (unsigned long long)g.p.bytes, place ? "in-place" : "out-of-place",
-                       mode == CB_MODE_GRAPH ? "graph" : "eager");
-              ok = cb_family_count(a->family, g.p.bytes, cb_dtype_size(g.p.dtype), n, &g.p.elements, &g.p.count, why,
-                                   sizeof why) == 0;
+            for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1) {
+              if (!(a->modes & mode)) continue;
+              /* cz: ringattn's causal form (non-causal, causal); other families run once */
+              if (a->family == CB_RINGATTN ? !(a->attn.causal_modes & (cz ? CB_ATTN_CAUSAL : CB_ATTN_NONCAUSAL)) : cz)
+                continue;
+              group_t g;
+              memset(&g, 0, sizeof g);
+              g.mode = mode;
+              g.p.family = a->family;
+              g.p.dtype = a->dtypes[d];
+              g.p.op = a->ops[o];
+              g.p.inplace = place;
+              g.p.graph = mode == CB_MODE_GRAPH;
+              g.p.seed = a->seed;
+              g.p.moe = &a->moe;
+              char why[256] = "";
+              int ok = 1;
+              if (a->family == CB_RINGATTN) {
+                g.p.seq = a->points[pt];
+                g.p.causal = cz;
+                g.p.attn = &a->attn;
+                g.p.count = g.p.seq;
+                snprintf(g.what, sizeof g.what, "ringattn %s S=%llu %s %s", cb_dtype_name(g.p.dtype),
+                         (unsigned long long)g.p.seq, cz ? "causal" : "non-causal",
+                         mode == CB_MODE_GRAPH ? "graph" : "eager");
+                ok = cb_attn_seq_check(g.p.seq, n, cz, why, sizeof why) == 0;
+                if (ok)
+                  g.p.bytes =
+                      (uint64_t)(n - 1) * cb_attn_kv_shard_bytes(&a->attn, g.p.seq, n, cb_dtype_size(g.p.dtype));
+              } else if (a->family == CB_MOE) {
+                g.p.tokens = a->points[pt];
+                g.p.count = a->points[pt];
+                cb_routing_format(&a->moe.routing, g.routing, sizeof g.routing);
+                snprintf(g.what, sizeof g.what, "moe %s %s %llu tokens/rank %s %s", a->moe.model,
+                         cb_dtype_name(g.p.dtype), (unsigned long long)g.p.tokens, g.routing,
+                         mode == CB_MODE_GRAPH ? "graph" : "eager");
+                ok = cb_moe_config_check(&a->moe, n, g.p.dtype, why, sizeof why) == 0;
+              } else {
+                g.p.bytes = a->points[pt];
+                snprintf(g.what, sizeof g.what, "%s %s %s %llu B %s %s", cb_family_name(a->family),
+                         cb_dtype_name(g.p.dtype), cb_redop_name(g.p.op), (unsigned long long)g.p.bytes,
+                         place ? "in-place" : "out-of-place", mode == CB_MODE_GRAPH ? "graph" : "eager");
+                ok = cb_family_count(a->family, g.p.bytes, cb_dtype_size(g.p.dtype), n, &g.p.elements, &g.p.count, why,
+                                     sizeof why) == 0;
+              }
+              if (!ok) skip_all(b, &g, why);
+              else run_group(b, &g);
             }
-            if (!ok) skip_all(b, &g, why);
-            else run_group(b, &g);
-          }
         }
   CB_CUDA(cudaFree(b->sync_buf));
 }

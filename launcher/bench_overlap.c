@@ -57,8 +57,9 @@ void cb_bench_measure_overlap(cb_bench_t *b, const group_t *g, slot_t *s, int ch
   cb_bench_allreduce_polled(&left, &left_min, 1, MPI_INT, MPI_MIN, w->mpi.comm);
   s->ov_state = -1;
   if (w->gpu_shared)
-    snprintf(s->ov_why, sizeof s->ov_why, "ranks share a GPU (virtual nodes or CB_SHARE_GPUS=1): each one's compute kernel would take "
-                                          "the SMs the other's communication needs");
+    snprintf(s->ov_why, sizeof s->ov_why,
+             "ranks share a GPU (virtual nodes or CB_SHARE_GPUS=1): each one's compute kernel would take "
+             "the SMs the other's communication needs");
   else if (left_min < 1)
     snprintf(s->ov_why, sizeof s->ov_why,
              "no SM left for the compute kernel beside %s on %d SMs (cap the SMs with --sms)", s->algo->name, comm_sms);
@@ -121,4 +122,3 @@ void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned
            s->in.sms == 0 ? "; NCCL is not held to the SMs left: blocks beyond them wait for the kernel" : "");
   cb_report_row(b->rep, &r);
 }
-

@@ -57,8 +57,9 @@ static void rank_record(const cb_world_t *w, cb_meta_rank_t *r) {
 }
 
 /* The environment that shapes a run: variables with these prefixes. */
-static const char *const kEnvRecorded[] = {"NCCL_", "CB_", "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=",
-                                           "OMPI_COMM_WORLD_SIZE=", "TORCH_SYMM_MEM", "NVSHMEM_"};
+static const char *const kEnvRecorded[] = {
+    "NCCL_",          "CB_",     "CUDA_VISIBLE_DEVICES=", "CUDA_DEVICE_ORDER=", "OMPI_COMM_WORLD_SIZE=",
+    "TORCH_SYMM_MEM", "NVSHMEM_"};
 
 static int env_recorded(const char *e) {
   if (!strchr(e, '=')) return 0;
@@ -76,8 +77,7 @@ static void collect_env(cb_meta_t *m) {
     if (env_recorded(*e)) m->env[m->nenv++] = *e;
 }
 
-void cb_meta_collect(cb_meta_t *m, const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos,
-                     int nalgos) {
+void cb_meta_collect(cb_meta_t *m, const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos, int nalgos) {
   memset(m, 0, sizeof *m);
   cb_meta_rank_t mine;
   rank_record(w, &mine);

@@ -46,8 +46,7 @@ typedef struct {
 /* Collective over the world: gathers every rank's record onto rank 0 and fills m there (with
  * nalgos algorithms); other ranks get m->ranks NULL and nothing else to write. Exits the job
  * with CB_EXIT_RUNTIME when host memory runs out. w and a must outlive m. */
-void cb_meta_collect(cb_meta_t *m, const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos,
-                     int nalgos);
+void cb_meta_collect(cb_meta_t *m, const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos, int nalgos);
 void cb_meta_free(cb_meta_t *m);
 
 /* The NVIDIA driver version string ("580.159.04") through NVML loaded at run time, or the CUDA

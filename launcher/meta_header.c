@@ -5,9 +5,8 @@
 #include <stdio.h>
 
 static void rank_line(const cb_meta_rank_t *r, const cb_mpi_world_t *m, cb_strbuf_t *out) {
-  cb_sb_printf(out, "#  Rank %3d on %-16s pid %7d  GPU %d [%s] %s  cpus: %s%s%s\n", r->rank, r->host, r->pid,
-               r->device, r->busid, r->gpu, r->binding, m->virtual_nodes ? "  node: " : "",
-               m->virtual_nodes ? r->node_name : "");
+  cb_sb_printf(out, "#  Rank %3d on %-16s pid %7d  GPU %d [%s] %s  cpus: %s%s%s\n", r->rank, r->host, r->pid, r->device,
+               r->busid, r->gpu, r->binding, m->virtual_nodes ? "  node: " : "", m->virtual_nodes ? r->node_name : "");
 }
 
 void cb_meta_header(const cb_meta_t *m, cb_strbuf_t *out) {

@@ -81,8 +81,8 @@ void cb_meta_json(const cb_meta_t *m, cb_strbuf_t *out) {
   cb_sb_printf(out, ",\"family\":\"%s\",\"ranks\":%d,\"nodes\":%d,\"hosts\":", cb_family_name(a->family), m->nranks,
                w->mpi.nnodes);
   hosts_json(m, out);
-  cb_sb_printf(out, ",\"virtual_cluster\":%s,\"gpu_shared\":%s,\"rank_info\":[", w->mpi.virtual_nodes ? "true" : "false",
-               w->gpu_shared ? "true" : "false");
+  cb_sb_printf(out, ",\"virtual_cluster\":%s,\"gpu_shared\":%s,\"rank_info\":[",
+               w->mpi.virtual_nodes ? "true" : "false", w->gpu_shared ? "true" : "false");
   for (int r = 0; r < m->nranks; r++) {
     cb_sb_printf(out, "%s", r ? "," : "");
     rank_json(&m->ranks[r], out);

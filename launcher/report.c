@@ -23,7 +23,8 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
                (unsigned long long)w->count, w->inplace, w->ranks, w->nodes);
   cb_sb_csv_field(b, w->gpu);
   cb_sb_printf(b, ",");
-  const double measured[] = {w->time_us_mean, w->time_us_max, w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->busbw_gbs};
+  const double measured[] = {w->time_us_mean, w->time_us_max, w->time_us_p50,
+                             w->time_us_p99,  w->algbw_gbs,   w->busbw_gbs};
   for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++) {
     num(b, w->timed, measured[i], "%.3f");
     cb_sb_printf(b, ",");
@@ -48,9 +49,10 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
     cb_sb_printf(b, ",,,,,,,,,,");
   }
   if (w->is_attn) {
-    cb_sb_printf(b, ",%llu,%d,%d,%d,%d,%d,", (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads,
-                 w->head_dim, w->causal);
-    const double m[] = {w->tflops, w->comm_us, w->compute_us, w->overlap_eff, w->ring_over_single, w->err_max, w->err_mean};
+    cb_sb_printf(b, ",%llu,%d,%d,%d,%d,%d,", (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads, w->head_dim,
+                 w->causal);
+    const double m[] = {w->tflops,           w->comm_us, w->compute_us, w->overlap_eff,
+                        w->ring_over_single, w->err_max, w->err_mean};
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
       if (i) cb_sb_printf(b, ",");
       num(b, w->timed, m[i], i >= 5 ? "%.6g" : "%.4f");
@@ -76,13 +78,15 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
   cb_sb_json_str(b, w->family);
   cb_sb_printf(b, ",\"algo\":");
   cb_sb_json_str(b, w->algo);
-  cb_sb_printf(b, ",\"dtype\":\"%s\",\"op\":\"%s\",\"bytes\":%llu,\"count\":%llu,\"inplace\":%d,"
-                  "\"ranks\":%d,\"nodes\":%d,\"gpu\":",
-               w->dtype, w->op, (unsigned long long)w->bytes, (unsigned long long)w->count,
-               w->inplace, w->ranks, w->nodes);
+  cb_sb_printf(b,
+               ",\"dtype\":\"%s\",\"op\":\"%s\",\"bytes\":%llu,\"count\":%llu,\"inplace\":%d,"
+               "\"ranks\":%d,\"nodes\":%d,\"gpu\":",
+               w->dtype, w->op, (unsigned long long)w->bytes, (unsigned long long)w->count, w->inplace, w->ranks,
+               w->nodes);
   cb_sb_json_str(b, w->gpu);
   const char *keys[] = {"time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs"};
-  const double measured[] = {w->time_us_mean, w->time_us_max, w->time_us_p50, w->time_us_p99, w->algbw_gbs, w->busbw_gbs};
+  const double measured[] = {w->time_us_mean, w->time_us_max, w->time_us_p50,
+                             w->time_us_p99,  w->algbw_gbs,   w->busbw_gbs};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) jnum(b, keys[i], w->timed, measured[i]);
   if (w->wrong >= 0) cb_sb_printf(b, ",\"wrong\":%lld", w->wrong);
   else cb_sb_printf(b, ",\"wrong\":null");
@@ -106,7 +110,8 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
     cb_sb_printf(b, ",\"seq\":%llu,\"batch\":%d,\"heads\":%d,\"kv_heads\":%d,\"head_dim\":%d,\"causal\":%d",
                  (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads, w->head_dim, w->causal);
     const char *k[] = {"tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single", "err_max", "err_mean"};
-    const double m[] = {w->tflops, w->comm_us, w->compute_us, w->overlap_eff, w->ring_over_single, w->err_max, w->err_mean};
+    const double m[] = {w->tflops,           w->comm_us, w->compute_us, w->overlap_eff,
+                        w->ring_over_single, w->err_max, w->err_mean};
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) jnum(b, k[i], w->timed, m[i]);
   }
   if (w->sms) cb_sb_printf(b, ",\"sms\":%d", w->sms > 0 ? w->sms : 0);
@@ -123,22 +128,21 @@ static void table_header(cb_report_t *r, int kind) {
             "#\n# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n"
             "# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s\n",
             "seq", "type", "cau", "algo", "mode", "time", "TFLOP/s", "compute", "comm", "overlap", "r/single",
-            "max err", "sms", "#wrong", "note", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "",
-            "", "");
+            "max err", "sms", "#wrong", "note", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "", "",
+            "");
   else if (kind == 2)
     fprintf(r->table,
             "#\n# %8s %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n"
             "# %8s %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s\n",
-            "tokens", "type", "phase", "algo", "mode", "time", "p50", "p99", "algbw", "remote",
-            "imbal", "sms", "#wrong", "note", "(/rank)", "", "", "", "", "(us)", "(us)", "(us)",
-            "(GB/s)", "(GB/s)", "", "", "");
+            "tokens", "type", "phase", "algo", "mode", "time", "p50", "p99", "algbw", "remote", "imbal", "sms",
+            "#wrong", "note", "(/rank)", "", "", "", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "", "");
   else
     fprintf(r->table,
             "#\n# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n"
             "# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s\n",
-            "size", "count", "type", "redop", "ip", "mode", "algo", "time", "algbw", "busbw",
-            "p50", "p99", "sms", "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)",
-            "(GB/s)", "(GB/s)", "(us)", "(us)", "", "");
+            "size", "count", "type", "redop", "ip", "mode", "algo", "time", "algbw", "busbw", "p50", "p99", "sms",
+            "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "(us)", "(us)", "",
+            "");
   r->table_kind = kind;
 }
 
@@ -161,8 +165,8 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
               w->compute_us, w->comm_us, w->overlap_eff, w->ring_over_single, w->err_max, sms, wrong, w->note);
     else
       fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n",
-              (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, "-", "-", "-", "-", "-", "-", "-",
-              sms, wrong, w->note);
+              (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, "-", "-", "-", "-", "-", "-", "-", sms,
+              wrong, w->note);
   } else if (w->is_moe) {
     if (w->timed) {
       /* percentiles may be absent (--overlap's roundtrip_loaded rows): "-" */
@@ -174,18 +178,17 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
               w->algbw_gbs, w->remote_gbs, w->imbalance, sms, wrong, w->note);
     } else
       fprintf(r->table, "  %8llu %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n",
-              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, "-", "-", "-",
-              "-", "-", "-", sms, wrong, w->note);
+              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, "-", "-", "-", "-", "-", "-", sms,
+              wrong, w->note);
   } else {
     if (w->timed)
       fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10.2f %8.2f %8.2f %10.2f %10.2f %4s %7s  %s\n",
-              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op,
-              w->inplace, w->mode, w->algo, w->time_us_mean, w->algbw_gbs, w->busbw_gbs,
-              w->time_us_p50, w->time_us_p99, sms, wrong, w->note);
+              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op, w->inplace, w->mode, w->algo,
+              w->time_us_mean, w->algbw_gbs, w->busbw_gbs, w->time_us_p50, w->time_us_p99, sms, wrong, w->note);
     else
       fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n",
-              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op,
-              w->inplace, w->mode, w->algo, "-", "-", "-", "-", "-", sms, wrong, w->note);
+              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op, w->inplace, w->mode, w->algo,
+              "-", "-", "-", "-", "-", sms, wrong, w->note);
   }
   fflush(r->table);
 }
@@ -199,8 +202,8 @@ static FILE *create_output(const char *what, const char *path, char *why, size_t
   return f;
 }
 
-int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char *json_path,
-                   const char *meta_json, char *why, size_t n) {
+int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char *json_path, const char *meta_json,
+                   char *why, size_t n) {
   memset(r, 0, sizeof *r);
   /* the JSON is written beside json_path and renamed onto it at the end: a directory there
    * would fail only then, after the whole run (checked before the CSV is created) */
@@ -268,7 +271,8 @@ int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n)
     if (!r->csv_errno && ferror(r->csv)) r->csv_errno = EIO;
     if (fclose(r->csv) && !r->csv_errno) r->csv_errno = errno ? errno : EIO;
     if (r->csv_errno) {
-      snprintf(why, n, "writing the CSV file '%s' failed: %s (rows are incomplete)", r->csv_path, strerror(r->csv_errno));
+      snprintf(why, n, "writing the CSV file '%s' failed: %s (rows are incomplete)", r->csv_path,
+               strerror(r->csv_errno));
       rc = -1;
     }
   }
@@ -295,8 +299,8 @@ int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n)
         /* keep the partial file: it is the only complete record of the rows now */
         unlink(tmp);
         size_t used = rc ? strlen(why) : 0;
-        snprintf(why + used, n - used, "%swriting '%s' failed: %s (%s '%s')", rc ? "; " : "",
-                 r->json_path, strerror(werr),
+        snprintf(why + used, n - used, "%swriting '%s' failed: %s (%s '%s')", rc ? "; " : "", r->json_path,
+                 strerror(werr),
                  r->partial_errno ? "and the rows written before the disk filled are in" : "the rows are in",
                  r->partial_path);
         rc = -1;

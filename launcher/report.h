@@ -17,12 +17,12 @@
 #include "strbuf.h"
 
 /* Column order of the CSV; the JSON rows use the same names. */
-#define CB_CSV_HEADER                                                                          \
-  "family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"        \
-  "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens," \
-  "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"  \
-  "kv_heads,head_dim,"                                                                        \
-  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"          \
+#define CB_CSV_HEADER                                                                              \
+  "family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"             \
+  "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens,"      \
+  "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads," \
+  "kv_heads,head_dim,"                                                                             \
+  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"            \
   "slowdown_comm,slowdown_compute"
 
 typedef struct cb_row {
@@ -73,8 +73,8 @@ typedef struct cb_report {
 
 /* Opens the outputs (either path may be empty). meta_json is a JSON object's text. Returns 0,
  * or -1 with why (file cannot be created). table may be NULL. */
-int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char *json_path,
-                   const char *meta_json, char *why, size_t n);
+int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char *json_path, const char *meta_json,
+                   char *why, size_t n);
 void cb_report_row(cb_report_t *r, const cb_row_t *row);
 /* Writes the final JSON atomically; extra_json (may be NULL) is merged as top-level fields
  * (e.g. "\"exit_code\": 0"). Returns 0 or -1 with why. */

@@ -18,10 +18,22 @@ int cb_parse_size(const char *s, uint64_t *out) {
   }
   int shift = 0;
   switch (toupper((unsigned char)*p)) {
-  case 'K': shift = 10; p++; break;
-  case 'M': shift = 20; p++; break;
-  case 'G': shift = 30; p++; break;
-  case 'T': shift = 40; p++; break;
+  case 'K':
+    shift = 10;
+    p++;
+    break;
+  case 'M':
+    shift = 20;
+    p++;
+    break;
+  case 'G':
+    shift = 30;
+    p++;
+    break;
+  case 'T':
+    shift = 40;
+    p++;
+    break;
   default: break;
   }
   if (shift && (strcasecmp(p, "ib") == 0 || strcasecmp(p, "b") == 0)) p += strlen(p);
@@ -53,11 +65,9 @@ void cb_format_size(uint64_t bytes, char *buf, size_t n) {
   snprintf(buf, n, "%.1f %s", d, units[u]);
 }
 
-int cb_sweep(uint64_t min, uint64_t max, double factor, uint64_t step, uint64_t *out, int cap,
-             char *why, size_t n) {
+int cb_sweep(uint64_t min, uint64_t max, double factor, uint64_t step, uint64_t *out, int cap, char *why, size_t n) {
   if (min > max) {
-    snprintf(why, n, "minimum size %llu is larger than maximum %llu", (unsigned long long)min,
-             (unsigned long long)max);
+    snprintf(why, n, "minimum size %llu is larger than maximum %llu", (unsigned long long)min, (unsigned long long)max);
     return -1;
   }
   if ((factor > 0.0) == (step > 0)) {

@@ -18,7 +18,6 @@ void cb_format_size(uint64_t bytes, char *buf, size_t n);
 /* Geometric (factor > 1, step 0) or arithmetic (step > 0, factor 0) sweep from min to max,
  * inclusive of both ends when reachable. Returns the number of points written to out (at most
  * cap), or -1 with why set (min > max, both or neither of factor/step, too many points). */
-int cb_sweep(uint64_t min, uint64_t max, double factor, uint64_t step, uint64_t *out, int cap,
-             char *why, size_t n);
+int cb_sweep(uint64_t min, uint64_t max, double factor, uint64_t step, uint64_t *out, int cap, char *why, size_t n);
 
 #endif

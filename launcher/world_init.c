@@ -40,7 +40,6 @@ static void open_ctl(cb_world_t *w) {
   cb_set_kernel_abort_word(&w->ctl_host[CB_CTL_ABORT]);
 }
 
-
 /* All ranks learn whether any rank failed (cb_mpi_agree); the failing ranks print their own
  * reason; everyone leaves with CB_EXIT_ENV through MPI_Finalize (a clean exit, not an abort
  * banner). */

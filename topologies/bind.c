@@ -26,8 +26,8 @@ static int ints_to_bitmap(const int *v, int nv, hwloc_bitmap_t b) {
 }
 
 /* " NUMA 3" with memory bound, or "; memory not bound: <reason>" (appended after "collbench"). */
-static void bind_memory(hwloc_topology_t t, const cb_gpu_place_t *g, char *numa, size_t nnuma,
-                        char *memnote, size_t nmem) {
+static void bind_memory(hwloc_topology_t t, const cb_gpu_place_t *g, char *numa, size_t nnuma, char *memnote,
+                        size_t nmem) {
   numa[0] = memnote[0] = 0;
   if (g->numa_os_index < 0) {
     snprintf(memnote, nmem, "; memory not bound: the cores span several NUMA nodes");
@@ -37,16 +37,15 @@ static void bind_memory(hwloc_topology_t t, const cb_gpu_place_t *g, char *numa,
   if (!ns || hwloc_bitmap_set(ns, (unsigned)g->numa_os_index) != 0) {
     snprintf(memnote, nmem, "; memory not bound: hwloc_bitmap_alloc failed");
   } else if (hwloc_set_membind(t, ns, HWLOC_MEMBIND_BIND, HWLOC_MEMBIND_BYNODESET) != 0) {
-    snprintf(memnote, nmem, "; memory not bound to NUMA %d: hwloc_set_membind: %s",
-             g->numa_os_index, strerror(errno));
+    snprintf(memnote, nmem, "; memory not bound to NUMA %d: hwloc_set_membind: %s", g->numa_os_index, strerror(errno));
   } else {
     snprintf(numa, nnuma, " NUMA %d", g->numa_os_index);
   }
   hwloc_bitmap_free(ns);
 }
 
-int cb_topo_bind(hwloc_topology_t t, const cb_gpu_place_t *g, int no_bind, char *desc, size_t n,
-                 char *why, size_t whylen) {
+int cb_topo_bind(hwloc_topology_t t, const cb_gpu_place_t *g, int no_bind, char *desc, size_t n, char *why,
+                 size_t whylen) {
   char cpus[1024], cores[1024], numa[32], memnote[160];
   int rc = 0;
   if (hwloc_topology_is_thissystem(t) != 1)
@@ -73,8 +72,7 @@ int cb_topo_bind(hwloc_topology_t t, const cb_gpu_place_t *g, int no_bind, char 
       }
       local = hwloc_bitmap_intersects(cur, want);
     }
-    snprintf(desc, n, "cpus %s (bound by mpirun, kept)%s", cpus,
-             local ? "" : " \xe2\x80\x94 not local to the GPU");
+    snprintf(desc, n, "cpus %s (bound by mpirun, kept)%s", cpus, local ? "" : " \xe2\x80\x94 not local to the GPU");
     goto out;
   }
   if (no_bind) {
@@ -92,8 +90,8 @@ int cb_topo_bind(hwloc_topology_t t, const cb_gpu_place_t *g, int no_bind, char 
   if (hwloc_set_cpubind(t, want, HWLOC_CPUBIND_PROCESS) != 0) {
     char wanted[1024];
     if (hwloc_bitmap_list_snprintf(wanted, sizeof wanted, want) < 0) snprintf(wanted, 2, "?");
-    rc = cb_topo_fail(why, whylen, "hwloc_set_cpubind to cpus %s (GPU %s) failed: %s", wanted,
-                      g->busid, strerror(errno));
+    rc = cb_topo_fail(why, whylen, "hwloc_set_cpubind to cpus %s (GPU %s) failed: %s", wanted, g->busid,
+                      strerror(errno));
     goto out;
   }
   bind_memory(t, g, numa, sizeof numa, memnote, sizeof memnote);
@@ -106,15 +104,16 @@ out:
   return rc;
 }
 
-int cb_placement_bind_planned(const cb_placement_t *pl, int gpu, int no_bind, char *desc,
-                              size_t n, char *why, size_t whylen) {
+int cb_placement_bind_planned(const cb_placement_t *pl, int gpu, int no_bind, char *desc, size_t n, char *why,
+                              size_t whylen) {
   hwloc_topology_t t;
   if (strcmp(pl->source, "live") != 0)
-    return cb_topo_fail(why, whylen, "cannot bind with a plan made from %s: only the live "
-                        "topology describes this machine", pl->source);
+    return cb_topo_fail(why, whylen,
+                        "cannot bind with a plan made from %s: only the live "
+                        "topology describes this machine",
+                        pl->source);
   if (gpu < 0 || gpu >= pl->ngpus)
-    return cb_topo_fail(why, whylen, "GPU index %d is outside the plan's 0..%d", gpu,
-                        pl->ngpus - 1);
+    return cb_topo_fail(why, whylen, "GPU index %d is outside the plan's 0..%d", gpu, pl->ngpus - 1);
   if (cb_topo_load(NULL, &t, why, whylen) != 0) return -1;
   int rc = cb_topo_bind(t, &pl->gpus[gpu], no_bind, desc, n, why, whylen);
   hwloc_topology_destroy(t);
@@ -141,13 +140,10 @@ static int find_planned(hwloc_topology_t t, const char *busid, int no_bind, cb_p
     strncat(list, i ? " " : "", sizeof list - strlen(list) - 1);
     strncat(list, pl->gpus[i].busid, sizeof list - strlen(list) - 1);
   }
-  return no_bind ? 0
-                 : cb_topo_fail(why, whylen, "GPU %s not found in the live topology (its GPUs: %s)",
-                                norm, list);
+  return no_bind ? 0 : cb_topo_fail(why, whylen, "GPU %s not found in the live topology (its GPUs: %s)", norm, list);
 }
 
-int cb_placement_bind_self(const char *busid, int no_bind, char *desc, size_t n, char *why,
-                           size_t whylen) {
+int cb_placement_bind_self(const char *busid, int no_bind, char *desc, size_t n, char *why, size_t whylen) {
   hwloc_topology_t t;
   const cb_gpu_place_t *g;
   cb_placement_t *pl = calloc(1, sizeof *pl); /* ~0.8 MB: too big for a thread's stack */

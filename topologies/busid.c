@@ -15,8 +15,7 @@ static int hex_field(const char **s, int maxdigits, char stop, unsigned long *v)
   int nd = 0;
   unsigned long x = 0;
   while (isxdigit((unsigned char)*p) && nd <= maxdigits) {
-    x = x * 16 + (unsigned long)(isdigit((unsigned char)*p) ? *p - '0'
-                                                           : tolower((unsigned char)*p) - 'a' + 10);
+    x = x * 16 + (unsigned long)(isdigit((unsigned char)*p) ? *p - '0' : tolower((unsigned char)*p) - 'a' + 10);
     p++;
     nd++;
   }
@@ -35,8 +34,8 @@ int cb_busid_normalize(const char *in, char *out, size_t n) {
   if (colons == 2 && hex_field(&s, 8, ':', &dom) != 0) return -1;
   if (colons != 1 && colons != 2) return -1;
   /* PCI limits: 256 buses, 32 devices, 8 functions. */
-  if (hex_field(&s, 2, ':', &bus) != 0 || hex_field(&s, 2, '.', &dev) != 0 ||
-      hex_field(&s, 1, '\0', &fn) != 0 || dev > 0x1f || fn > 7)
+  if (hex_field(&s, 2, ':', &bus) != 0 || hex_field(&s, 2, '.', &dev) != 0 || hex_field(&s, 1, '\0', &fn) != 0 ||
+      dev > 0x1f || fn > 7)
     return -1;
   int w = snprintf(out, n, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
   return (w < 0 || (size_t)w >= n) ? -1 : 0;

@@ -30,32 +30,31 @@ typedef struct topo_args {
 } topo_args_t;
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: " PROG " [--xml FILE] [--ranks N] [--json] [--gpus]\n"
-          "       " PROG " [--xml FILE] [--ranks N] --rankfile FILE --hosts HOST[,HOST...]\n"
-          "       " PROG " [--xml FILE] [--ranks N] --cpu-masks\n"
-          "\n"
-          "Plans one collbench rank per GPU on cores local to that GPU (GPUs in PCI bus-id\n"
-          "order, as CUDA_DEVICE_ORDER=PCI_BUS_ID numbers them) and prints the plan.\n"
-          "\n"
-          "  --xml FILE       topology from an hwloc XML file (lstopo-no-graphics --of xml)\n"
-          "                   instead of this machine\n"
-          "  --json           print the plan as a JSON array (one object per rank)\n"
-          "  --rankfile FILE  write an Open MPI 4.1 rankfile (logical socket:core slots) for\n"
-          "                   one rank per GPU on each of the --hosts, assumed identical\n"
-          "                   (the table or JSON still goes to stdout)\n"
-          "  --hosts LIST     comma-separated host names for --rankfile\n"
-          "  --cpu-masks      print only the Slurm CPU masks, one per rank of a node, for\n"
-          "                   srun --cpu-bind=mask_cpu:MASKS (hexadecimal, bit i = OS CPU i)\n"
-          "  --ranks N        ranks per node (default: one per GPU; at most the GPU count)\n"
-          "  --gpus           list the GPUs with all of their local cores, unsplit (works where\n"
-          "                   a socket has fewer cores than GPUs; not a placement)\n"
-          "  --fake-gpus N    testing aid for machines without GPUs: plan N ranks as if N GPUs\n"
-          "                   were spread evenly over the NUMA nodes\n"
-          "  -h, --help       this text\n"
-          "\n"
-          "Exit codes: 0 ok, 2 bad command line or bad input file, 5 this machine cannot be\n"
-          "planned (no GPUs, too few cores).\n");
+  fprintf(f, "usage: " PROG " [--xml FILE] [--ranks N] [--json] [--gpus]\n"
+             "       " PROG " [--xml FILE] [--ranks N] --rankfile FILE --hosts HOST[,HOST...]\n"
+             "       " PROG " [--xml FILE] [--ranks N] --cpu-masks\n"
+             "\n"
+             "Plans one collbench rank per GPU on cores local to that GPU (GPUs in PCI bus-id\n"
+             "order, as CUDA_DEVICE_ORDER=PCI_BUS_ID numbers them) and prints the plan.\n"
+             "\n"
+             "  --xml FILE       topology from an hwloc XML file (lstopo-no-graphics --of xml)\n"
+             "                   instead of this machine\n"
+             "  --json           print the plan as a JSON array (one object per rank)\n"
+             "  --rankfile FILE  write an Open MPI 4.1 rankfile (logical socket:core slots) for\n"
+             "                   one rank per GPU on each of the --hosts, assumed identical\n"
+             "                   (the table or JSON still goes to stdout)\n"
+             "  --hosts LIST     comma-separated host names for --rankfile\n"
+             "  --cpu-masks      print only the Slurm CPU masks, one per rank of a node, for\n"
+             "                   srun --cpu-bind=mask_cpu:MASKS (hexadecimal, bit i = OS CPU i)\n"
+             "  --ranks N        ranks per node (default: one per GPU; at most the GPU count)\n"
+             "  --gpus           list the GPUs with all of their local cores, unsplit (works where\n"
+             "                   a socket has fewer cores than GPUs; not a placement)\n"
+             "  --fake-gpus N    testing aid for machines without GPUs: plan N ranks as if N GPUs\n"
+             "                   were spread evenly over the NUMA nodes\n"
+             "  -h, --help       this text\n"
+             "\n"
+             "Exit codes: 0 ok, 2 bad command line or bad input file, 5 this machine cannot be\n"
+             "planned (no GPUs, too few cores).\n");
 }
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -197,14 +196,10 @@ static int check_rankfile_target(const char *path) {
   if (lstat(path, &st) != 0) {
     if (errno == ENOENT) return 0;
     problem = strerror(errno);
-  } else if (S_ISLNK(st.st_mode))
-    problem = "it is a symbolic link (name the file itself)";
-  else if (!S_ISREG(st.st_mode))
-    problem = "it exists and is not a regular file";
-  else if (st.st_uid != geteuid())
-    problem = "it belongs to another user";
-  else if (!(st.st_mode & S_IWUSR))
-    problem = "it is read-only (its mode has no write permission for its owner)";
+  } else if (S_ISLNK(st.st_mode)) problem = "it is a symbolic link (name the file itself)";
+  else if (!S_ISREG(st.st_mode)) problem = "it exists and is not a regular file";
+  else if (st.st_uid != geteuid()) problem = "it belongs to another user";
+  else if (!(st.st_mode & S_IWUSR)) problem = "it is read-only (its mode has no write permission for its owner)";
   if (!problem) return 0;
   fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", path, problem);
   return CB_EXIT_USAGE;
@@ -294,15 +289,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, PROG ": %s\n", why);
     rc = a.xml ? CB_EXIT_USAGE : CB_EXIT_ENV;
   } else if (a.ranks > pl->ngpus) {
-    fprintf(stderr, PROG ": %s: --ranks %d but the topology has %d GPU(s)\n", pl->source, a.ranks,
-            pl->ngpus);
+    fprintf(stderr, PROG ": %s: --ranks %d but the topology has %d GPU(s)\n", pl->source, a.ranks, pl->ngpus);
     rc = CB_EXIT_USAGE;
   } else {
     int ranks = a.ranks ? a.ranks : pl->ngpus;
     if (a.rankfile) rc = write_rankfile(&a, pl, ranks);
     if (rc == 0 && a.cpu_masks) rc = print_cpu_masks(pl, ranks);
-    else if (rc == 0 && (a.json ? cb_topo_print_json(pl, ranks, stdout)
-                                : cb_topo_print_table(pl, ranks, stdout)) != 0) {
+    else if (rc == 0 &&
+             (a.json ? cb_topo_print_json(pl, ranks, stdout) : cb_topo_print_table(pl, ranks, stdout)) != 0) {
       fprintf(stderr, PROG ": writing to stdout failed\n");
       rc = CB_EXIT_RUNTIME;
     }

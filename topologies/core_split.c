@@ -21,17 +21,14 @@ static void locality_name(hwloc_obj_t o, char *buf, size_t n) {
   snprintf(buf, n, "%s L#%u", type, o->logical_index);
 }
 
-static int fill_packages(hwloc_topology_t t, const char *name, cb_placement_t *pl, char *why,
-                         size_t n) {
+static int fill_packages(hwloc_topology_t t, const char *name, cb_placement_t *pl, char *why, size_t n) {
   int np = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PACKAGE);
   if (np > CB_TOPO_MAX_PACKAGES)
-    return cb_topo_fail(why, n, "%s: %d packages, more than CB_TOPO_MAX_PACKAGES (%d)", name, np,
-                        CB_TOPO_MAX_PACKAGES);
+    return cb_topo_fail(why, n, "%s: %d packages, more than CB_TOPO_MAX_PACKAGES (%d)", name, np, CB_TOPO_MAX_PACKAGES);
   pl->npackages = np;
   for (int p = 0; p < np; p++) {
     hwloc_obj_t pkg = hwloc_get_obj_by_type(t, HWLOC_OBJ_PACKAGE, (unsigned)p);
-    hwloc_obj_t c0 =
-        pkg ? hwloc_get_next_obj_inside_cpuset_by_type(t, pkg->cpuset, HWLOC_OBJ_CORE, NULL) : NULL;
+    hwloc_obj_t c0 = pkg ? hwloc_get_next_obj_inside_cpuset_by_type(t, pkg->cpuset, HWLOC_OBJ_CORE, NULL) : NULL;
     pl->package_first_core[p] = c0 ? (int)c0->logical_index : -1;
     int nc = pkg ? hwloc_get_nbobjs_inside_cpuset_by_type(t, pkg->cpuset, HWLOC_OBJ_CORE) : 0;
     pl->package_ncores[p] = nc > 0 ? nc : 0; /* -1: cores at several depths (never seen) */
@@ -39,13 +36,12 @@ static int fill_packages(hwloc_topology_t t, const char *name, cb_placement_t *p
   return 0;
 }
 
-static int bitmap_to_array(hwloc_const_bitmap_t b, int *out, int *nout, const char *name,
-                           const char *what, char *why, size_t n) {
+static int bitmap_to_array(hwloc_const_bitmap_t b, int *out, int *nout, const char *name, const char *what, char *why,
+                           size_t n) {
   int k = 0, id;
   hwloc_bitmap_foreach_begin(id, b) {
     if (k >= CB_TOPO_MAX_CPUS)
-      return cb_topo_fail(why, n, "%s: %s has more than CB_TOPO_MAX_CPUS (%d) PUs", name, what,
-                          CB_TOPO_MAX_CPUS);
+      return cb_topo_fail(why, n, "%s: %s has more than CB_TOPO_MAX_CPUS (%d) PUs", name, what, CB_TOPO_MAX_CPUS);
     out[k++] = id;
   }
   hwloc_bitmap_foreach_end();
@@ -54,13 +50,11 @@ static int bitmap_to_array(hwloc_const_bitmap_t b, int *out, int *nout, const ch
 }
 
 /* Fills one GPU's entry from its cores (ncores > 0), with rank_set as scratch. */
-static int fill_gpu(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *in,
-                    hwloc_obj_t *cores, int ncores, hwloc_bitmap_t rank_set, cb_gpu_place_t *g,
-                    char *why, size_t n) {
+static int fill_gpu(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *in, hwloc_obj_t *cores, int ncores,
+                    hwloc_bitmap_t rank_set, cb_gpu_place_t *g, char *why, size_t n) {
   snprintf(g->busid, sizeof g->busid, "%s", in->busid);
   if (ncores > CB_TOPO_MAX_CPUS)
-    return cb_topo_fail(why, n, "%s: GPU %s: more than CB_TOPO_MAX_CPUS (%d) cores", name,
-                        in->busid, CB_TOPO_MAX_CPUS);
+    return cb_topo_fail(why, n, "%s: GPU %s: more than CB_TOPO_MAX_CPUS (%d) cores", name, in->busid, CB_TOPO_MAX_CPUS);
   hwloc_bitmap_zero(rank_set);
   for (int i = 0; i < ncores; i++) {
     g->cores[i] = (int)cores[i]->logical_index;
@@ -69,8 +63,7 @@ static int fill_gpu(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *i
   }
   g->ncores = ncores;
   if (bitmap_to_array(rank_set, g->pus, &g->npus, name, in->busid, why, n) != 0 ||
-      bitmap_to_array(in->locality->cpuset, g->local_pus, &g->nlocal_pus, name, in->busid, why,
-                      n) != 0)
+      bitmap_to_array(in->locality->cpuset, g->local_pus, &g->nlocal_pus, name, in->busid, why, n) != 0)
     return -1;
 
   g->numa_os_index = -1;
@@ -91,29 +84,27 @@ static int fill_gpu(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *i
 }
 
 /* The cores of `set` not in `taken`, in logical order; *out is malloc'ed. */
-static int free_cores(hwloc_topology_t t, hwloc_const_cpuset_t set, hwloc_const_bitmap_t taken,
-                      hwloc_obj_t **out, int *nout) {
+static int free_cores(hwloc_topology_t t, hwloc_const_cpuset_t set, hwloc_const_bitmap_t taken, hwloc_obj_t **out,
+                      int *nout) {
   int max = hwloc_get_nbobjs_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE), k = 0;
   *out = malloc(sizeof **out * (size_t)(max > 0 ? max : 1));
   if (!*out) return -1;
-  for (hwloc_obj_t c = hwloc_get_next_obj_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE, NULL);
-       c && k < max; c = hwloc_get_next_obj_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE, c))
+  for (hwloc_obj_t c = hwloc_get_next_obj_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE, NULL); c && k < max;
+       c = hwloc_get_next_obj_inside_cpuset_by_type(t, set, HWLOC_OBJ_CORE, c))
     if (!hwloc_bitmap_intersects(c->cpuset, taken)) (*out)[k++] = c;
   *nout = k;
   return 0;
 }
 
 /* Serves group `leader` (all GPUs whose locality cpuset equals the leader's). */
-static int plan_group(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *gpus, int ngpus,
-                      int leader, int split, hwloc_bitmap_t taken, hwloc_bitmap_t scratch,
-                      cb_placement_t *pl, char *why, size_t n) {
+static int plan_group(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *gpus, int ngpus, int leader, int split,
+                      hwloc_bitmap_t taken, hwloc_bitmap_t scratch, cb_placement_t *pl, char *why, size_t n) {
   hwloc_const_cpuset_t set = gpus[leader].locality->cpuset;
   int members[CB_TOPO_MAX_GPUS], k = 0, ncores, rc = 0;
   for (int i = 0; i < ngpus; i++)
     if (hwloc_bitmap_isequal(gpus[i].locality->cpuset, set)) members[k++] = i;
   hwloc_obj_t *cores;
-  if (free_cores(t, set, taken, &cores, &ncores) != 0)
-    return cb_topo_fail(why, n, "%s: out of memory", name);
+  if (free_cores(t, set, taken, &cores, &ncores) != 0) return cb_topo_fail(why, n, "%s: out of memory", name);
   if (ncores < (split ? k : 1)) {
     char loc[96], list[CB_TOPO_MAX_GPUS * 14] = "";
     locality_name(gpus[leader].locality, loc, sizeof loc);
@@ -140,8 +131,8 @@ out:
   return rc;
 }
 
-int cb_topo_plan(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *gpus, int ngpus,
-                 int split, cb_placement_t *pl, char *why, size_t n) {
+int cb_topo_plan(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *gpus, int ngpus, int split,
+                 cb_placement_t *pl, char *why, size_t n) {
   int leaders[CB_TOPO_MAX_GPUS], nl = 0, rc = 0;
   pl->ngpus = ngpus;
   pl->shared = !split;

@@ -29,21 +29,22 @@ static int format_mask(const int *pus, int npus, char *buf, size_t n) {
   return 0;
 }
 
-int cb_placement_format_cpu_masks(const cb_placement_t *pl, int ranks_per_node, char *buf, size_t n,
-                                  char *why, size_t whylen) {
+int cb_placement_format_cpu_masks(const cb_placement_t *pl, int ranks_per_node, char *buf, size_t n, char *why,
+                                  size_t whylen) {
   if (ranks_per_node < 1 || ranks_per_node > pl->ngpus)
-    return cb_topo_fail(why, whylen, "%s: %d ranks per node requested but the topology has %d GPU(s)",
-                        pl->source, ranks_per_node, pl->ngpus);
+    return cb_topo_fail(why, whylen, "%s: %d ranks per node requested but the topology has %d GPU(s)", pl->source,
+                        ranks_per_node, pl->ngpus);
   if (pl->shared)
-    return cb_topo_fail(why, whylen, "%s: a GPU listing shares cores between ranks; CPU masks need a "
-                        "placement", pl->source);
+    return cb_topo_fail(why, whylen,
+                        "%s: a GPU listing shares cores between ranks; CPU masks need a "
+                        "placement",
+                        pl->source);
   size_t used = 0;
   for (int r = 0; r < ranks_per_node; r++) {
     const cb_gpu_place_t *g = &pl->gpus[r];
     if (used + 2 > n) return cb_topo_fail(why, whylen, "%s: the CPU mask list is too long", pl->source);
     if (r) buf[used++] = ',';
-    if (g->npus < 1)
-      return cb_topo_fail(why, whylen, "%s: GPU %s has no CPUs planned", pl->source, g->busid);
+    if (g->npus < 1) return cb_topo_fail(why, whylen, "%s: GPU %s has no CPUs planned", pl->source, g->busid);
     if (format_mask(g->pus, g->npus, buf + used, n - used) != 0)
       return cb_topo_fail(why, whylen, "%s: CPU mask of GPU %s does not fit (CPU numbers up to %d)", pl->source,
                           g->busid, CB_TOPO_MAX_CPUS - 1);

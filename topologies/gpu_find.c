@@ -22,18 +22,15 @@
 
 static int is_nvidia_gpu_pci(hwloc_obj_t o) {
   const struct hwloc_pcidev_attr_s *a = &o->attr->pcidev;
-  return a->vendor_id == CB_PCI_VENDOR_NVIDIA &&
-         (a->class_id == CB_PCI_CLASS_VGA || a->class_id == CB_PCI_CLASS_3D);
+  return a->vendor_id == CB_PCI_VENDOR_NVIDIA && (a->class_id == CB_PCI_CLASS_VGA || a->class_id == CB_PCI_CLASS_3D);
 }
 
 /* "cuda3" or "nvml12": the CoProc OS devices hwloc's CUDA and NVML plugins create. */
 static int is_gpu_osdev_name(const char *name) {
   const char *digits;
   if (!name) return 0;
-  if (strncmp(name, "cuda", 4) == 0 || strncmp(name, "nvml", 4) == 0)
-    digits = name + 4;
-  else
-    return 0;
+  if (strncmp(name, "cuda", 4) == 0 || strncmp(name, "nvml", 4) == 0) digits = name + 4;
+  else return 0;
   if (!*digits) return 0;
   for (; *digits; digits++)
     if (*digits < '0' || *digits > '9') return 0;
@@ -53,33 +50,29 @@ static int cmp_gpu(const void *x, const void *y) {
 }
 
 /* Adds pcidev once; fails when there are more GPUs than the plan can hold. */
-static int add_gpu(hwloc_topology_t t, const char *name, hwloc_obj_t pcidev, cb_topo_gpu_t *gpus,
-                   int *ngpus, char *why, size_t n) {
+static int add_gpu(hwloc_topology_t t, const char *name, hwloc_obj_t pcidev, cb_topo_gpu_t *gpus, int *ngpus, char *why,
+                   size_t n) {
   for (int i = 0; i < *ngpus; i++)
     if (gpus[i].pcidev == pcidev) return 0;
   if (*ngpus >= CB_TOPO_MAX_GPUS)
-    return cb_topo_fail(why, n, "%s: more than %d GPUs (CB_TOPO_MAX_GPUS)", name,
-                        CB_TOPO_MAX_GPUS);
+    return cb_topo_fail(why, n, "%s: more than %d GPUs (CB_TOPO_MAX_GPUS)", name, CB_TOPO_MAX_GPUS);
   cb_topo_gpu_t *g = &gpus[*ngpus];
   const struct hwloc_pcidev_attr_s *a = &pcidev->attr->pcidev;
-  snprintf(g->busid, sizeof g->busid, "%04x:%02x:%02x.%x", (unsigned)a->domain, (unsigned)a->bus,
-           (unsigned)a->dev, (unsigned)a->func);
+  snprintf(g->busid, sizeof g->busid, "%04x:%02x:%02x.%x", (unsigned)a->domain, (unsigned)a->bus, (unsigned)a->dev,
+           (unsigned)a->func);
   /* a bus id names one device: two GPUs at one id would be one CUDA device to two ranks */
   for (int i = 0; i < *ngpus; i++)
     if (!strcmp(gpus[i].busid, g->busid))
-      return cb_topo_fail(why, n, "%s: two GPUs at PCI bus id %s: not a real machine's topology", name,
-                          g->busid);
+      return cb_topo_fail(why, n, "%s: two GPUs at PCI bus id %s: not a real machine's topology", name, g->busid);
   (*ngpus)++;
   g->pcidev = pcidev;
   g->locality = hwloc_get_non_io_ancestor_obj(t, pcidev);
   if (!g->locality || !g->locality->cpuset)
-    return cb_topo_fail(why, n, "%s: GPU %s has no CPU-side ancestor in the topology", name,
-                        g->busid);
+    return cb_topo_fail(why, n, "%s: GPU %s has no CPU-side ancestor in the topology", name, g->busid);
   return 0;
 }
 
-int cb_topo_find_gpus(hwloc_topology_t t, const char *name, cb_topo_gpu_t *gpus, int *ngpus,
-                      char *why, size_t n) {
+int cb_topo_find_gpus(hwloc_topology_t t, const char *name, cb_topo_gpu_t *gpus, int *ngpus, char *why, size_t n) {
   *ngpus = 0;
   for (hwloc_obj_t o = hwloc_get_next_pcidev(t, NULL); o; o = hwloc_get_next_pcidev(t, o))
     if (is_nvidia_gpu_pci(o) && add_gpu(t, name, o, gpus, ngpus, why, n) != 0) return -1;
@@ -88,8 +81,7 @@ int cb_topo_find_gpus(hwloc_topology_t t, const char *name, cb_topo_gpu_t *gpus,
     hwloc_obj_t p = o->parent;
     while (p && p->type == HWLOC_OBJ_OS_DEVICE) p = p->parent;
     /* An OS device without a PCI parent has no bus id: CUDA could not be matched to it. */
-    if (p && p->type == HWLOC_OBJ_PCI_DEVICE && add_gpu(t, name, p, gpus, ngpus, why, n) != 0)
-      return -1;
+    if (p && p->type == HWLOC_OBJ_PCI_DEVICE && add_gpu(t, name, p, gpus, ngpus, why, n) != 0) return -1;
   }
   if (*ngpus == 0)
     return cb_topo_fail(why, n,

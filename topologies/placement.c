@@ -32,8 +32,7 @@ int cb_placement_list_gpus(const char *xml_path, cb_placement_t *pl, char *why, 
   return plan_real(xml_path, 0, pl, why, n);
 }
 
-int cb_placement_compute_fake(const char *xml_path, int ngpus, cb_placement_t *pl, char *why,
-                              size_t n) {
+int cb_placement_compute_fake(const char *xml_path, int ngpus, cb_placement_t *pl, char *why, size_t n) {
   hwloc_topology_t t;
   cb_topo_gpu_t gpus[CB_TOPO_MAX_GPUS];
   hwloc_obj_t nodes[CB_TOPO_MAX_CPUS];
@@ -45,8 +44,8 @@ int cb_placement_compute_fake(const char *xml_path, int ngpus, cb_placement_t *p
     return cb_topo_fail(why, n, "fake GPU count %d is outside 1..%d", ngpus, CB_TOPO_MAX_GPUS);
   if (cb_topo_load(xml_path, &t, why, n) != 0) return -1;
   /* CPU-less NUMA nodes (HBM, CXL, GPU memory) cannot host a rank. */
-  for (hwloc_obj_t nd = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, NULL);
-       nd && nnodes < CB_TOPO_MAX_CPUS; nd = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, nd))
+  for (hwloc_obj_t nd = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, NULL); nd && nnodes < CB_TOPO_MAX_CPUS;
+       nd = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_NUMANODE, nd))
     if (nd->cpuset && !hwloc_bitmap_iszero(nd->cpuset)) nodes[nnodes++] = nd;
   if (nnodes == 0) {
     hwloc_topology_destroy(t);

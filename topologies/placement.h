@@ -60,8 +60,7 @@ int cb_placement_compute(const char *xml_path, cb_placement_t *pl, char *why, si
  * topology, hwloc call failed). Never aborts. With no_bind = 1, a GPU missing from the live
  * topology or an impossible plan is not an error (the report needs neither). Memory binding
  * refused (containers) is noted in desc, not an error. */
-int cb_placement_bind_self(const char *busid, int no_bind, char *desc, size_t n, char *why,
-                           size_t whylen);
+int cb_placement_bind_self(const char *busid, int no_bind, char *desc, size_t n, char *why, size_t whylen);
 
 /* ---- Added beyond the original interface ---------------------------------------------- */
 
@@ -73,29 +72,28 @@ int cb_placement_list_gpus(const char *xml_path, cb_placement_t *pl, char *why, 
 /* Testing aid for machines without GPUs: plans `ngpus` ranks as if that many GPUs were spread
  * evenly, in order, over the NUMA nodes that have cores (GPU i on NUMA node i*nnuma/ngpus),
  * with bus ids "fake:0", "fake:1", ... Same rules as cb_placement_compute otherwise. */
-int cb_placement_compute_fake(const char *xml_path, int ngpus, cb_placement_t *pl, char *why,
-                              size_t n);
+int cb_placement_compute_fake(const char *xml_path, int ngpus, cb_placement_t *pl, char *why, size_t n);
 
 /* The binding half of cb_placement_bind_self, for a plan already computed from the live
  * machine (pl->source "live", e.g. by cb_placement_compute_fake in the MPI test): binds the
  * caller to pl->gpus[gpu] with the same rules and report. */
-int cb_placement_bind_planned(const cb_placement_t *pl, int gpu, int no_bind, char *desc,
-                              size_t n, char *why, size_t whylen);
+int cb_placement_bind_planned(const cb_placement_t *pl, int gpu, int no_bind, char *desc, size_t n, char *why,
+                              size_t whylen);
 
 /* Writes an Open MPI 4.1 rankfile: ranks_per_node ranks (the first GPUs in bus-id order) on
  * each of the nhosts hosts, every node assumed identical to the planned one. Lines are
  * "rank R=HOST slot=S:A-B" with S the package (socket) logical index and A-B the core range
  * relative to that socket, as Open MPI's rankfile mapper counts them (a rank whose cores span
  * two packages gets "S:A-B,T:C-D"). Returns 0, or -1 with why. */
-int cb_placement_write_rankfile(const cb_placement_t *pl, const char *const *hosts, int nhosts,
-                                int ranks_per_node, FILE *out, char *why, size_t n);
+int cb_placement_write_rankfile(const cb_placement_t *pl, const char *const *hosts, int nhosts, int ranks_per_node,
+                                FILE *out, char *why, size_t n);
 
 /* Writes the Slurm CPU mask list for srun --cpu-bind=mask_cpu:LIST: ranks_per_node masks
  * (the first GPUs in bus-id order), comma-separated, each "0x" and hexadecimal digits with bit
  * i = OS CPU i of the cores planned for that GPU (topologies/cpumask.c). Returns 0, or -1 with
  * why (too many ranks, a GPU listing instead of a placement, buf too small). */
-int cb_placement_format_cpu_masks(const cb_placement_t *pl, int ranks_per_node, char *buf, size_t n,
-                                  char *why, size_t whylen);
+int cb_placement_format_cpu_masks(const cb_placement_t *pl, int ranks_per_node, char *buf, size_t n, char *why,
+                                  size_t whylen);
 
 /* Whether `host` can stand in a rankfile line "rank R=HOST slot=...": 1 to CB_RANKFILE_HOST_MAX
  * characters, letters, digits, '-', '.' and '_' only (':' '=' ',' '#', blanks, CR and other

@@ -29,16 +29,15 @@ int cb_topo_load(const char *xml_path, hwloc_topology_t *out, char *why, size_t 
 const char *cb_topo_name(const char *xml_path);
 
 /* Finds the GPUs, sorted by bus id. Fails (naming `name`) when there are none or too many. */
-int cb_topo_find_gpus(hwloc_topology_t t, const char *name, cb_topo_gpu_t *gpus, int *ngpus,
-                      char *why, size_t n);
+int cb_topo_find_gpus(hwloc_topology_t t, const char *name, cb_topo_gpu_t *gpus, int *ngpus, char *why, size_t n);
 
 /* Fills pl (all but source) from the GPUs' localities: split = 1 gives each GPU an exclusive,
  * contiguous share of its locality's cores; split = 0 gives each all of them. */
-int cb_topo_plan(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *gpus, int ngpus,
-                 int split, cb_placement_t *pl, char *why, size_t n);
+int cb_topo_plan(hwloc_topology_t t, const char *name, const cb_topo_gpu_t *gpus, int ngpus, int split,
+                 cb_placement_t *pl, char *why, size_t n);
 
 /* The binding step of cb_placement_bind_self / _bind_planned on a loaded live topology. */
-int cb_topo_bind(hwloc_topology_t t, const cb_gpu_place_t *g, int no_bind, char *desc,
-                 size_t n, char *why, size_t whylen);
+int cb_topo_bind(hwloc_topology_t t, const cb_gpu_place_t *g, int no_bind, char *desc, size_t n, char *why,
+                 size_t whylen);
 
 #endif

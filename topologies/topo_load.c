@@ -84,8 +84,7 @@ static int read_topology_file(const char *path, char **buf, size_t *len, char *w
   close(fd);
   if (used > CB_TOPO_XML_MAX_BYTES) {
     free(b);
-    return cb_topo_fail(why, n, "%s: not an hwloc XML topology: larger than %d MiB", path,
-                        CB_TOPO_XML_MAX_BYTES >> 20);
+    return cb_topo_fail(why, n, "%s: not an hwloc XML topology: larger than %d MiB", path, CB_TOPO_XML_MAX_BYTES >> 20);
   }
   if (used == 0) {
     free(b);
@@ -98,15 +97,13 @@ static int read_topology_file(const char *path, char **buf, size_t *len, char *w
 }
 
 /* hwloc_topology_init + KEEP_IMPORTANT + (XML bytes, when xml is not NULL) + load. */
-static int load(const char *name, const char *xml, size_t len, hwloc_topology_t *out, char *why,
-                size_t n) {
+static int load(const char *name, const char *xml, size_t len, hwloc_topology_t *out, char *why, size_t n) {
   hwloc_topology_t t;
   *out = NULL;
   if (hwloc_topology_init(&t) != 0)
     return cb_topo_fail(why, n, "%s: hwloc_topology_init failed: %s", name, strerror(errno));
   if (hwloc_topology_set_io_types_filter(t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) {
-    cb_topo_fail(why, n, "%s: hwloc_topology_set_io_types_filter failed: %s", name,
-                 strerror(errno));
+    cb_topo_fail(why, n, "%s: hwloc_topology_set_io_types_filter failed: %s", name, strerror(errno));
     goto fail;
   }
   /* hwloc 2 parses the bytes here already; EINVAL means malformed or not hwloc XML. The
@@ -121,8 +118,7 @@ static int load(const char *name, const char *xml, size_t len, hwloc_topology_t 
     if (xml)
       cb_topo_fail(why, n, "%s: not a valid hwloc XML topology (hwloc_topology_load: %s)", name,
                    errno ? strerror(errno) : "parse error");
-    else
-      cb_topo_fail(why, n, "%s: hwloc_topology_load failed: %s", name, strerror(errno));
+    else cb_topo_fail(why, n, "%s: hwloc_topology_load failed: %s", name, strerror(errno));
     goto fail;
   }
   *out = t;
@@ -165,13 +161,12 @@ static int probe_in_child(const char *name, const char *xml, size_t len, char *w
     if (waited_ms >= CB_TOPO_PROBE_SECONDS * 1000L) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
-      return cb_topo_fail(why, n, "%s: not a usable hwloc XML topology: hwloc did not finish reading it in %d s",
-                          name, CB_TOPO_PROBE_SECONDS);
+      return cb_topo_fail(why, n, "%s: not a usable hwloc XML topology: hwloc did not finish reading it in %d s", name,
+                          CB_TOPO_PROBE_SECONDS);
     }
     nanosleep(&tick, NULL);
   }
-  if (WIFEXITED(status) && (WEXITSTATUS(status) == PROBE_LOADED || WEXITSTATUS(status) == PROBE_REFUSED))
-    return 0;
+  if (WIFEXITED(status) && (WEXITSTATUS(status) == PROBE_LOADED || WEXITSTATUS(status) == PROBE_REFUSED)) return 0;
   if (WIFSIGNALED(status))
     return cb_topo_fail(why, n, "%s: not a usable hwloc XML topology: hwloc crashed reading it (signal %d, %s)", name,
                         WTERMSIG(status), strsignal(WTERMSIG(status)));

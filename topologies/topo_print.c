@@ -10,10 +10,8 @@
 #include "topo_print.h"
 
 static void num_or_dash(int v, char *buf, size_t n) {
-  if (v < 0)
-    snprintf(buf, n, "-");
-  else
-    snprintf(buf, n, "%d", v);
+  if (v < 0) snprintf(buf, n, "-");
+  else snprintf(buf, n, "%d", v);
 }
 
 int cb_topo_print_table(const cb_placement_t *pl, int nranks, FILE *out) {
@@ -22,16 +20,15 @@ int cb_topo_print_table(const cb_placement_t *pl, int nranks, FILE *out) {
   err |= fprintf(out, "# %s: %d GPU(s), %s\n", pl->source, pl->ngpus,
                  pl->shared ? "each with all of its local cores (shared, not a placement)"
                             : "one rank per GPU on its own local cores") < 0;
-  err |= fprintf(out, "%-4s  %-3s  %-12s  %-4s  %-7s  %-16s  %s\n", "rank", "GPU", "PCI bus id",
-                 "NUMA", "package", pl->shared ? "local cores" : "cores", "PUs (OS index)") < 0;
+  err |= fprintf(out, "%-4s  %-3s  %-12s  %-4s  %-7s  %-16s  %s\n", "rank", "GPU", "PCI bus id", "NUMA", "package",
+                 pl->shared ? "local cores" : "cores", "PUs (OS index)") < 0;
   for (int i = 0; i < nranks && i < pl->ngpus; i++) {
     const cb_gpu_place_t *g = &pl->gpus[i];
     cb_format_list(g->cores, g->ncores, cores, sizeof cores);
     cb_format_list(g->pus, g->npus, pus, sizeof pus);
     num_or_dash(g->numa_os_index, numa, sizeof numa);
     num_or_dash(g->package_logical_index, pkg, sizeof pkg);
-    err |= fprintf(out, "%4d  %3d  %-12s  %4s  %7s  %-16s  %s\n", i, g->index, g->busid, numa,
-                   pkg, cores, pus) < 0;
+    err |= fprintf(out, "%4d  %3d  %-12s  %4s  %7s  %-16s  %s\n", i, g->index, g->busid, numa, pkg, cores, pus) < 0;
   }
   return err ? -1 : 0;
 }
@@ -64,11 +61,11 @@ int cb_topo_print_json(const cb_placement_t *pl, int nranks, FILE *out) {
   int err = fputs("[\n", out) == EOF;
   for (int i = 0; i < nranks && i < pl->ngpus; i++) {
     const cb_gpu_place_t *g = &pl->gpus[i];
-    err |= fprintf(out, "  {\"local_rank\": %d, \"gpu_index\": %d, \"gpu_pci_busid\": ", i,
-                   g->index) < 0;
+    err |= fprintf(out, "  {\"local_rank\": %d, \"gpu_index\": %d, \"gpu_pci_busid\": ", i, g->index) < 0;
     err |= json_string(out, g->busid);
-    err |= fprintf(out, ", \"numa_os_index\": %d, \"package_logical_index\": %d, "
-                        "\"exclusive\": %s, \"topology\": ",
+    err |= fprintf(out,
+                   ", \"numa_os_index\": %d, \"package_logical_index\": %d, "
+                   "\"exclusive\": %s, \"topology\": ",
                    g->numa_os_index, g->package_logical_index, pl->shared ? "false" : "true") < 0;
     err |= json_string(out, pl->source);
     err |= json_ints(out, "cores", g->cores, g->ncores);

@@ -12,15 +12,15 @@
 static int cb_test_failures;
 static int cb_test_checks;
 
-#define CHECK(cond, ...)                                                \
-  do {                                                                  \
-    cb_test_checks++;                                                   \
-    if (!(cond)) {                                                      \
-      cb_test_failures++;                                               \
-      fprintf(stderr, "FAIL %s:%d: (%s) ", __FILE__, __LINE__, #cond);  \
-      fprintf(stderr, __VA_ARGS__);                                     \
-      fprintf(stderr, "\n");                                            \
-    }                                                                   \
+#define CHECK(cond, ...)                                               \
+  do {                                                                 \
+    cb_test_checks++;                                                  \
+    if (!(cond)) {                                                     \
+      cb_test_failures++;                                              \
+      fprintf(stderr, "FAIL %s:%d: (%s) ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                    \
+      fprintf(stderr, "\n");                                           \
+    }                                                                  \
   } while (0)
 
 /* haystack contains needle (NULL haystack never does). */
@@ -33,24 +33,24 @@ static inline const char *cb_test_str(const char *s) { return s ? s : "(null)"; 
 #define CHECK_CONTAINS(hay, needle) \
   CHECK(cb_test_contains((hay), (needle)), "'%s' does not contain '%s'", cb_test_str(hay), (needle))
 
-#define CHECK_EQ_INT(got, want)                                                               \
-  do {                                                                                        \
-    long long g_ = (long long)(got), w_ = (long long)(want);                                  \
-    CHECK(g_ == w_, "%s = %lld, expected %lld", #got, g_, w_);                                \
+#define CHECK_EQ_INT(got, want)                                \
+  do {                                                         \
+    long long g_ = (long long)(got), w_ = (long long)(want);   \
+    CHECK(g_ == w_, "%s = %lld, expected %lld", #got, g_, w_); \
   } while (0)
 
-#define CHECK_EQ_STR(got, want)                                                               \
-  do {                                                                                        \
-    const char *g_ = (got), *w_ = (want);                                                     \
-    CHECK(g_ && strcmp(g_, w_) == 0, "%s = '%s', expected '%s'", #got, g_ ? g_ : "(null)", w_); \
+#define CHECK_EQ_STR(got, want)                                                                \
+  do {                                                                                         \
+    const char *g_ = (got), *w_ = (want);                                                      \
+    CHECK(g_ &&strcmp(g_, w_) == 0, "%s = '%s', expected '%s'", #got, g_ ? g_ : "(null)", w_); \
   } while (0)
 
 /* |got - want| <= tol (relative to max(1, |want|)). */
-#define CHECK_NEAR(got, want, tol)                                                            \
-  do {                                                                                        \
-    double g_ = (double)(got), w_ = (double)(want);                                           \
-    double s_ = fabs(w_) > 1.0 ? fabs(w_) : 1.0;                                              \
-    CHECK(fabs(g_ - w_) <= (tol) * s_, "%s = %.17g, expected %.17g", #got, g_, w_);           \
+#define CHECK_NEAR(got, want, tol)                                                \
+  do {                                                                            \
+    double g_ = (double)(got), w_ = (double)(want);                               \
+    double s_ = fabs(w_) > 1.0 ? fabs(w_) : 1.0;                                  \
+    CHECK(fabs(g_ - w_) <= (tol)*s_, "%s = %.17g, expected %.17g", #got, g_, w_); \
   } while (0)
 
 static inline int cb_test_finish(const char *name) {

@@ -22,8 +22,8 @@ static inline cb_moe_config_t make_cfg(int experts, int topk, const char *routin
   c.drop = drop;
   char why[256] = "";
   CHECK(cb_routing_parse(routing, &c.routing, why, sizeof why) == 0, "routing '%s': %s", routing, why);
-  CHECK(cb_moe_config_check(&c, 0, CB_BF16, why, sizeof why) == 0, "E %d k %d %s drop %g rejected: %s", experts,
-        topk, routing, drop, why);
+  CHECK(cb_moe_config_check(&c, 0, CB_BF16, why, sizeof why) == 0, "E %d k %d %s drop %g rejected: %s", experts, topk,
+        routing, drop, why);
   return c;
 }
 

@@ -20,8 +20,7 @@ static const char *pick_at(int nranks, uint64_t bytes) {
 
 static void check_pick(int nranks, uint64_t bytes, const char *want) {
   const char *got = pick_at(nranks, bytes);
-  CHECK(strcmp(got, want) == 0, "%d ranks, %llu B: picked %s, want %s", nranks, (unsigned long long)bytes, got,
-        want);
+  CHECK(strcmp(got, want) == 0, "%d ranks, %llu B: picked %s, want %s", nranks, (unsigned long long)bytes, got, want);
 }
 
 static void check_plan(size_t count, size_t es, int nranks, uint64_t chunk_bytes) {
@@ -44,7 +43,8 @@ static void check_hier(size_t count, size_t es, int knob, int want_chunks) {
   size_t C = 0;
   int m = -1;
   cb_ar_hier_plan(count, es, knob, &C, &m);
-  CHECK(C > 0 && C * es % 16 == 0, "count %zu x %zu B: chunk of %zu elements is not whole 16-byte vectors", count, es, C);
+  CHECK(C > 0 && C * es % 16 == 0, "count %zu x %zu B: chunk of %zu elements is not whole 16-byte vectors", count, es,
+        C);
   CHECK((size_t)m * C >= count && (m == 0 || (size_t)(m - 1) * C < count), "count %zu: %d chunks of %zu", count, m, C);
   if (want_chunks >= 0) CHECK(m == want_chunks, "count %zu x %zu B: %d chunks, want %d", count, es, m, want_chunks);
 }
@@ -108,8 +108,8 @@ int main(void) {
     setenv("CB_AR_CE_CHUNK", bad_chunks[i], 1);
     why[0] = 0;
     CHECK(cb_ar_ce_chunk_bytes(&chunk, why, sizeof why) == -1, "CB_AR_CE_CHUNK=%s accepted", bad_chunks[i]);
-    CHECK(strstr(why, "CB_AR_CE_CHUNK") && strstr(why, bad_chunks[i]), "CB_AR_CE_CHUNK=%s: reason '%s'",
-          bad_chunks[i], why);
+    CHECK(strstr(why, "CB_AR_CE_CHUNK") && strstr(why, bad_chunks[i]), "CB_AR_CE_CHUNK=%s: reason '%s'", bad_chunks[i],
+          why);
   }
   unsetenv("CB_AR_CE_CHUNK");
 

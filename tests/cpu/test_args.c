@@ -28,8 +28,7 @@ static int parse(const char *line) {
   int argc = 0;
   snprintf(buf, sizeof buf, "%s", line);
   argv[argc++] = "collbench";
-  for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok && argc < 255;
-       tok = strtok_r(NULL, " ", &save))
+  for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok && argc < 255; tok = strtok_r(NULL, " ", &save))
     argv[argc++] = strcmp(tok, "''") == 0 ? "" : tok;
   argv[argc] = NULL;
   memset(err, 0, sizeof err);
@@ -88,9 +87,9 @@ static void expect_points_at(int line, const char *cmd, const uint64_t *want, in
     fprintf(stderr, "\n");
   }
 }
-#define EXPECT_POINTS(cmd, ...)                                                   \
-  do {                                                                            \
-    static const uint64_t want_[] = {__VA_ARGS__};                                \
+#define EXPECT_POINTS(cmd, ...)                                                    \
+  do {                                                                             \
+    static const uint64_t want_[] = {__VA_ARGS__};                                 \
     expect_points_at(__LINE__, cmd, want_, (int)(sizeof want_ / sizeof want_[0])); \
   } while (0)
 
@@ -163,8 +162,8 @@ static void test_options(void) {
   CHECK_EQ_INT(A.sms, 65536);
   /* sizes, short / long / attached / --opt=value forms */
   EXPECT_POINTS("allreduce -b 1K -e 1M -f 4", 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB, 1 * MiB);
-  EXPECT_POINTS("allreduce --minbytes=1K --maxbytes 1M --stepfactor=4", 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB,
-                256 * KiB, 1 * MiB);
+  EXPECT_POINTS("allreduce --minbytes=1K --maxbytes 1M --stepfactor=4", 1 * KiB, 4 * KiB, 16 * KiB, 64 * KiB, 256 * KiB,
+                1 * MiB);
   EXPECT_POINTS("allreduce -b1K -e4K", 1 * KiB, 2 * KiB, 4 * KiB);
   EXPECT_POINTS("allreduce -b 1K -e 4K -i 1K", 1 * KiB, 2 * KiB, 3 * KiB, 4 * KiB);
   EXPECT_POINTS("allreduce -b 1000 -e 4000 --stepbytes=1000", 1000, 2000, 3000, 4000);
@@ -422,8 +421,8 @@ static void test_bad_input(void) {
   /* -b > -e, sweeps that do not fit */
   EXPECT_ERR("allreduce -b 1K -e 8", "1024", "8");
   EXPECT_ERR("allreduce -b 1M -e 1K", "1048576", "1024");
-  EXPECT_ERR("allreduce -b 0 -e 8", "at 0");              /* geometric from 0 never grows */
-  EXPECT_ERR("allreduce -b 1 -e 1M -i 1", "4096");        /* over CB_MAX_SWEEP_POINTS */
+  EXPECT_ERR("allreduce -b 0 -e 8", "at 0");       /* geometric from 0 never grows */
+  EXPECT_ERR("allreduce -b 1 -e 1M -i 1", "4096"); /* over CB_MAX_SWEEP_POINTS */
   EXPECT_ERR("allreduce --sizes 8 -b 16", "--sizes");
   EXPECT_ERR("allreduce -b 16 --sizes 8", "--sizes");
   EXPECT_ERR("allreduce --sizes 8 -f 4", "--sizes");
@@ -541,8 +540,8 @@ static void test_bad_input(void) {
   EXPECT_ERR("moe --routing hot:2.5:2", "'hot:2.5:2'");
   EXPECT_ERR("moe --routing hot:4:0.5", "'hot:4:0.5'");
   EXPECT_ERR("moe --routing hot:4:2:1", "'hot:4:2:1'");
-  EXPECT_ERR("moe --routing hot:300:1", "hot:300:1", "256");        /* K >= experts */
-  EXPECT_ERR("moe --routing hot:64:5", "hot:64:5", "256");          /* K*F > experts */
+  EXPECT_ERR("moe --routing hot:300:1", "hot:300:1", "256"); /* K >= experts */
+  EXPECT_ERR("moe --routing hot:64:5", "hot:64:5", "256");   /* K*F > experts */
   EXPECT_ERR("moe --model mixtral-8x7b --routing hot:8:1", "hot:8:1", "8 experts");
   /* K beyond int: must be rejected, not truncated to a small K (4294967297 = 2^32 + 1). */
   EXPECT_ERR("moe --routing hot:4294967297:2", "4294967297");

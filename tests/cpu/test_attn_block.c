@@ -14,7 +14,8 @@ static void test_parse(void) {
   CHECK(cb_attn_block_parse("cudnn", &bits) == 0 && bits == CB_ATTN_BLOCK_CUDNN, "cudnn");
   CHECK(cb_attn_block_parse("both", &bits) == 0 && bits == (CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN), "both");
   const char *bad[] = {"", "CUDNN", "cudnn ", "collbench,cudnn", "none", "0", "1"};
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) CHECK(cb_attn_block_parse(bad[i], &bits) == -1, "'%s'", bad[i]);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    CHECK(cb_attn_block_parse(bad[i], &bits) == -1, "'%s'", bad[i]);
   CHECK(cb_attn_block_is_cudnn("ring_cudnn"), "ring_cudnn");
   CHECK(cb_attn_block_is_cudnn("single_cudnn"), "single_cudnn");
   CHECK(!cb_attn_block_is_cudnn("ring"), "ring");
@@ -33,17 +34,20 @@ static void test_expansion_limits(void) {
   for (int i = 0; i < 9; i++) snprintf(in[i], sizeof in[i], "x%d", i);
   snprintf(in[0], sizeof in[0], "ring");
   /* 9 names of which one scheme: 10 rows fit 16 */
-  CHECK(cb_attn_block_algos((const char (*)[CB_ATTN_NAME_MAX])in, 9, 3, 1, out, CB_MAX_ALGOS, &nout, why, sizeof why) == 0,
+  CHECK(cb_attn_block_algos((const char(*)[CB_ATTN_NAME_MAX])in, 9, 3, 1, out, CB_MAX_ALGOS, &nout, why, sizeof why) ==
+            0,
         "%s", why);
   CHECK_EQ_INT(nout, 10);
   /* the same into room for 4: an error, not a silent cut */
-  CHECK(cb_attn_block_algos((const char (*)[CB_ATTN_NAME_MAX])in, 9, 3, 1, out, 4, &nout, why, sizeof why) == -1, "cap");
+  CHECK(cb_attn_block_algos((const char(*)[CB_ATTN_NAME_MAX])in, 9, 3, 1, out, 4, &nout, why, sizeof why) == -1, "cap");
   CHECK_CONTAINS(why, "more than 4 rows");
   /* a scheme name whose cuDNN form would not fit the name length */
   snprintf(in[0], sizeof in[0], "%s", "nccl_allgather");
-  CHECK(cb_attn_block_algos((const char (*)[CB_ATTN_NAME_MAX])in, 1, 2, 1, out, 4, &nout, why, sizeof why) == 0, "%s", why);
+  CHECK(cb_attn_block_algos((const char(*)[CB_ATTN_NAME_MAX])in, 1, 2, 1, out, 4, &nout, why, sizeof why) == 0, "%s",
+        why);
   CHECK_EQ_STR(out[0], "nccl_allgather_cudnn");
-  CHECK(cb_attn_block_algos((const char (*)[CB_ATTN_NAME_MAX])in, 1, 0, 1, out, 4, &nout, why, sizeof why) == -1, "none");
+  CHECK(cb_attn_block_algos((const char(*)[CB_ATTN_NAME_MAX])in, 1, 0, 1, out, 4, &nout, why, sizeof why) == -1,
+        "none");
 }
 
 int main(void) {

@@ -109,7 +109,8 @@ static void test_cli(void) {
 static const char *algos(void) {
   static char buf[1024];
   buf[0] = 0;
-  for (int i = 0; i < A.nalgos; i++) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? "," : "", A.algos[i]);
+  for (int i = 0; i < A.nalgos; i++)
+    snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", i ? "," : "", A.algos[i]);
   return buf;
 }
 
@@ -172,8 +173,8 @@ static void test_shards(void) {
         if (work < work_min) work_min = work;
         if (work > work_max) work_max = work;
       }
-      for (uint64_t p = 0; p < S; p++) CHECK(owner[p] == 1, "P=%d causal=%d: position %llu held %d times", P, causal,
-                                              (unsigned long long)p, owner[p]);
+      for (uint64_t p = 0; p < S; p++)
+        CHECK(owner[p] == 1, "P=%d causal=%d: position %llu held %d times", P, causal, (unsigned long long)p, owner[p]);
       if (causal) CHECK(work_max == work_min, "P=%d: zigzag causal work unbalanced (%g vs %g)", P, work_min, work_max);
       free(owner);
     }
@@ -217,34 +218,34 @@ static void write_file(const char *path, const char *text) {
  * writable one; anything already at the name, a symlink above all, is refused (issue 32 N3). */
 static void test_save_dir(const char *base) {
   char why[1400], path[1200];
-  CHECK_EQ_INT(cb_attn_check_save_dir(base, why, sizeof why), -1);           /* an existing directory */
+  CHECK_EQ_INT(cb_attn_check_save_dir(base, why, sizeof why), -1); /* an existing directory */
   CHECK_CONTAINS(why, "exists");
   snprintf(path, sizeof path, "%s/new", base);
-  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), 0);            /* new, parent writable */
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), 0); /* new, parent writable */
   snprintf(path, sizeof path, "%s/new/", base);
-  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), 0);            /* trailing slash */
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), 0); /* trailing slash */
   snprintf(path, sizeof path, "%s/no/such/dir", base);
-  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* parent missing */
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1); /* parent missing */
   CHECK_CONTAINS(why, "parent of the new directory");
   snprintf(path, sizeof path, "%s/file", base);
   write_file(path, "x");
-  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* a regular file */
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1); /* a regular file */
   CHECK_CONTAINS(why, "exists");
   snprintf(path, sizeof path, "%s/file/sub", base);
-  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* parent not a directory */
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1); /* parent not a directory */
   char link[1200];
   snprintf(link, sizeof link, "%s/to-null", base);
   CHECK(symlink("/dev/null", link) == 0, "symlink");
-  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1);           /* symlink to a device */
+  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1); /* symlink to a device */
   snprintf(link, sizeof link, "%s/to-dir", base);
   CHECK(symlink(base, link) == 0, "symlink");
-  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1);           /* symlink to a directory */
+  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1); /* symlink to a directory */
   CHECK_CONTAINS(why, "exists");
   snprintf(path, sizeof path, "%s/to-dir/", base);
-  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1);           /* ... with a trailing slash */
+  CHECK_EQ_INT(cb_attn_check_save_dir(path, why, sizeof why), -1); /* ... with a trailing slash */
   snprintf(link, sizeof link, "%s/dangling", base);
   CHECK(symlink("/nonexistent-cb-save", link) == 0, "symlink");
-  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1);           /* a dangling symlink */
+  CHECK_EQ_INT(cb_attn_check_save_dir(link, why, sizeof why), -1); /* a dangling symlink */
   CHECK_EQ_INT(cb_attn_check_save_dir("/proc/version", why, sizeof why), -1);
   if (geteuid() != 0) { /* root writes anywhere: the system does not refuse it */
     snprintf(path, sizeof path, "%s/ro", base);

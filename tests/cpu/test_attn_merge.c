@@ -29,7 +29,7 @@ static uint32_t rnd(void) {
   return (uint32_t)(rng_state >> 11);
 }
 static int rnd_int(int lo, int hi) { return lo + (int)(rnd() % (uint32_t)(hi - lo + 1)); } /* [lo, hi] */
-static float rnd_f(void) { return (float)(rnd() >> 8) / 8388608.0f - 1.0f; }              /* [-1, 1) */
+static float rnd_f(void) { return (float)(rnd() >> 8) / 8388608.0f - 1.0f; }               /* [-1, 1) */
 
 typedef struct {
   int64_t start0, len0, start1;
@@ -87,8 +87,7 @@ static pos_t slice_pos(const pos_t *p, int64_t a, int64_t b) {
 
 /* One K/V block [k0, k1) over all query rows, fp32, as the fast kernel computes it: keys in
  * tiles of `tile`, raw-score max m and sum l per row, then the merge into (o, lse). */
-static void block_fp32(const problem_t *P, int k0, int k1, int tile, int first, float o[MAXQ][MAXD],
-                       float lse[MAXQ]) {
+static void block_fp32(const problem_t *P, int k0, int k1, int tile, int first, float o[MAXQ][MAXD], float lse[MAXQ]) {
   const pos_t kp = slice_pos(&P->kp, k0, k1);
   const int n = k1 - k0;
   const float sl2 = P->scale * CB_ATTN_LOG2E;
@@ -129,8 +128,8 @@ static void block_fp32(const problem_t *P, int k0, int k1, int tile, int first, 
       }
     }
     const float lse_blk = cb_attn_block_lse(m, l, sl2);
-    CHECK((l > 0) == (nvis > 0) && (nvis > 0) == (lse_blk != -INFINITY), "row %d: %d visible keys, l %g, lse %g",
-          i, nvis, l, lse_blk);
+    CHECK((l > 0) == (nvis > 0) && (nvis > 0) == (lse_blk != -INFINITY), "row %d: %d visible keys, l %g, lse %g", i,
+          nvis, l, lse_blk);
     const float lse_old = first ? -INFINITY : lse[i];
     float w_old, w_blk;
     const float lse_new = cb_attn_merge(lse_old, lse_blk, &w_old, &w_blk);
@@ -223,8 +222,7 @@ static void merge_rules(void) {
   CHECK(cb_attn_max_ref(-INFINITY) == 0.0f && cb_attn_max_ref(-5.0f) == -5.0f, "max reference");
   /* keys_upto on a two-run block: rows 0..3 at 10..13, rows 4..6 at 30..32 */
   const long long want[][2] = {{9, 0}, {10, 1}, {13, 4}, {20, 4}, {29, 4}, {30, 5}, {32, 7}, {99, 7}};
-  for (int i = 0; i < 8; i++)
-    CHECK_EQ_INT(cb_attn_keys_upto(10, 4, 30, 7, want[i][0]), want[i][1]);
+  for (int i = 0; i < 8; i++) CHECK_EQ_INT(cb_attn_keys_upto(10, 4, 30, 7, want[i][0]), want[i][1]);
   CHECK_EQ_INT(cb_attn_keys_upto(10, 100, 0, 7, 12), 3); /* one run: len0 beyond the rows */
 }
 

@@ -67,8 +67,11 @@ static int check_calls(const char *what, cb_attn_runs_t q, int64_t qn, cb_attn_r
     }
     CHECK_EQ_INT(firsts, first && touches ? 1 : 0);
     CHECK_EQ_INT(finals, final && touches ? 1 : 0);
-    if (first) CHECK(first_at == start, "%s: row %lld: first on call %d, not on its first %d", what, (long long)i, first_at, start);
-    if (final) CHECK(final_at == last, "%s: row %lld: final on call %d, not on its last %d", what, (long long)i, final_at, last);
+    if (first)
+      CHECK(first_at == start, "%s: row %lld: first on call %d, not on its first %d", what, (long long)i, first_at,
+            start);
+    if (final)
+      CHECK(final_at == last, "%s: row %lld: final on call %d, not on its last %d", what, (long long)i, final_at, last);
     if (first || final) CHECK(touches > 0, "%s: row %lld untouched in a first/final step", what, (long long)i);
   }
   for (int x = 0; x < nc; x++)
@@ -89,7 +92,8 @@ static void test_ring(void) {
           for (int src = 0; src < P; src++)
             for (int fl = 0; fl < 4; fl++) {
               cb_attn_runs_t q = cb_attn_shard(S, P, r, causal), kv = cb_attn_shard(S, P, src, causal);
-              snprintf(what, sizeof what, "P %d chunk %d causal %d rank %d src %d flags %d", P, chunk, causal, r, src, fl);
+              snprintf(what, sizeof what, "P %d chunk %d causal %d rank %d src %d flags %d", P, chunk, causal, r, src,
+                       fl);
               int nc = cb_attn_split(q, rows, kv, rows, causal, fl & 1, fl >> 1, c, why, sizeof why);
               CHECK(nc >= 0, "%s: %s", what, why);
               if (nc < 0 || check_calls(what, q, rows, kv, rows, causal, fl & 1, fl >> 1, c, nc)) {

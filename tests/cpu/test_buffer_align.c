@@ -42,8 +42,8 @@ static void check_one(cb_family_t fam, cb_dtype_t dt, size_t count, int inplace,
       CHECK(b.send_off == 0 && b.recv_off % align == 0 && b.recv_off >= sb,
             "%s count %zu align %zu: send at %zu (%zu B), recv at %zu", what, count, align, b.send_off, sb, b.recv_off);
     } else if (fam == CB_ALLGATHER) {
-      CHECK(b.recv_off == 0 && b.send_off == (size_t)rank * count * es, "allgather in place rank %d: send at %zu",
-            rank, b.send_off);
+      CHECK(b.recv_off == 0 && b.send_off == (size_t)rank * count * es, "allgather in place rank %d: send at %zu", rank,
+            b.send_off);
     } else if (fam == CB_REDUCESCATTER) {
       CHECK(b.send_off == 0 && b.recv_off == (size_t)rank * count * es, "reducescatter in place rank %d: recv at %zu",
             rank, b.recv_off);

@@ -12,16 +12,16 @@
 #include "pattern.cuh"
 
 static int failures;
-#define EXPECT(cond, ...)                                 \
-  do {                                                    \
-    if (!(cond)) {                                        \
-      failures++;                                         \
-      if (failures < 20) {                                \
+#define EXPECT(cond, ...)                                    \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      failures++;                                            \
+      if (failures < 20) {                                   \
         fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                     \
-        fprintf(stderr, "\n");                            \
-      }                                                   \
-    }                                                     \
+        fprintf(stderr, __VA_ARGS__);                        \
+        fprintf(stderr, "\n");                               \
+      }                                                      \
+    }                                                        \
   } while (0)
 
 static float cuda_decode(uint8_t c, __nv_fp8_interpretation_t k) {
@@ -39,8 +39,7 @@ static int same_float(float a, float b) {
   return a == b && signbit(a) == signbit(b);
 }
 
-static void check_format(const char *name, __nv_fp8_interpretation_t k, float (*dec)(uint8_t),
-                         uint8_t (*enc)(float)) {
+static void check_format(const char *name, __nv_fp8_interpretation_t k, float (*dec)(uint8_t), uint8_t (*enc)(float)) {
   /* decode: all 256 codes */
   for (int c = 0; c < 256; c++) {
     float ours = dec((uint8_t)c), ref = cuda_decode((uint8_t)c, k);
@@ -64,9 +63,9 @@ static void check_format(const char *name, __nv_fp8_interpretation_t k, float (*
       }
     }
   }
-  float specials[] = {0.0f, -0.0f, NAN, -NAN, INFINITY, -INFINITY, 1e-30f, -1e-30f, 1e30f, -1e30f,
-                      448.0f, 464.0f, 480.0f, 57344.0f, 61440.0f, 65536.0f, 1.0f / 1024, 1.0f / 65536,
-                      1.5f / 512, 3.0f / 131072};
+  float specials[] = {0.0f,     -0.0f,    NAN,         -NAN,         INFINITY,   -INFINITY,    1e-30f,
+                      -1e-30f,  1e30f,    -1e30f,      448.0f,       464.0f,     480.0f,       57344.0f,
+                      61440.0f, 65536.0f, 1.0f / 1024, 1.0f / 65536, 1.5f / 512, 3.0f / 131072};
   for (size_t i = 0; i < sizeof specials / sizeof specials[0]; i++) {
     uint8_t ours = enc(specials[i]), ref = cuda_encode(specials[i], k);
     EXPECT(ours == ref, "%s encode special %g: ours 0x%02x cuda 0x%02x", name, specials[i], ours, ref);
@@ -102,7 +101,8 @@ int main(void) {
   for (int v = -300; v <= 300; v++) {
     EXPECT(cb_scalar<__half>::to_float(cb_scalar<__half>::from_float((float)v)) == (float)v, "half %d", v);
     if (v >= -256 && v <= 256)
-      EXPECT(cb_scalar<__nv_bfloat16>::to_float(cb_scalar<__nv_bfloat16>::from_float((float)v)) == (float)v, "bf16 %d", v);
+      EXPECT(cb_scalar<__nv_bfloat16>::to_float(cb_scalar<__nv_bfloat16>::from_float((float)v)) == (float)v, "bf16 %d",
+             v);
   }
 
   /* The pattern's exactness promise: for every dtype and rank count, every partial sum of the

@@ -15,9 +15,9 @@
 #include "grid.h"
 #include "knobs.h"
 
-static const char *const kKnobs[] = {"CB_MAX_BLOCKS", "CB_SM_COUNT", "CB_SMS", "CB_AR_LL_MAX", "CB_AR_ONESHOT_MAX",
-                                     "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_MOE_PUSH_PCT", "CB_MOE_TRACE",
-                                     "CB_SHARE_GPUS"};
+static const char *const kKnobs[] = {"CB_MAX_BLOCKS",     "CB_SM_COUNT",       "CB_SMS",         "CB_AR_LL_MAX",
+                                     "CB_AR_ONESHOT_MAX", "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_MOE_PUSH_PCT",
+                                     "CB_MOE_TRACE",      "CB_SHARE_GPUS"};
 
 static void clear_knobs(void) {
   for (size_t i = 0; i < sizeof kKnobs / sizeof kKnobs[0]; i++) unsetenv(kKnobs[i]);
@@ -60,20 +60,30 @@ static void check_values(void) {
 static void check_rejected(void) {
   const struct {
     const char *name, *value;
-  } bad[] = {{"CB_SMS", "0"},          {"CB_SMS", "-2"},         {"CB_SMS", "65537"},
-             {"CB_SMS", "16 "},        {"CB_MOE_PUSH_PCT", "0"}, {"CB_MOE_PUSH_PCT", "100"},
-             {"CB_MAX_BLOCKS", "0"},   {"CB_MAX_BLOCKS", "513"}, {"CB_AR_LL_MAX", "12k"},
-             {"CB_AR_CE_CHUNK", "17"}, {"CB_AR_ONESHOT_MAX", " 1"}, {"CB_SHARE_GPUS", "2"},
-             {"CB_SHARE_GPUS", "yes"}, {"CB_SHARE_GPUS", "-1"},
-             {"CB_SHARE_GPUS", "18446744073709551617"}, {"CB_SHARE_GPUS", "1\xff"}};
+  } bad[] = {{"CB_SMS", "0"},
+             {"CB_SMS", "-2"},
+             {"CB_SMS", "65537"},
+             {"CB_SMS", "16 "},
+             {"CB_MOE_PUSH_PCT", "0"},
+             {"CB_MOE_PUSH_PCT", "100"},
+             {"CB_MAX_BLOCKS", "0"},
+             {"CB_MAX_BLOCKS", "513"},
+             {"CB_AR_LL_MAX", "12k"},
+             {"CB_AR_CE_CHUNK", "17"},
+             {"CB_AR_ONESHOT_MAX", " 1"},
+             {"CB_SHARE_GPUS", "2"},
+             {"CB_SHARE_GPUS", "yes"},
+             {"CB_SHARE_GPUS", "-1"},
+             {"CB_SHARE_GPUS", "18446744073709551617"},
+             {"CB_SHARE_GPUS", "1\xff"}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     clear_knobs();
     setenv(bad[i].name, bad[i].value, 1);
     cb_knobs_t k;
     char why[200] = "";
     CHECK(cb_knobs_read(&k, 2, why, sizeof why) == -1, "%s='%s' accepted", bad[i].name, bad[i].value);
-    CHECK(strstr(why, bad[i].name) && strstr(why, bad[i].value), "%s='%s': reason '%s' names neither",
-          bad[i].name, bad[i].value, why);
+    CHECK(strstr(why, bad[i].name) && strstr(why, bad[i].value), "%s='%s': reason '%s' names neither", bad[i].name,
+          bad[i].value, why);
   }
   clear_knobs();
 }

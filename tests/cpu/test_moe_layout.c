@@ -62,11 +62,11 @@ static void check_layout(const char *what, const cb_moe_routing_t *r, int E, int
 
 static void test_layout_hand(void) {
   /* 8 experts on 4 ranks (2 each), top-3 */
-  int32_t ids[] = {1, 0, 7,    /* t0: experts 0 and 1 both on rank 0 -> rank 0 once, rank 3 */
+  int32_t ids[] = {1,  0,  7,  /* t0: experts 0 and 1 both on rank 0 -> rank 0 once, rank 3 */
                    -1, -1, -1, /* t1: all dropped -> nowhere */
-                   4, -1, 5,   /* t2: rank 2 once */
-                   2, 6, 3,    /* t3: ranks 1, 3 */
-                   0, 2, 4};   /* t4: ranks 0, 1, 2 */
+                   4,  -1, 5,  /* t2: rank 2 once */
+                   2,  6,  3,  /* t3: ranks 1, 3 */
+                   0,  2,  4}; /* t4: ranks 0, 1, 2 */
   float w[15] = {0};
   cb_moe_routing_t r = {5, 3, ids, w};
   cb_moe_layout_t l;
@@ -108,9 +108,9 @@ static void test_layout_random(void) {
     double drop;
     int T;
   } cases[] = {
-      {256, 8, 8, "uniform", 0.0, 3000},  {256, 8, 2, "zipf:1.2", 0.25, 2000}, {128, 8, 4, "hot:4:8", 0.0, 2000},
-      {8, 2, 2, "uniform", 0.5, 5000},     {8, 2, 8, "zipf:2", 0.0, 1000},      {16, 3, 4, "hot:1:2", 0.9, 4000},
-      {64, 4, 1, "uniform", 0.1, 500},     {32, 32, 4, "zipf:0.5", 0.3, 300},   {256, 8, 4, "uniform", 0.0, 1},
+      {256, 8, 8, "uniform", 0.0, 3000}, {256, 8, 2, "zipf:1.2", 0.25, 2000}, {128, 8, 4, "hot:4:8", 0.0, 2000},
+      {8, 2, 2, "uniform", 0.5, 5000},   {8, 2, 8, "zipf:2", 0.0, 1000},      {16, 3, 4, "hot:1:2", 0.9, 4000},
+      {64, 4, 1, "uniform", 0.1, 500},   {32, 32, 4, "zipf:0.5", 0.3, 300},   {256, 8, 4, "uniform", 0.0, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cb_moe_config_t c = make_cfg(cases[i].experts, cases[i].topk, cases[i].routing, cases[i].drop);
@@ -241,8 +241,8 @@ static void simulate(const char *routing, int experts, int topk, int n, int T, d
                     out[h], ref[h]);
         }
     }
-  CHECK(bad == 0, "%s E %d k %d n %d drop %g uneven %d: %ld of %ld combined elements differ from the reference", routing,
-        experts, topk, n, drop, uneven, bad, checked);
+  CHECK(bad == 0, "%s E %d k %d n %d drop %g uneven %d: %ld of %ld combined elements differ from the reference",
+        routing, experts, topk, n, drop, uneven, bad, checked);
   CHECK(checked > 0 || T == 0, "%s n %d: nothing checked", routing, n);
   for (int i = 0; i < n * n; i++) free(ret[i]);
   free(ret);

@@ -84,8 +84,8 @@ static void test_law_definition(void) {
   for (int i = 1; i <= E; i++) H += pow(i, -1.2);
   order_by_law(p, E, order);
   for (int i = 0; i < E; i++) {
-    CHECK(fabs(p[order[i]] - pow(i + 1, -1.2) / H) <= 1e-12, "zipf:1.2 rank %d p %.17g, expected %.17g", i,
-          p[order[i]], pow(i + 1, -1.2) / H);
+    CHECK(fabs(p[order[i]] - pow(i + 1, -1.2) / H) <= 1e-12, "zipf:1.2 rank %d p %.17g, expected %.17g", i, p[order[i]],
+          pow(i + 1, -1.2) / H);
     sum += p[i];
   }
   CHECK_NEAR(sum, 1.0, 1e-12);
@@ -151,7 +151,9 @@ static void test_law_top1(const char *routing) {
     for (int i = 0; i + 1 < E; i++) {
       long a = count[order[i]], b = count[order[i + 1]];
       if (i < 8) CHECK(a > b, "%s: rank %d drawn %ld times, rank %d %ld", routing, i, a, i + 1, b);
-      else CHECK(b <= a + 5.0 * sqrt((double)a + (double)b), "%s: rank %d drawn %ld, rank %d %ld", routing, i, a, i + 1, b);
+      else
+        CHECK(b <= a + 5.0 * sqrt((double)a + (double)b), "%s: rank %d drawn %ld, rank %d %ld", routing, i, a, i + 1,
+              b);
     }
   }
   if (c.routing.kind == CB_ROUTE_HOT) {
@@ -162,8 +164,7 @@ static void test_law_top1(const char *routing) {
       if (i < K)
         CHECK(fabs(share - hot) <= binom_bound(N, hot) / N, "%s: hot expert %d share %.5f, expected F/E = %.5f",
               routing, order[i], share, hot);
-      else
-        CHECK(share < hot / 2, "%s: cold expert %d share %.5f", routing, order[i], share);
+      else CHECK(share < hot / 2, "%s: cold expert %d share %.5f", routing, order[i], share);
     }
   }
   cb_moe_routing_free(&r);
@@ -228,8 +229,8 @@ static long check_topk(const char *what, const cb_moe_routing_t *r, int E, doubl
   double n = (double)r->ntokens * K;
   if (drop == 0.0) CHECK(dropped == 0, "%s: %ld selections dropped with --drop 0", what, dropped);
   else
-    CHECK(fabs(dropped - n * drop) <= binom_bound(n, drop), "%s: %ld of %.0f selections dropped, expected %.0f",
-          what, dropped, n, n * drop);
+    CHECK(fabs(dropped - n * drop) <= binom_bound(n, drop), "%s: %ld of %.0f selections dropped, expected %.0f", what,
+          dropped, n, n * drop);
   return dropped;
 }
 
@@ -336,8 +337,8 @@ static void check_routable(const char *model, int experts, int topk, const char 
       bad += fabs(wsum - 1.0) > 1e-5;
     }
     if (bad)
-      fprintf(stderr, "  %s E %d top-%d %s: %d bad selections (token 0: id %d weight %g, id %d weight %g)\n",
-              c.model, c.experts, c.topk, routing, bad, id_at(&r, 0, 0), w_at(&r, 0, 0), id_at(&r, 0, 1), w_at(&r, 0, 1));
+      fprintf(stderr, "  %s E %d top-%d %s: %d bad selections (token 0: id %d weight %g, id %d weight %g)\n", c.model,
+              c.experts, c.topk, routing, bad, id_at(&r, 0, 0), w_at(&r, 0, 0), id_at(&r, 0, 1), w_at(&r, 0, 1));
     cb_moe_routing_free(&r);
     _exit(bad ? 1 : 0);
   }
@@ -345,7 +346,8 @@ static void check_routable(const char *model, int experts, int topk, const char 
   waitpid(pid, &st, 0);
   CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
         "%s E %d top-%d --routing %s passes cb_moe_config_check but cb_moe_route %s %d", model ? model : "custom",
-        c.experts, c.topk, routing, WIFSIGNALED(st) ? "died of signal" : "exited", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        c.experts, c.topk, routing, WIFSIGNALED(st) ? "died of signal" : "exited",
+        WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 }
 
 /* hot:K:F with K*F == experts and topk > K cannot be drawn: the check must say so. */

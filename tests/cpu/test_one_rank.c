@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
   CHECK(!cb_one_rank_zero_busbw(NULL, 1), "no family");
 
   /* a note that fills the field stays terminated, cut where the field ends */
-  char full[sizeof ((cb_row_t *)0)->note];
+  char full[sizeof((cb_row_t *)0)->note];
   memset(full, 'x', sizeof full - 1);
   full[sizeof full - 1] = 0;
   cb_row_t big = row("allreduce", 1, 1, full), marked = cb_one_rank_row(&big, NULL);
@@ -110,10 +110,9 @@ int main(int argc, char **argv) {
   const char *untouched[][2] = {{"allreduce", "2"}, {"sendrecv", "1"}, {"moe", "1"}};
   for (int i = 0; i < 3; i++) {
     t = report(argv[1], untouched[i][0], atoi(untouched[i][1]), csv, json);
-    CHECK(t && !cb_test_contains(t, "1 rank"), "%s at %s rank(s) is marked:\n%s", untouched[i][0],
-          untouched[i][1], cb_test_str(t));
-    CHECK(!cb_test_contains(csv, "1 rank") && !cb_test_contains(json, "1 rank"), "%s CSV/JSON marked",
-          untouched[i][0]);
+    CHECK(t && !cb_test_contains(t, "1 rank"), "%s at %s rank(s) is marked:\n%s", untouched[i][0], untouched[i][1],
+          cb_test_str(t));
+    CHECK(!cb_test_contains(csv, "1 rank") && !cb_test_contains(json, "1 rank"), "%s CSV/JSON marked", untouched[i][0]);
   }
   return cb_test_finish("test_one_rank");
 }

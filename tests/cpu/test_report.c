@@ -179,8 +179,8 @@ int main(int argc, char **argv) {
     cb_strbuf_t b;
     cb_sb_init(&b);
     cb_row_csv(&rows[i], &b);
-    CHECK(count_fields(b.s) == header_cols, "row %d: %d CSV fields, header %d: %s", i, count_fields(b.s),
-          header_cols, b.s);
+    CHECK(count_fields(b.s) == header_cols, "row %d: %d CSV fields, header %d: %s", i, count_fields(b.s), header_cols,
+          b.s);
     cb_sb_clear(&b);
     cb_row_json(&rows[i], &b);
     CHECK(!strchr(b.s, '\n'), "row %d: JSON object spans lines", i);

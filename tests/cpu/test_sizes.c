@@ -11,8 +11,8 @@
 static void expect_size(const char *s, uint64_t want) {
   uint64_t v = 12345;
   int rc = cb_parse_size(s, &v);
-  CHECK(rc == 0 && v == want, "cb_parse_size('%s') rc %d value %llu, expected %llu", s, rc,
-        (unsigned long long)v, (unsigned long long)want);
+  CHECK(rc == 0 && v == want, "cb_parse_size('%s') rc %d value %llu, expected %llu", s, rc, (unsigned long long)v,
+        (unsigned long long)want);
 }
 
 static void expect_bad_size(const char *s) {
@@ -51,10 +51,12 @@ static void expect_sweep_like_nccl_tests(uint64_t min, uint64_t max, uint64_t fa
   int m = nccl_tests_sweep(min, max, factor, step, want, CB_MAX_SWEEP_POINTS);
   int same = n == m;
   for (int i = 0; same && i < n; i++) same = got[i] == want[i];
-  CHECK(same, "cb_sweep(%llu, %llu, f %llu, i %llu): %d points (first %llu last %llu), nccl-tests %d (first %llu last %llu) %s",
-        (unsigned long long)min, (unsigned long long)max, (unsigned long long)factor, (unsigned long long)step, n,
-        n > 0 ? (unsigned long long)got[0] : 0ull, n > 0 ? (unsigned long long)got[n - 1] : 0ull, m,
-        m > 0 ? (unsigned long long)want[0] : 0ull, m > 0 ? (unsigned long long)want[m - 1] : 0ull, why);
+  CHECK(
+      same,
+      "cb_sweep(%llu, %llu, f %llu, i %llu): %d points (first %llu last %llu), nccl-tests %d (first %llu last %llu) %s",
+      (unsigned long long)min, (unsigned long long)max, (unsigned long long)factor, (unsigned long long)step, n,
+      n > 0 ? (unsigned long long)got[0] : 0ull, n > 0 ? (unsigned long long)got[n - 1] : 0ull, m,
+      m > 0 ? (unsigned long long)want[0] : 0ull, m > 0 ? (unsigned long long)want[m - 1] : 0ull, why);
 }
 
 static void test_parse(void) {

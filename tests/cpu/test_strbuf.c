@@ -31,10 +31,12 @@ static void check_csv_of(const char *in, const char *want) {
 
 static void test_known(void) {
   check_json_of("h\xc3\xa9llo \xe2\x82\xac \xf0\x9d\x84\x9e", "\"h\xc3\xa9llo \xe2\x82\xac \xf0\x9d\x84\x9e\"");
-  check_json_of("a\xff" "b", "\"a\\ufffdb\"");
+  check_json_of("a\xff"
+                "b",
+                "\"a\\ufffdb\"");
   check_json_of("cut \xe2\x82", "\"cut \\ufffd\\ufffd\"");
-  check_json_of("\xc0\xaf", "\"\\ufffd\\ufffd\"");             /* overlong '/' */
-  check_json_of("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");    /* surrogate U+D800 */
+  check_json_of("\xc0\xaf", "\"\\ufffd\\ufffd\"");                       /* overlong '/' */
+  check_json_of("\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"");            /* surrogate U+D800 */
   check_json_of("\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* past U+10FFFF */
   check_json_of("q\"\\\n\x01", "\"q\\\"\\\\\\n\\u0001\"");
   check_csv_of("plain", "plain");
@@ -44,7 +46,8 @@ static void test_known(void) {
 }
 
 static void test_prefix(void) {
-  const char *s = "ab\xe2\x82\xac" "c"; /* a b EURO c: 6 bytes */
+  const char *s = "ab\xe2\x82\xac"
+                  "c"; /* a b EURO c: 6 bytes */
   CHECK_EQ_INT(cb_utf8_prefix(s, 2), 2);
   CHECK_EQ_INT(cb_utf8_prefix(s, 3), 2);
   CHECK_EQ_INT(cb_utf8_prefix(s, 4), 2);

@@ -15,10 +15,10 @@ static void test_dtypes(void) {
     const char *name;
     cb_dtype_t t;
   } names[] = {
-      {"float", CB_FLOAT},      {"fp32", CB_FLOAT},      {"float32", CB_FLOAT},   {"FLOAT", CB_FLOAT},
-      {"half", CB_HALF},        {"fp16", CB_HALF},       {"float16", CB_HALF},    {"Half", CB_HALF},
-      {"bfloat16", CB_BF16},    {"bf16", CB_BF16},       {"BF16", CB_BF16},       {"fp8e4m3", CB_FP8E4M3},
-      {"e4m3", CB_FP8E4M3},     {"float8e4m3", CB_FP8E4M3}, {"fp8e5m2", CB_FP8E5M2}, {"e5m2", CB_FP8E5M2},
+      {"float", CB_FLOAT},        {"fp32", CB_FLOAT},         {"float32", CB_FLOAT},   {"FLOAT", CB_FLOAT},
+      {"half", CB_HALF},          {"fp16", CB_HALF},          {"float16", CB_HALF},    {"Half", CB_HALF},
+      {"bfloat16", CB_BF16},      {"bf16", CB_BF16},          {"BF16", CB_BF16},       {"fp8e4m3", CB_FP8E4M3},
+      {"e4m3", CB_FP8E4M3},       {"float8e4m3", CB_FP8E4M3}, {"fp8e5m2", CB_FP8E5M2}, {"e5m2", CB_FP8E5M2},
       {"float8e5m2", CB_FP8E5M2},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -26,7 +26,8 @@ static void test_dtypes(void) {
     CHECK(cb_dtype_parse(names[i].name, &t) == 0 && t == names[i].t, "cb_dtype_parse('%s') -> %d, expected %d",
           names[i].name, (int)t, (int)names[i].t);
   }
-  const char *bad[] = {"", "double", "float64", "int8", "int32", "fp8", "e4m3fn", "bfloat", "floa", "float ", " half", "none"};
+  const char *bad[] = {"",       "double", "float64", "int8",   "int32", "fp8",
+                       "e4m3fn", "bfloat", "floa",    "float ", " half", "none"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cb_dtype_t t = CB_HALF;
     CHECK(cb_dtype_parse(bad[i], &t) == -1, "cb_dtype_parse('%s') accepted", bad[i]);
@@ -65,8 +66,8 @@ static void test_redops(void) {
 }
 
 static void test_family_names(void) {
-  static const char *canon[CB_NFAMILIES] = {"allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe",
-                                             "ringattn"};
+  static const char *canon[CB_NFAMILIES] = {"allreduce", "allgather", "reducescatter", "alltoall",
+                                            "sendrecv",  "moe",       "ringattn"};
   for (int f = 0; f < CB_NFAMILIES; f++) {
     cb_family_t got = CB_NFAMILIES;
     CHECK(cb_family_parse(canon[f], &got) == 0 && got == (cb_family_t)f, "cb_family_parse('%s')", canon[f]);
@@ -110,7 +111,7 @@ static double reference_factor(cb_family_t f, int n) {
   case CB_REDUCESCATTER:
   case CB_ALLTOALL: return (double)(n - 1) / n;
   case CB_SENDRECV: return 1.0;
-  case CB_MOE: return 1.0; /* moe: busbw = algbw (family.h) */
+  case CB_MOE: return 1.0;      /* moe: busbw = algbw (family.h) */
   case CB_RINGATTN: return 1.0; /* ringattn: busbw = algbw (family.h) */
   default: return -1.0;
   }
@@ -146,8 +147,8 @@ static void expect_count(cb_family_t f, size_t bytes, size_t esize, int n, size_
   char why[256] = "";
   int rc = cb_family_count(f, bytes, esize, n, &elems, &count, why, sizeof why);
   CHECK(rc == 0 && elems == want_elems && count == want_count,
-        "%s %zu B x%zu n=%d: rc %d elements %zu count %zu, expected %zu %zu (%s)", cb_family_name(f), bytes, esize,
-        n, rc, elems, count, want_elems, want_count, why);
+        "%s %zu B x%zu n=%d: rc %d elements %zu count %zu, expected %zu %zu (%s)", cb_family_name(f), bytes, esize, n,
+        rc, elems, count, want_elems, want_count, why);
 }
 
 static void expect_count_error(cb_family_t f, size_t bytes, size_t esize, int n, const char *sub) {

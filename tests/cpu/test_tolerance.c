@@ -18,9 +18,9 @@
 #include "pattern.cuh"
 
 static const struct {
-  int p;       /* significand bits including the implicit one */
-  int emin;    /* exponent of the smallest normal */
-  double max;  /* largest finite value */
+  int p;      /* significand bits including the implicit one */
+  int emin;   /* exponent of the smallest normal */
+  double max; /* largest finite value */
 } fmt[CB_NDTYPES] = {
     [CB_FLOAT] = {24, -126, 3.4028234663852886e38},
     [CB_HALF] = {11, -14, 65504.0},
@@ -121,8 +121,8 @@ static void test_avg_covers_rounding(void) {
         if (db > worst_b) worst_b = db;
         if (fabs(exact_sum - want) > caught) caught = fabs(exact_sum - want);
       }
-      CHECK(worst_a <= tol, "%s avg n=%d: one-rounding error %g exceeds tolerance %g", cb_dtype_name((cb_dtype_t)dt),
-            n, worst_a, tol);
+      CHECK(worst_a <= tol, "%s avg n=%d: one-rounding error %g exceeds tolerance %g", cb_dtype_name((cb_dtype_t)dt), n,
+            worst_a, tol);
       CHECK(worst_b <= tol, "%s avg n=%d: PreMulSum error %g exceeds tolerance %g", cb_dtype_name((cb_dtype_t)dt), n,
             worst_b, tol);
       /* Up to 16 ranks. Beyond, fp8e5m2's tolerance ((n+1) eps R with R = 1) exceeds every

@@ -16,9 +16,9 @@
 
 #include "args.h"
 #include "buffers.h"
-#include "text_check.h"
 #include "moe_router.h"
 #include "strbuf.h"
+#include "text_check.h"
 
 #define FAIL(...) CB_FUZZ_FAIL("fuzz_args", __VA_ARGS__)
 
@@ -81,7 +81,8 @@ static int decimal_text(const char *s, size_t n) {
  * after the first ':' of --routing, the third part of a --tokens/--seq range. Options are walked
  * as args.c walks them (every option but the flags takes the next argument unless given inline). */
 static void check_reals(int argc, char **argv) {
-  static const char *const flags[] = {"-G", "--graph", "--no-bind", "--uneven", "--validate", "--overlap", "-h", "--help"};
+  static const char *const flags[] = {"-G",         "--graph",   "--no-bind", "--uneven",
+                                      "--validate", "--overlap", "-h",        "--help"};
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
     char opt[40] = "";
@@ -140,8 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc == CB_ARGS_ERROR && (!err[0] || strchr(err, '\n'))) FAIL("error message empty or not one line: '%s'", err);
   if (rc != CB_ARGS_OK && rc != CB_ARGS_ERROR && rc != CB_ARGS_HELP) FAIL("result %d", rc);
   if (rc == CB_ARGS_OK) {
-    if (A.npoints < 1 || A.ndtypes < 1 || A.nops < 1) FAIL("accepted with %d points %d dtypes %d ops", A.npoints,
-                                                            A.ndtypes, A.nops);
+    if (A.npoints < 1 || A.ndtypes < 1 || A.nops < 1)
+      FAIL("accepted with %d points %d dtypes %d ops", A.npoints, A.ndtypes, A.nops);
     if (A.family == CB_MOE) check_moe();
     else check_classic();
     check_reals(argc, argv);

@@ -52,8 +52,8 @@ static void check_rankfile_lines(const char *text, const char *const *hosts, int
     if (!end) FAIL("rankfile line %d not terminated", line);
     char want[600];
     int w = snprintf(want, sizeof want, "rank %d=%s slot=", line, hosts[line / ranks]);
-    if (strncmp(p, want, (size_t)w) != 0) FAIL("rankfile line %d is '%.*s', expected it to start '%s'", line,
-                                               (int)(end - p), p, want);
+    if (strncmp(p, want, (size_t)w) != 0)
+      FAIL("rankfile line %d is '%.*s', expected it to start '%s'", line, (int)(end - p), p, want);
     for (const char *c = p + w; c < end; c++)
       if (!strchr("0123456789:-,", *c)) FAIL("rankfile line %d: slot text '%.*s'", line, (int)(end - p), p);
     const char *host = hosts[line / ranks];

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "text_check.h"
 #include "report.h"
 #include "strbuf.h"
+#include "text_check.h"
 
 #define FAIL(...) CB_FUZZ_FAIL("fuzz_writers", __VA_ARGS__)
 

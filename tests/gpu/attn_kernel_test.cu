@@ -82,9 +82,9 @@ static void *dmalloc(size_t bytes) {
 /* ---- the kernel variants compared (attn.h): the Hopper kernel (wgmma) by key tile and
  * ping-pong, and the mma.sync fallback in the form cb_attn_fwd uses off Hopper ---- */
 typedef struct variant {
-  int sm90;         /* 1: cb_attn_fwd_sm90, 0: cb_attn_fwd_mma */
-  int a, b;         /* sm90: block_n (0 = default), pingpong; mma.sync: unused */
-  int head_dim;     /* 0: any, else only this head dim */
+  int sm90;     /* 1: cb_attn_fwd_sm90, 0: cb_attn_fwd_mma */
+  int a, b;     /* sm90: block_n (0 = default), pingpong; mma.sync: unused */
+  int head_dim; /* 0: any, else only this head dim */
 } variant_t;
 static const variant_t variants[] = {
     {1, 0, 1, 0}, /* the Hopper kernel as cb_attn_fwd runs it on sm_90 */
@@ -95,10 +95,8 @@ static const variant_t variants[] = {
 static int variant_ok(const variant_t *v, int D) { return v->head_dim == 0 || v->head_dim == D; }
 
 static void variant_name(const variant_t *v, char *buf, size_t n) {
-  if (v->sm90)
-    snprintf(buf, n, "wgmma");
-  else
-    snprintf(buf, n, "mma.sync");
+  if (v->sm90) snprintf(buf, n, "wgmma");
+  else snprintf(buf, n, "mma.sync");
 }
 
 /* 0, or -1 with why (a variant this device cannot run) */
@@ -287,8 +285,8 @@ static void run_case(const tcase_t *c, int D, int bf16) {
       }
       cb_attn_args_t f = a;
       f.k = sk, f.v = sv, f.kv_len = (int)(k1 - k0);
-      cb_attn_pos_slice(c->kvpos.start0, c->kvpos.len0, c->kvpos.start1, k0, k1, &f.kvpos.start0,
-                        &f.kvpos.len0, &f.kvpos.start1);
+      cb_attn_pos_slice(c->kvpos.start0, c->kvpos.len0, c->kvpos.start1, k0, k1, &f.kvpos.start0, &f.kvpos.len0,
+                        &f.kvpos.start1);
       f.o = o[2], f.lse = lse[2], f.out = out[2];
       f.first = s == 0, f.final = s == c->nsplit - 1;
       if (launch_variant(var, &f, why, sizeof why) != 0) {
@@ -400,8 +398,8 @@ static double bench_one(int S, int D, int causal, int bf16, int kv_heads, const 
     CB_CUDA(cudaEventElapsedTime(&ms, e0, e1));
     const double t = ms / 1e3 / iters;
     tflops = 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0) / t / 1e12;
-    printf("bench %s H=%d/%d D=%-3d S=%-6d %-10s %-22s %8.3f ms  %6.1f TFLOP/s\n", bf16 ? "bf16" : "fp16", H,
-           kv_heads, D, S, causal ? "causal" : "non-causal", vname, t * 1e3, tflops);
+    printf("bench %s H=%d/%d D=%-3d S=%-6d %-10s %-22s %8.3f ms  %6.1f TFLOP/s\n", bf16 ? "bf16" : "fp16", H, kv_heads,
+           D, S, causal ? "causal" : "non-causal", vname, t * 1e3, tflops);
   }
   CB_CUDA(cudaEventDestroy(e0));
   CB_CUDA(cudaEventDestroy(e1));

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 
 /* A fuzz target's failed check: one line on stderr, then abort() so libFuzzer keeps the input. */
-#define CB_FUZZ_FAIL(target, ...)          \
-  do {                                     \
+#define CB_FUZZ_FAIL(target, ...)             \
+  do {                                        \
     fprintf(stderr, target ": " __VA_ARGS__); \
-    fprintf(stderr, "\n");                 \
-    abort();                               \
+    fprintf(stderr, "\n");                    \
+    abort();                                  \
   } while (0)
 
 /* 1 when s[0..n) is valid UTF-8 (no overlong forms, surrogates or code points past U+10FFFF). */

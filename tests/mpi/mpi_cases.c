@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "cb_testing.h"
-#include "mpi_testing.h"
 #include "error.h"
+#include "mpi_testing.h"
 #include "mpi_world.h"
 #include "stats.h"
 #include "watchdog.h"

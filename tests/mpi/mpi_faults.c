@@ -37,8 +37,8 @@ static pthread_t main_thread;
 
 static void hook(void *arg) {
   const int hang = *(const int *)arg;
-  fprintf(stderr, "mpi_faults: abort hook: %s thread%s\n", pthread_equal(pthread_self(), main_thread) ? "main" : "watchdog",
-          hang ? " (hangs)" : "");
+  fprintf(stderr, "mpi_faults: abort hook: %s thread%s\n",
+          pthread_equal(pthread_self(), main_thread) ? "main" : "watchdog", hang ? " (hangs)" : "");
   fflush(stderr);
   if (hang)
     for (;;) pause(); /* only the exit guard's SIGALRM ends it */

@@ -106,8 +106,8 @@ static void run_case(const moe_case_t *mc, uint64_t seed, int me, int n) {
   int *sendbuf = xcalloc((size_t)sent, sizeof(int)), *recvbuf = xcalloc((size_t)received, sizeof(int));
   for (int d = 0; d < n; d++)
     memcpy(sendbuf + sdispl[d], mine->send_idx + (size_t)d * T, sizeof(int) * (size_t)mine->send_count[d]);
-  CB_MPI(MPI_Alltoallv(sendbuf, mine->send_count, sdispl, MPI_INT, recvbuf, recv_count, rdispl, MPI_INT,
-                       MPI_COMM_WORLD));
+  CB_MPI(
+      MPI_Alltoallv(sendbuf, mine->send_count, sdispl, MPI_INT, recvbuf, recv_count, rdispl, MPI_INT, MPI_COMM_WORLD));
   for (int s = 0; s < n; s++) {
     const int *got = recvbuf + rdispl[s], *want = ly[s].send_idx + (size_t)me * rt[s].ntokens;
     int cnt = recv_count[s] < ly[s].send_count[me] ? recv_count[s] : ly[s].send_count[me];
@@ -122,9 +122,10 @@ static void run_case(const moe_case_t *mc, uint64_t seed, int me, int n) {
     }
     CHECK(unordered == 0, "rank %d: %s: list from rank %d not in increasing token order (%d places)", me, what, s,
           unordered);
-    CHECK(differ == 0, "rank %d: %s: list from rank %d differs from its regenerated routing in %d places (first: "
-          "position %d, got token %d, expected %d)", me, what, s, differ, first, first >= 0 ? got[first] : -1,
-          first >= 0 ? want[first] : -1);
+    CHECK(differ == 0,
+          "rank %d: %s: list from rank %d differs from its regenerated routing in %d places (first: "
+          "position %d, got token %d, expected %d)",
+          me, what, s, differ, first, first >= 0 ? got[first] : -1, first >= 0 ? want[first] : -1);
     CHECK(stray == 0, "rank %d: %s: %d tokens from rank %d do not route to rank %d", me, what, stray, s, me);
   }
   if (cb_test_failures > failures_before) fprintf(stderr, "rank %d: FAIL %s\n", me, what);
@@ -150,10 +151,10 @@ int main(int argc, char **argv) {
   CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
   CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &n));
   static const moe_case_t cases[] = {
-      {"deepseek-v3", "uniform", 256, 0, 0.0},     {"deepseek-v3", "zipf:1.2", 512, 1, 0.1},
-      {"deepseek-v3", "hot:8:4", 300, 1, 0.0},     {"qwen3-30b-a3b", "hot:4:8", 200, 0, 0.25},
-      {"qwen3-30b-a3b", "zipf:2", 1000, 1, 0.0},   {"mixtral-8x7b", "uniform", 2000, 0, 0.5},
-      {"mixtral-8x7b", "hot:1:3", 777, 1, 0.0},    {"deepseek-v3", "uniform", 1, 1, 0.0},
+      {"deepseek-v3", "uniform", 256, 0, 0.0},   {"deepseek-v3", "zipf:1.2", 512, 1, 0.1},
+      {"deepseek-v3", "hot:8:4", 300, 1, 0.0},   {"qwen3-30b-a3b", "hot:4:8", 200, 0, 0.25},
+      {"qwen3-30b-a3b", "zipf:2", 1000, 1, 0.0}, {"mixtral-8x7b", "uniform", 2000, 0, 0.5},
+      {"mixtral-8x7b", "hot:1:3", 777, 1, 0.0},  {"deepseek-v3", "uniform", 1, 1, 0.0},
       {"deepseek-v3", "zipf:1.2", 0, 0, 0.0}, /* zero tokens everywhere */
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "cb_testing.h"
-#include "mpi_testing.h"
 #include "error.h"
+#include "mpi_testing.h"
 #include "mpi_world.h"
 
 #define MAX_RANKS 64
@@ -131,7 +131,8 @@ int main(int argc, char **argv) {
       const char *pct = getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE");
       const char *want_pct = strcmp(argv[4], "-") == 0 ? NULL : argv[4];
       CHECK((!pct && !want_pct) || (pct && want_pct && strcmp(pct, want_pct) == 0),
-            "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE '%s', want '%s'", pct ? pct : "(unset)", want_pct ? want_pct : "(unset)");
+            "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE '%s', want '%s'", pct ? pct : "(unset)",
+            want_pct ? want_pct : "(unset)");
     }
     cb_mpi_world_init(&w, share);
     check_split(&w, &m);

@@ -41,7 +41,10 @@ static int mask_of(const char *list, int index, cpu_set_t *set) {
   const char *end = p + strcspn(p, ",");
   for (int bit = 0; end > p; end--, bit += 4) {
     char c = end[-1];
-    int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    int v = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
     if (v < 0) return -1;
     for (int k = 0; k < 4; k++)
       if (v & (1 << k)) CPU_SET(bit + k, set);

@@ -19,13 +19,13 @@
 
 #include "placement.h"
 
-#define MPI_OK(call)                                                                   \
-  do {                                                                                 \
-    int rc_ = (call);                                                                  \
-    if (rc_ != MPI_SUCCESS) {                                                          \
+#define MPI_OK(call)                                                                              \
+  do {                                                                                            \
+    int rc_ = (call);                                                                             \
+    if (rc_ != MPI_SUCCESS) {                                                                     \
       fprintf(stderr, "topo_bindcheck: %s:%d: %s failed (%d)\n", __FILE__, __LINE__, #call, rc_); \
-      MPI_Abort(MPI_COMM_WORLD, 3);                                                    \
-    }                                                                                  \
+      MPI_Abort(MPI_COMM_WORLD, 3);                                                               \
+    }                                                                                             \
   } while (0)
 
 /* Entry `idx` of "a;b;c" parsed as an hwloc list into set; -1 if missing or malformed. */
@@ -89,17 +89,16 @@ static int check(int rank, const char *mode, const char *plan_str, int local, in
     fail = 1;
     goto out;
   }
-  const char *expect_desc = kept ? "(bound by mpirun, kept)" : nobind ? "(not bound: --no-bind)"
-                                                                     : "(bound by collbench";
-  int want_after = kept || !nobind ? hwloc_bitmap_isequal(cur, want)
-                                   : !strcmp(before, after);
+  const char *expect_desc = kept     ? "(bound by mpirun, kept)"
+                            : nobind ? "(not bound: --no-bind)"
+                                     : "(bound by collbench";
+  int want_after = kept || !nobind ? hwloc_bitmap_isequal(cur, want) : !strcmp(before, after);
   if (!strstr(desc, expect_desc) || strstr(desc, "not local") || !want_after) {
-    fprintf(stderr, "rank %d (%s): cpus %s -> %s, plan %s, report '%s'\n", rank, mode, before,
-            after, want_txt, desc);
+    fprintf(stderr, "rank %d (%s): cpus %s -> %s, plan %s, report '%s'\n", rank, mode, before, after, want_txt, desc);
     fail = 1;
   }
-  printf("rank %d local %d mode %s: plan cpus %s, before %s, after %s: %s\n", rank, local, mode,
-         want_txt, before, after, desc);
+  printf("rank %d local %d mode %s: plan cpus %s, before %s, after %s: %s\n", rank, local, mode, want_txt, before,
+         after, desc);
   fflush(stdout);
 out:
   hwloc_topology_destroy(t);

@@ -18,14 +18,14 @@
 #include "placement.h"
 
 static int failures;
-#define CHECK(cond, ...)                                                   \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      failures++;                                                          \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);      \
-      fprintf(stderr, __VA_ARGS__);                                        \
-      fputc('\n', stderr);                                                 \
-    }                                                                      \
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      failures++;                                                     \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fputc('\n', stderr);                                            \
+    }                                                                 \
   } while (0)
 
 typedef struct expect_gpu {
@@ -52,25 +52,39 @@ static const fixture_t fixtures[] = {
      * too few for 8 GPUs each: placement must refuse, listing must work. */
     {"hwloc-test-nvidia-dgx2.xml",
      16,
-     {{"0000:34:00.0", 0, 0}, {"0000:36:00.0", 0, 0}, {"0000:39:00.0", 0, 0},
-      {"0000:3b:00.0", 0, 0}, {"0000:57:00.0", 0, 0}, {"0000:59:00.0", 0, 0},
-      {"0000:5c:00.0", 0, 0}, {"0000:5e:00.0", 0, 0}, {"0000:b7:00.0", 1, 1},
-      {"0000:b9:00.0", 1, 1}, {"0000:bc:00.0", 1, 1}, {"0000:be:00.0", 1, 1},
-      {"0000:e0:00.0", 1, 1}, {"0000:e2:00.0", 1, 1}, {"0000:e5:00.0", 1, 1},
+     {{"0000:34:00.0", 0, 0},
+      {"0000:36:00.0", 0, 0},
+      {"0000:39:00.0", 0, 0},
+      {"0000:3b:00.0", 0, 0},
+      {"0000:57:00.0", 0, 0},
+      {"0000:59:00.0", 0, 0},
+      {"0000:5c:00.0", 0, 0},
+      {"0000:5e:00.0", 0, 0},
+      {"0000:b7:00.0", 1, 1},
+      {"0000:b9:00.0", 1, 1},
+      {"0000:bc:00.0", 1, 1},
+      {"0000:be:00.0", 1, 1},
+      {"0000:e0:00.0", 1, 1},
+      {"0000:e2:00.0", 1, 1},
+      {"0000:e5:00.0", 1, 1},
       {"0000:e7:00.0", 1, 1}},
      "8 GPU(s) (0000:34:00.0 0000:36:00.0 0000:39:00.0 0000:3b:00.0 0000:57:00.0 0000:59:00.0 "
      "0000:5c:00.0 0000:5e:00.0) are local to Package L#0, which has 2 free core(s)"},
     {"mpibind-aws-g4dn-metal.xml",
      8,
-     {{"0000:18:00.0", 0, 0}, {"0000:19:00.0", 0, 0}, {"0000:35:00.0", 0, 0},
-      {"0000:36:00.0", 0, 0}, {"0000:e7:00.0", 1, 1}, {"0000:e8:00.0", 1, 1},
-      {"0000:f4:00.0", 1, 1}, {"0000:f5:00.0", 1, 1}},
+     {{"0000:18:00.0", 0, 0},
+      {"0000:19:00.0", 0, 0},
+      {"0000:35:00.0", 0, 0},
+      {"0000:36:00.0", 0, 0},
+      {"0000:e7:00.0", 1, 1},
+      {"0000:e8:00.0", 1, 1},
+      {"0000:f4:00.0", 1, 1},
+      {"0000:f5:00.0", 1, 1}},
      NULL},
     /* POWER9: the second socket's NUMA node has OS index 8. */
     {"mpibind-coral-lassen.xml",
      4,
-     {{"0004:04:00.0", 0, 0}, {"0004:05:00.0", 0, 0}, {"0035:03:00.0", 8, 1},
-      {"0035:04:00.0", 8, 1}},
+     {{"0004:04:00.0", 0, 0}, {"0004:05:00.0", 0, 0}, {"0035:03:00.0", 8, 1}, {"0035:04:00.0", 8, 1}},
      NULL},
 };
 
@@ -96,12 +110,11 @@ static void check_gpus(const fixture_t *f, const cb_placement_t *pl) {
   for (int i = 0; i < f->ngpus && i < pl->ngpus; i++) {
     const cb_gpu_place_t *g = &pl->gpus[i];
     CHECK(g->index == i, "%s: GPU %d has index %d", f->file, i, g->index);
-    CHECK(!strcmp(g->busid, f->gpus[i].busid), "%s: GPU %d is %s, expected %s", f->file, i,
-          g->busid, f->gpus[i].busid);
-    CHECK(g->numa_os_index == f->gpus[i].numa, "%s: GPU %s NUMA %d, expected %d", f->file,
-          g->busid, g->numa_os_index, f->gpus[i].numa);
-    CHECK(g->package_logical_index == f->gpus[i].package, "%s: GPU %s package %d, expected %d",
-          f->file, g->busid, g->package_logical_index, f->gpus[i].package);
+    CHECK(!strcmp(g->busid, f->gpus[i].busid), "%s: GPU %d is %s, expected %s", f->file, i, g->busid, f->gpus[i].busid);
+    CHECK(g->numa_os_index == f->gpus[i].numa, "%s: GPU %s NUMA %d, expected %d", f->file, g->busid, g->numa_os_index,
+          f->gpus[i].numa);
+    CHECK(g->package_logical_index == f->gpus[i].package, "%s: GPU %s package %d, expected %d", f->file, g->busid,
+          g->package_logical_index, f->gpus[i].package);
   }
 }
 
@@ -119,22 +132,19 @@ static void check_cores(const fixture_t *f, hwloc_topology_t t, const cb_placeme
       hwloc_obj_t core = hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, (unsigned)g->cores[c]);
       CHECK(core != NULL, "%s: core L#%d does not exist", f->file, g->cores[c]);
       if (!core) continue;
-      CHECK(hwloc_bitmap_isincluded(core->cpuset, loc->cpuset), "%s: core L#%d not local to %s",
-            f->file, g->cores[c], g->busid);
-      CHECK(!hwloc_bitmap_intersects(core->cpuset, used), "%s: core L#%d given twice", f->file,
-            g->cores[c]);
-      CHECK(c == 0 || g->cores[c] == g->cores[c - 1] + 1, "%s: GPU %s cores not contiguous",
-            f->file, g->busid);
+      CHECK(hwloc_bitmap_isincluded(core->cpuset, loc->cpuset), "%s: core L#%d not local to %s", f->file, g->cores[c],
+            g->busid);
+      CHECK(!hwloc_bitmap_intersects(core->cpuset, used), "%s: core L#%d given twice", f->file, g->cores[c]);
+      CHECK(c == 0 || g->cores[c] == g->cores[c - 1] + 1, "%s: GPU %s cores not contiguous", f->file, g->busid);
       hwloc_bitmap_or(pus, pus, core->cpuset);
     }
     hwloc_bitmap_or(used, used, pus);
-    CHECK(g->npus == hwloc_bitmap_weight(pus), "%s: GPU %s has %d PUs, its cores %d", f->file,
-          g->busid, g->npus, hwloc_bitmap_weight(pus));
+    CHECK(g->npus == hwloc_bitmap_weight(pus), "%s: GPU %s has %d PUs, its cores %d", f->file, g->busid, g->npus,
+          hwloc_bitmap_weight(pus));
     for (int p = 0; p < g->npus; p++)
-      CHECK(hwloc_bitmap_isset(pus, (unsigned)g->pus[p]), "%s: GPU %s PU P#%d not in its cores",
-            f->file, g->busid, g->pus[p]);
-    CHECK(g->nlocal_pus == hwloc_bitmap_weight(loc->cpuset), "%s: GPU %s local PU count",
-          f->file, g->busid);
+      CHECK(hwloc_bitmap_isset(pus, (unsigned)g->pus[p]), "%s: GPU %s PU P#%d not in its cores", f->file, g->busid,
+            g->pus[p]);
+    CHECK(g->nlocal_pus == hwloc_bitmap_weight(loc->cpuset), "%s: GPU %s local PU count", f->file, g->busid);
   }
   /* Coverage and balance per locality: every local core used, shares differ by <= 1. */
   for (int i = 0; i < pl->ngpus; i++) {
@@ -146,10 +156,9 @@ static void check_cores(const fixture_t *f, hwloc_topology_t t, const cb_placeme
         lo = pl->gpus[j].ncores < lo ? pl->gpus[j].ncores : lo;
         hi = pl->gpus[j].ncores > hi ? pl->gpus[j].ncores : hi;
       }
-    CHECK(hwloc_bitmap_isincluded(loc->cpuset, used), "%s: cores of %s's locality left unused",
-          f->file, pl->gpus[i].busid);
-    CHECK(hi - lo <= 1, "%s: uneven split around %s (%d..%d cores)", f->file, pl->gpus[i].busid,
-          lo, hi);
+    CHECK(hwloc_bitmap_isincluded(loc->cpuset, used), "%s: cores of %s's locality left unused", f->file,
+          pl->gpus[i].busid);
+    CHECK(hi - lo <= 1, "%s: uneven split around %s (%d..%d cores)", f->file, pl->gpus[i].busid, lo, hi);
   }
   hwloc_bitmap_free(used);
   hwloc_bitmap_free(pus);
@@ -181,8 +190,7 @@ static void check_fixture(const char *dir, const fixture_t *f, cb_placement_t *p
     check_gpus(f, pl);
     for (int i = 0; i < pl->ngpus; i++) {
       hwloc_obj_t loc = locality_of(t, pl->gpus[i].busid);
-      CHECK(loc && pl->gpus[i].ncores ==
-                       hwloc_get_nbobjs_inside_cpuset_by_type(t, loc->cpuset, HWLOC_OBJ_CORE),
+      CHECK(loc && pl->gpus[i].ncores == hwloc_get_nbobjs_inside_cpuset_by_type(t, loc->cpuset, HWLOC_OBJ_CORE),
             "%s: list_gpus: GPU %s does not get all local cores", f->file, pl->gpus[i].busid);
     }
   }
@@ -196,9 +204,9 @@ static void check_busids(void) {
                                   {"0000:1A:00.0", "0000:1a:00.0"},
                                   {"1a:00.0", "0000:1a:00.0"},
                                   {"0035:04:00.0", "0035:04:00.0"}};
-  static const char *bad[] = {"",         "zz",           "0000:00:06",    "0000:00:20.0",
-                              "00:06.8",  "0000:000:06.0", "0000:00:06.0x", "0:0:0:0.0",
-                              "fake:0",   "0000:00:06.0 "};
+  static const char *bad[] = {
+      "",          "zz",     "0000:00:06",   "0000:00:20.0", "00:06.8", "0000:000:06.0", "0000:00:06.0x",
+      "0:0:0:0.0", "fake:0", "0000:00:06.0 "};
   char out[32];
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
     CHECK(cb_busid_normalize(good[i][0], out, sizeof out) == 0 && !strcmp(out, good[i][1]),
@@ -243,10 +251,9 @@ static void check_fake(const char *dir, cb_placement_t *pl) {
   int rc = cb_placement_compute_fake(path, 4, pl, why, sizeof why);
   CHECK(rc == 0 && pl->ngpus == 4, "fake: %s", why);
   for (int i = 0; rc == 0 && i < 4; i++)
-    CHECK(pl->gpus[i].numa_os_index == i / 2 && pl->gpus[i].ncores == 12 &&
-              pl->gpus[i].cores[0] == 12 * i,
-          "fake GPU %d: NUMA %d, %d cores from %d", i, pl->gpus[i].numa_os_index,
-          pl->gpus[i].ncores, pl->gpus[i].cores[0]);
+    CHECK(pl->gpus[i].numa_os_index == i / 2 && pl->gpus[i].ncores == 12 && pl->gpus[i].cores[0] == 12 * i,
+          "fake GPU %d: NUMA %d, %d cores from %d", i, pl->gpus[i].numa_os_index, pl->gpus[i].ncores,
+          pl->gpus[i].cores[0]);
   CHECK(cb_placement_compute_fake(path, 0, pl, why, sizeof why) == -1, "0 fake GPUs accepted");
 }
 
@@ -257,8 +264,7 @@ int main(int argc, char **argv) {
   }
   cb_placement_t *pl = calloc(1, sizeof *pl);
   if (!pl) return 2;
-  for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
-    check_fixture(argv[1], &fixtures[i], pl);
+  for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) check_fixture(argv[1], &fixtures[i], pl);
   check_busids();
   check_lists();
   check_rankfile_span(pl);
