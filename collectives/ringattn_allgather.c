@@ -28,7 +28,7 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
   snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches",
            in->p.causal ? "zigzag" : "contiguous shards", g->x.P);
-  cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
+  cb_ra_block_note(&g->x, in->note, sizeof in->note);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attn_block.h"
+#include "attn_cudnn.h"
 #include "attn_util.h"
 #include "error_gpu.h"
 
@@ -342,4 +343,27 @@ void cb_ra_teardown(cb_inst_t *in) {
   cb_ra_free((cb_ra_t *)in->priv);
   free(in->priv);
   in->priv = NULL;
+}
+
+/* The row note's block-kernel part: the cuDNN version of a cuDNN row; for collbench's kernel,
+ * only where the mma.sync fallback runs instead of the Hopper kernel, and why (issue 30). */
+void cb_ra_block_note(const cb_ra_t *x, char *note, size_t n) {
+  char v[192];
+  if (x->block == CB_ATTN_BLOCK_CUDNN) {
+    char ver[96];
+    cb_cudnn_version(ver, sizeof ver);
+    snprintf(v, sizeof v, "block kernel cuDNN %s", ver);
+  } else {
+    /* collbench's kernel: say so only when it is the fallback (not the Hopper kernel) */
+    cb_attn_args_t a;
+    memset(&a, 0, sizeof a);
+    a.q = x->q, a.k = x->kv, a.v = (const char *)x->kv + x->kv_elems * x->elem;
+    a.kv_len = (int)(x->rows > 0 ? x->rows : 1);
+    char name[160];
+    cb_attn_fwd_kernel_name(&a, name, sizeof name);
+    if (strncmp(name, "wgmma", 5) == 0) return;
+    snprintf(v, sizeof v, "block kernel %s", name);
+  }
+  const size_t len = strlen(note);
+  snprintf(note + len, n > len ? n - len : 0, "%s%s", len ? "; " : "", v);
 }

@@ -103,14 +103,6 @@ void cb_ra_cudnn_free(cb_ra_t *x) {
   x->cudnn = NULL;
 }
 
-void cb_ra_cudnn_note(const cb_ra_t *x, char *note, size_t n) {
-  if (x->block != CB_ATTN_BLOCK_CUDNN) return;
-  char v[96];
-  cb_cudnn_version(v, sizeof v);
-  const size_t len = strlen(note);
-  snprintf(note + len, n > len ? n - len : 0, "%sblock kernel cuDNN %s", len ? "; " : "", v);
-}
-
 void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first, int final,
                         cudaStream_t s) {
   const cb_attn_config_t *cfg = x->cfg;

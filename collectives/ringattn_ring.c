@@ -95,7 +95,7 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
                 : cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas, in->world->sm_count);
   snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped",
            in->p.causal ? "zigzag" : "contiguous shards");
-  cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
+  cb_ra_block_note(&g->x, in->note, sizeof in->note);
   return 0;
 }
 

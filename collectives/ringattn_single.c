@@ -26,7 +26,7 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal);
   in->p.bytes = 0; /* nothing crosses a link */
   snprintf(in->note, sizeof in->note, "one GPU, whole sequence");
-  cb_ra_cudnn_note(&g->x, in->note, sizeof in->note);
+  cb_ra_block_note(&g->x, in->note, sizeof in->note);
   return 0;
 }
 

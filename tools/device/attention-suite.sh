@@ -7,11 +7,12 @@
 #   3. the same with 2 ranks sharing the GPU (CB_SHARE_GPUS=1 under MPS): the ring's cross-rank
 #      paths with both block kernels (correctness only);
 #   4. the reference run: launcher/collbench-run -- ringattn with both block kernels on one rank
-#      (P = 1: the block kernels side by side), its folder under $OUT/results/reference.
-# STEPS (default "bench tests shared ref") picks the steps. Logs packed into $OUT/logs.tgz.
+#      (P = 1: the block kernels side by side), its folder under $OUT/results/reference;
+#   5. PyTorch SDPA's cuDNN and FlashAttention-2 backends on the same shapes (sdpa_anchor.py).
+# STEPS (default "bench tests shared ref sdpa") picks the steps. Logs packed into $OUT/logs.tgz.
 cd "$(dirname "$0")/../.." || exit 1
 . tools/device/common.sh
-STEPS=${STEPS:-bench tests shared ref}
+STEPS=${STEPS:-bench tests shared ref sdpa}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
 if [ -n "$root" ] && [ -d "$root/include" ]; then
@@ -23,7 +24,7 @@ step cmake 120 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${CUDNN_ROOT:+-DCU
   step build 300 cmake --build build -j "$(nproc)" || { pack; exit 1; }
 mkdir -p "$OUT/results"
 has bench && step attn_kernel_test 200 build/tests/gpu/attn_kernel_test --bench
-has tests && gpu_suite ctest_attn 240 '^gpu_(attn|ringattn)'
+has tests && gpu_suite ctest_attn 240 '^gpu_(attn|ringattn)' -E '_shared$' # the shared case runs in step 3
 if has shared; then
   mps_start
   export CB_SHARE_GPUS=1
@@ -35,6 +36,8 @@ if has ref; then
   step ref_ringattn 200 launcher/collbench-run --out "$OUT/results/reference" -- ringattn --algo single \
     --block-kernel both --seq 4K:32K --causal both -n 10 -w 3 -c 1
 fi
+has sdpa && step sdpa 200 python3 tools/device/sdpa_anchor.py
 grep -h "^bench\|^FAIL" "$OUT/logs/attn_kernel_test.log" 2> /dev/null | tail -30
+grep -h "^sdpa cudnn" "$OUT/logs/sdpa.log" 2> /dev/null
 grep -h "tests passed\|tests failed\|Failed\|\*\*\*" "$OUT/logs/"ctest_*.log 2> /dev/null | head -30
 pack
