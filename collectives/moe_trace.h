@@ -4,7 +4,7 @@
  * stamps to <folder>/moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>-b<blocks>.txt (blocks: the push
  * kernels' grid), one line per (kernel, call, block): "kernel block epoch t0 .. t6" (ns of
  * %globaltimer, 0 = not stamped in that call). Nothing is written for an instance that never
- * ran. Read them with results/scripts/moe_trace.py. */
+ * ran. Read them with tools/moe_trace.py. */
 #ifndef CB_MOE_TRACE_H
 #define CB_MOE_TRACE_H
 

@@ -15,8 +15,8 @@ import sys
 import tempfile
 
 repo = sys.argv[1]
-nv_run = os.path.join(repo, "results/20261129-h200x2-allreduce")
-one_run = os.path.join(repo, "results/20261130-h200x1-first-run/20261130-180909-vm-allreduce")
+nv_run = os.path.join(repo, "results/reference/h200x2/allreduce")
+one_run = os.path.join(repo, "results/reference/h200x1/allreduce")
 work = tempfile.mkdtemp(prefix="cb-limits.")
 problems = []
 
