@@ -523,7 +523,7 @@ void cb_args_usage(FILE *f) {
       "      --inplace 0|1|both  out-of-place, in-place or both (default both where the family has it)\n"
       "      --algo LIST         algorithms to compare (default: all of the family; '--algo help' lists them)\n"
       "output:\n"
-      "      --csv FILE          stream result rows to FILE (CSV; schema in results/README.md)\n"
+      "      --csv FILE          stream result rows to FILE (CSV; schema in docs/results-format.md)\n"
       "      --json FILE         results and run metadata as JSON (rows stream to FILE.partial.jsonl)\n"
       "placement:\n"
       "      --no-bind           keep the CPU binding the process started with\n"

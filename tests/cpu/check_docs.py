@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The documentation against the program (CPU test): README.md's option block must be what
+"""The documentation against the program (CPU test): docs/cli.md's option block must be what
 `collbench --help` prints, and every CSV column the report writes must be documented in
 results/README.md's column table (and nothing documented that the report does not write), so
 neither drifts when an option or a column is added; and results/ holds reference runs only: its
@@ -33,16 +33,16 @@ def main():
     if not start:
         fail("collbench --help has no 'sizes (classic' line")
     want = "\n".join(lines[start[0]:]).strip("\n")
-    readme = open(root + "/README.md", encoding="utf-8").read()
+    readme = open(root + "/docs/cli.md", encoding="utf-8").read()
     m = re.search(r"```\n(sizes \(classic.*?)```", readme, re.S)
     if not m:
-        fail("README.md has no option block starting 'sizes (classic'")
+        fail("docs/cli.md has no option block starting 'sizes (classic'")
     have = m.group(1).strip("\n")
     if have != want:
         import difflib
-        diff = "\n".join(difflib.unified_diff(have.splitlines(), want.splitlines(), "README.md",
+        diff = "\n".join(difflib.unified_diff(have.splitlines(), want.splitlines(), "docs/cli.md",
                                               "collbench --help", lineterm=""))
-        fail("README.md's option block differs from collbench --help:\n" + diff)
+        fail("docs/cli.md's option block differs from collbench --help:\n" + diff)
 
     with tempfile.TemporaryDirectory() as work:
         p = subprocess.run([test_report, "csvonly", work], capture_output=True, text=True, timeout=60, check=False)
@@ -60,7 +60,7 @@ def main():
     if missing:
         fail("CSV columns not documented in results/README.md: " + ", ".join(missing))
     refs = check_references(root, doc)
-    print("check_docs: README option block = collbench --help (%d lines); %d CSV columns documented; "
+    print("check_docs: docs/cli.md option block = collbench --help (%d lines); %d CSV columns documented; "
           "%d reference runs catalogued" % (len(want.splitlines()), len(header), refs))
 
 
