@@ -4,11 +4,9 @@
  * for sm_90a only (kernels/CMakeLists.txt); cb_attn_fwd (attn_fwd.cu) calls it on sm_90 devices
  * and falls back to the mma.sync kernel elsewhere.
  *
- * Tensor maps: q, k, v are [batch][len][heads][D] 16-bit (attn.h), described to TMA as a 4-d
- * tensor (D, heads, len, batch), innermost first, and read in boxes of (64, 1, rows, 1): one
- * 64-column half of `rows` consecutive rows of one head, 128-byte swizzled. Rows past the end
- * of the tensor arrive as zeros, which is how partial tiles and any q_len / kv_len are handled:
- * the kernel masks keys past kv_len and never stores rows past q_len. */
+ * Tensor maps (sm90_tma.h): rows past the end of a tensor arrive as zeros, which is how partial
+ * tiles and any q_len / kv_len are handled: the kernel masks keys past kv_len and never stores
+ * rows past q_len. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <stdio.h>
@@ -16,46 +14,7 @@
 #include "attn.h"
 #include "attn_params.h"
 #include "attn_sm90_kernel.cuh"
-
-typedef CUresult (*cb_encode_tiled_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
-                                       const cuuint64_t *, const cuuint32_t *, const cuuint32_t *,
-                                       CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
-                                       CUtensorMapFloatOOBfill);
-
-/* cuTensorMapEncodeTiled from the driver, found once through the runtime (no link to libcuda). */
-static cb_encode_tiled_fn cb_encode_fn(char *why, size_t n) {
-  static cb_encode_tiled_fn fn; /* a cache of a driver entry point, written once */
-  if (fn) return fn;
-  void *f = NULL;
-  cudaDriverEntryPointQueryResult q;
-  const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
-  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !f) {
-    snprintf(why, n, "attention (wgmma): cuTensorMapEncodeTiled not found in the driver (%s)", cudaGetErrorString(e));
-    return NULL;
-  }
-  fn = (cb_encode_tiled_fn)f;
-  return fn;
-}
-
-static int cb_sm90_map(CUtensorMap *m, const void *base, int bf16, int d, int heads, int len, int batch, int rows,
-                       char *why, size_t n) {
-  cb_encode_tiled_fn enc = cb_encode_fn(why, n);
-  if (!enc) return -1;
-  const cuuint64_t dims[4] = {(cuuint64_t)d, (cuuint64_t)heads, (cuuint64_t)len, (cuuint64_t)batch};
-  const cuuint64_t strides[3] = {(cuuint64_t)d * 2, (cuuint64_t)heads * d * 2, (cuuint64_t)len * heads * d * 2};
-  const cuuint32_t box[4] = {64, 1, (cuuint32_t)rows, 1};
-  const cuuint32_t estr[4] = {1, 1, 1, 1};
-  const CUresult r =
-      enc(m, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, const_cast<void *>(base),
-          dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-          CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) {
-    snprintf(why, n, "attention (wgmma): cuTensorMapEncodeTiled failed (error %d) for a %d x %d x %d x %d tensor",
-             (int)r, batch, len, heads, d);
-    return -1;
-  }
-  return 0;
-}
+#include "sm90_tma.h"
 
 template <typename T, int D, int kBlockN, bool kPingPong>
 static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {

@@ -98,4 +98,16 @@ __device__ __forceinline__ void cb_setmaxnreg_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
+/* Ordinary shared-memory stores made visible to the async proxy (wgmma reading the tile next);
+ * each writing thread runs it before the barrier that hands the tile over. */
+__device__ __forceinline__ void cb_fence_proxy_async_smem() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+/* Two fp32 adds to consecutive global addresses in one reduction (sm_90: red.global.v2.f32),
+ * 8-byte aligned; no value returned, so the adds do not wait. */
+__device__ __forceinline__ void cb_red_add_v2(float *p, float a, float b) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(p), "f"(a), "f"(b) : "memory");
+}
+
 #endif

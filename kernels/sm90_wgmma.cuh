@@ -128,4 +128,19 @@ __device__ __forceinline__ void cb_wgmma_rs_tb<128>(float (&d)[64], const uint32
   else asm volatile(CB_WGMMA_RS_TB_N128("f16") : CB_WGMMA_D64 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 }
 
+/* D[64 x 64] = A[64 x 16] B[16 x 64] (+ D when acc != 0), A and B in shared memory, each K-major
+ * (kTA / kTB = 0) or MN-major (1): the backward kernel's S^T = K Q^T, dP^T = V dO^T (both
+ * K-major) and dQ = dS K (dS stored [key][row], K [key][dim]: both MN-major). */
+#define CB_WGMMA_SS_N64(ty)                                                        \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                     \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32." ty "." ty " {"                     \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "         \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+  "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+template <int kTA, int kTB>
+__device__ __forceinline__ void cb_wgmma_ss64(float (&d)[32], uint64_t a, uint64_t b, int acc, bool bf16) {
+  if (bf16) asm volatile(CB_WGMMA_SS_N64("bf16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+  else asm volatile(CB_WGMMA_SS_N64("f16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+}
+
 #endif

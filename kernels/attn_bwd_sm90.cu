@@ -1,0 +1,77 @@
+/* Launcher of the Hopper backward block-attention kernel (attn_bwd_sm90_kernel.cuh): cb_attn_bwd
+ * of attn_bwd.h. The shapes and positions are checked by the forward's rules (cb_attn_check_args),
+ * the backward's own buffers here; TMA maps of Q, dO (64-row boxes) and K, V (128-row boxes)
+ * (sm90_tma.h). sm_90 only: elsewhere, or where TMA cannot take the tensors, the call is refused
+ * with the reason ("not supported: ..."), which the ring's rows carry. */
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attn.h"
+#include "attn_bwd.h"
+#include "attn_bwd_sm90_kernel.cuh"
+#include "attn_params.h"
+#include "sm90_tma.h"
+
+/* the forward's argument form of a backward call, for the shared checks and the params */
+static cb_attn_args_t cb_attn_bwd_fwd_args(const cb_attn_bwd_args_t *a) {
+  cb_attn_args_t f;
+  memset(&f, 0, sizeof f);
+  f.q = a->q, f.k = a->k, f.v = a->v;
+  f.o = a->dq, f.lse = const_cast<float *>(a->lse);
+  f.batch = a->batch, f.heads = a->heads, f.kv_heads = a->kv_heads, f.head_dim = a->head_dim;
+  f.q_len = a->q_len, f.kv_len = a->kv_len, f.bf16 = a->bf16, f.causal = a->causal;
+  f.qpos = a->qpos, f.kvpos = a->kvpos, f.scale = a->scale, f.first = 1, f.final = 0;
+  return f;
+}
+
+template <typename T, int D>
+static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, cudaStream_t s, char *why, size_t n) {
+  cb_attn_bwd_params bp;
+  bp.f = cb_attn_params_of(f);
+  bp.dout = a->dout, bp.lse = a->lse, bp.delta = a->delta, bp.dq = a->dq, bp.dk = a->dk, bp.dv = a->dv;
+  bp.scale = a->scale;
+  CUtensorMap tq, tk, tv, tdo;
+  if (cb_sm90_map(&tq, a->q, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
+      cb_sm90_map(&tdo, a->dout, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
+      cb_sm90_map(&tk, a->k, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
+      cb_sm90_map(&tv, a->v, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n))
+    return -1;
+  const size_t smem = cb_attn_bwd_smem_bytes(D);
+  auto kernel = cb_attn_bwd_sm90_kernel<T, D>;
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention backward: cannot set %zu bytes of shared memory per CTA: %s", smem,
+             cudaGetErrorString(e));
+    return -1;
+  }
+  const dim3 grid((unsigned)((a->kv_len + CB_BWD_BLOCK_N - 1) / CB_BWD_BLOCK_N), (unsigned)a->kv_heads,
+                  (unsigned)a->batch);
+  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, tdo, bp);
+  return 0;
+}
+
+extern "C" int cb_attn_bwd(const cb_attn_bwd_args_t *a, cudaStream_t s, char *why, size_t n) {
+  if (!a) {
+    snprintf(why, n, "attention backward: no arguments");
+    return -1;
+  }
+  const cb_attn_args_t f = cb_attn_bwd_fwd_args(a);
+  if (cb_attn_check_args(&f, why, n) < 0) return -1;
+  if (!a->dout || !a->delta || !a->dk || !a->dv ||
+      (((uintptr_t)a->dout | (uintptr_t)a->dq | (uintptr_t)a->dk | (uintptr_t)a->dv) % 16) || (uintptr_t)a->delta % 4) {
+    snprintf(why, n, "attention backward: missing or misaligned buffer (dout, dq, dk, dv 16-byte; delta 4-byte)");
+    return -1;
+  }
+  if (a->q_len == 0 || a->kv_len == 0) return 0; /* nothing to add */
+  char use[160];
+  if (!cb_attn_fwd_sm90_usable(&f, use, sizeof use)) {
+    snprintf(why, n, "not supported: the backward block kernel needs wgmma and TMA (%s)", use);
+    return -1;
+  }
+  if (a->bf16)
+    return a->head_dim == 128 ? cb_bwd_launch<__nv_bfloat16, 128>(a, &f, s, why, n)
+                              : cb_bwd_launch<__nv_bfloat16, 64>(a, &f, s, why, n);
+  return a->head_dim == 128 ? cb_bwd_launch<__half, 128>(a, &f, s, why, n)
+                            : cb_bwd_launch<__half, 64>(a, &f, s, why, n);
+}
