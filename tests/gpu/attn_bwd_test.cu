@@ -7,6 +7,7 @@
  *                            failure, 77 without a GPU (or without the kernel: not sm_90)
  *   attn_bwd_test --bench    also time it at B 1, H 32, bf16, S 4K to 32K: TFLOP/s = 2.5 x
  *                            4 B H S^2 D / t (half for causal), FlashAttention's count
+ *   attn_bwd_test --one      only the bf16 D 128 S 16K non-causal timing (for a profiler)
  * The reference computes the forward on the host too (lse and O in float64, delta from O), so
  * the kernel's only inputs besides q, k, v, dO are the statistics it would get from a forward.
  * Tolerance: max |dX - truth| <= 0.02 x the gradient's scale per gradient (P and dS enter the
@@ -265,9 +266,9 @@ static void bench(int S, int D, int causal) {
 }
 
 int main(int argc, char **argv) {
-  const int do_bench = argc > 1 && strcmp(argv[1], "--bench") == 0;
-  if (argc > 1 && !do_bench) {
-    fprintf(stderr, "usage: %s [--bench]\n", argv[0]);
+  const int do_bench = argc > 1 && strcmp(argv[1], "--bench") == 0, one = argc > 1 && strcmp(argv[1], "--one") == 0;
+  if (argc > 2 || (argc > 1 && !do_bench && !one)) {
+    fprintf(stderr, "usage: %s [--bench | --one]\n", argv[0]);
     return 2;
   }
   int ndev = 0;
@@ -282,6 +283,10 @@ int main(int argc, char **argv) {
   if (major != 9 || minor != 0) {
     printf("sm_%d%d: the backward kernel needs sm_90 (wgmma): skipped\n", major, minor);
     return 77;
+  }
+  if (one) {
+    bench(16384, 128, 0);
+    return 0;
   }
   const bcase_t cases[] = {
       {"gqa 200x300", 1, 4, 2, 200, 300, 0, 1, run1(0), run1(0)},
