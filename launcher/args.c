@@ -411,9 +411,9 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
 /* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
 static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->attn_opt)
-    return cb_argp_fail(p,
-                        "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
-                        "ringattn family");
+    return cb_argp_fail(
+        p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to "
+           "the ringattn family");
   if (s->size) return cb_argp_fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
   for (int t = 0; t < a->ndtypes; t++)
@@ -452,9 +452,9 @@ static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
     return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/"
                            "--drop apply only to the moe family");
   if (s->attn_opt)
-    return cb_argp_fail(p,
-                        "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
-                        "ringattn family");
+    return cb_argp_fail(
+        p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to "
+           "the ringattn family");
   if (s->factor_given && s->step_given)
     return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
   if (s->list && (s->factor_given || s->step_given || s->bounds))
