@@ -27,6 +27,23 @@ int cb_attn_parse_causal(const char *s, int *bits) {
   return 0;
 }
 
+int cb_attn_parse_pass(const char *s, int *pass) {
+  if (strcmp(s, "fwd") == 0) *pass = CB_ATTN_PASS_FWD;
+  else if (strcmp(s, "bwd") == 0) *pass = CB_ATTN_PASS_BWD;
+  else if (strcmp(s, "both") == 0) *pass = CB_ATTN_PASS_BOTH;
+  else return -1;
+  return 0;
+}
+
+const char *cb_attn_pass_name(int pass) {
+  switch (pass) {
+  case CB_ATTN_PASS_FWD: return "fwd";
+  case CB_ATTN_PASS_BWD: return "bwd";
+  case CB_ATTN_PASS_BOTH: return "both";
+  default: return "?";
+  }
+}
+
 int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why, size_t n) {
   if (dtype != CB_BF16 && dtype != CB_HALF) {
     snprintf(why, n, "-d: ringattn supports bfloat16 and half, not '%s'", cb_dtype_name(dtype));
@@ -130,4 +147,20 @@ double cb_attn_flops(const cb_attn_config_t *c, uint64_t seq, int causal) {
 
 uint64_t cb_attn_kv_shard_bytes(const cb_attn_config_t *c, uint64_t seq, int nranks, size_t elem) {
   return 2ull * (uint64_t)c->batch * (seq / (uint64_t)nranks) * (uint64_t)c->kv_heads * (uint64_t)c->head_dim * elem;
+}
+
+double cb_attn_pass_flops_factor(int pass) {
+  switch (pass) {
+  case CB_ATTN_PASS_FWD: return 1.0;
+  case CB_ATTN_PASS_BWD: return 2.5;
+  case CB_ATTN_PASS_BOTH: return 3.5;
+  default: return 0.0;
+  }
+}
+
+uint64_t cb_attn_pass_bytes(const cb_attn_config_t *c, uint64_t seq, int nranks, size_t elem, int pass) {
+  if (nranks <= 1) return 0;
+  const uint64_t kv = cb_attn_kv_shard_bytes(c, seq, nranks, elem), P = (uint64_t)nranks;
+  const uint64_t fwd = (P - 1) * kv, dkv = P * cb_attn_kv_shard_bytes(c, seq, nranks, sizeof(float));
+  return (CB_ATTN_PASS_HAS_FWD(pass) ? fwd : 0) + (CB_ATTN_PASS_HAS_BWD(pass) ? fwd + dkv : 0);
 }

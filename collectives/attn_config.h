@@ -18,6 +18,12 @@
 
 enum cb_attn_causal_bits { CB_ATTN_NONCAUSAL = 1, CB_ATTN_CAUSAL = 2 };
 
+/* --pass: what a row times. fwd: the forward; bwd: the backward alone (dQ, dK, dV from a forward
+ * made before the timed loop); both: the training step, forward then backward. */
+enum cb_attn_pass { CB_ATTN_PASS_FWD = 0, CB_ATTN_PASS_BWD = 1, CB_ATTN_PASS_BOTH = 2 };
+#define CB_ATTN_PASS_HAS_FWD(p) ((p) != CB_ATTN_PASS_BWD)
+#define CB_ATTN_PASS_HAS_BWD(p) ((p) != CB_ATTN_PASS_FWD)
+
 /* The longest total sequence collbench accepts: positions must fit the kernel's int indices
  * with room for batch x heads products. */
 #define CB_ATTN_MAX_SEQ (1ull << 30)
@@ -26,15 +32,22 @@ typedef struct cb_attn_config {
   int batch, heads, kv_heads, head_dim;
   int causal_modes;    /* CB_ATTN_* bits: --causal 0 | 1 | both */
   int block_kernels;   /* CB_ATTN_BLOCK_* bits (attn_block.h): --block-kernel collbench | cudnn | both */
+  int pass;            /* CB_ATTN_PASS_*: --pass fwd | bwd | both */
   char save_dir[1024]; /* --save DIR: empty = do not save */
   const char *cmdline; /* the run's command line for --save's meta.json (set by the program) */
 } cb_attn_config_t;
 
-/* batch 1, 32 heads, 32 kv heads, head dim 128, non-causal and causal, both block kernels. */
+/* batch 1, 32 heads, 32 kv heads, head dim 128, non-causal and causal, both block kernels, the
+ * forward pass. */
 void cb_attn_defaults(cb_attn_config_t *c);
 
 /* "0", "1", "both" -> CB_ATTN_* bits. Returns 0 or -1. */
 int cb_attn_parse_causal(const char *s, int *bits);
+
+/* "fwd", "bwd", "both" -> CB_ATTN_PASS_*; returns 0 or -1. cb_attn_pass_name: the reverse (the
+ * rows' pass column), "?" for anything else. */
+int cb_attn_parse_pass(const char *s, int *pass);
+const char *cb_attn_pass_name(int pass);
 
 /* Rejects what cannot run anywhere (before any GPU work): head_dim not 64/128, kv_heads not
  * dividing heads, a dtype other than bfloat16/half. Returns 0, or -1 with why. */
@@ -61,6 +74,17 @@ cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal);
 /* Forward FLOPs of the whole problem: 4 * batch * heads * seq^2 * head_dim (two matrix products
  * of 2 FLOPs per multiply-add), half of that when causal (the masked half is not computed). */
 double cb_attn_flops(const cb_attn_config_t *c, uint64_t seq, int causal);
+
+/* FLOPs of one pass as FlashAttention counts them, in units of the forward's (cb_attn_flops):
+ * the backward's five matrix products (S = Q K^T recomputed, dV, dP, dQ, dK) are 2.5 x the
+ * forward's two; the training step 3.5 x. 0 for an unknown pass. */
+double cb_attn_pass_flops_factor(int pass);
+
+/* The size column of a ringattn row: bytes each rank receives in one pass of the ring schedule.
+ * fwd: P - 1 K/V shards (cb_attn_kv_shard_bytes); bwd: those plus P fp32 dK/dV shards (the
+ * partial sums travel a full turn, the last transfer taking them home); both: the sum. 0 on
+ * one rank. */
+uint64_t cb_attn_pass_bytes(const cb_attn_config_t *c, uint64_t seq, int nranks, size_t elem, int pass);
 
 /* Bytes of one rank's K and V shard (what one ring step moves). */
 uint64_t cb_attn_kv_shard_bytes(const cb_attn_config_t *c, uint64_t seq, int nranks, size_t elem);

@@ -1,7 +1,9 @@
 /* ringattn `nccl_allgather`: all-gather every rank's K/V block with NCCL, then attend the local
  * queries to all P blocks, one block-kernel launch each (the context-parallel scheme of the
  * Llama 3 report). Nothing overlaps: communication first, compute second; the gathered K/V
- * costs P blocks of memory. */
+ * costs P blocks of memory. The backward gathers K/V again, runs one backward pair per block
+ * into that block's fp32 dK|dV sums ([P][dK|dV], P more fp32 blocks), and a reduce-scatter
+ * (sum) hands every rank the complete sums of its own block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +13,41 @@
 #include "ringattn_common.h"
 
 typedef struct gath {
-  cb_ra_t x; /* first (ringattn_common.h) */
-  void *all; /* [P][K/V block] in rank order */
+  cb_ra_t x;   /* first (ringattn_common.h) */
+  void *all;   /* [P][K/V block] in rank order */
+  float *dall; /* backward: [P][dK|dV] fp32 in rank order (NULL for --pass fwd) */
 } gath_t;
+
+static void gath_fwd(cb_inst_t *in, cudaStream_t s);
+static void gather_kv(cb_inst_t *in, cudaStream_t s);
+static void attend_all(cb_inst_t *in, cudaStream_t s);
+
+/* The backward's P pairs (after the gather), and its reduce-scatter of the sums. */
+static void bwd_all(cb_inst_t *in, cudaStream_t s) {
+  gath_t *g = in->priv;
+  cb_ra_t *x = &g->x;
+  cb_ra_bwd_begin(x, s);
+  CB_CUDA(cudaMemsetAsync(g->dall, 0, x->bwd.dkv_bytes * (size_t)x->P, s));
+  for (int j = 0; j < x->P; j++)
+    cb_ra_bwd_attend(x, (const char *)g->all + (size_t)j * x->kv_bytes, cb_ra_src_pos(x, j),
+                     g->dall + (size_t)j * x->bwd.dkv_elems, s);
+}
+static void reduce_sums(cb_inst_t *in, cudaStream_t s) {
+  gath_t *g = in->priv;
+  CB_NCCL(ncclReduceScatter(g->dall, g->x.bwd.dkv, g->x.bwd.dkv_elems, ncclFloat32, ncclSum, in->world->nccl, s));
+}
+static void gath_bwd(cb_inst_t *in, cudaStream_t s) {
+  gather_kv(in, s);
+  bwd_all(in, s);
+  reduce_sums(in, s);
+}
+static void gath_bwd_comm(cb_inst_t *in, cudaStream_t s) {
+  gather_kv(in, s);
+  reduce_sums(in, s);
+}
+static int gath_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  return cb_ra_pass_supported(p, 1, why, n) && cb_ra_supported_cudnn(w, p, why, n);
+}
 
 static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   gath_t *g = calloc(1, sizeof *g);
@@ -24,8 +58,16 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
     return -1;
   }
   in->priv = g;
+  cb_ra_t *x = &g->x;
+  x->forward = gath_fwd, x->fwd_compute = attend_all, x->fwd_comm = gather_kv;
+  x->backward = gath_bwd, x->bwd_compute = bwd_all, x->bwd_comm = gath_bwd_comm;
+  if (cb_ra_setup_pass(x, in, 0, NULL, 0, why, n) ||
+      (CB_ATTN_PASS_HAS_BWD(x->pass) &&
+       cb_ra_alloc(x, (void **)&g->dall, 2 * x->kv_elems * sizeof(float) * (size_t)x->P, why, n))) {
+    cb_ra_teardown(in);
+    return -1;
+  }
   in->mem_bytes = g->x.mem;
-  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
   snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches",
            in->p.causal ? "zigzag" : "contiguous shards", g->x.P);
   cb_ra_block_note(&g->x, in->note, sizeof in->note);
@@ -47,10 +89,8 @@ static void attend_all(cb_inst_t *in, cudaStream_t s) {
     cb_ra_attend(x, (const char *)g->all + (size_t)j * x->kv_bytes, cb_ra_src_pos(x, j), j == 0, j == x->P - 1, s);
 }
 
-/* comm alone = the all-gather; compute alone = the P launches */
-static void gath_measure(cb_inst_t *in, cudaStream_t s) { cb_ra_measure_parts(in, s, attend_all, gather_kv); }
-
-static void gath_run(cb_inst_t *in, int phase, cudaStream_t s) {
+/* (parts alone: comm = the all-gather (and the backward's reduce-scatter); compute = the P launches) */
+static void gath_fwd(cb_inst_t *in, cudaStream_t s) {
   gather_kv(in, s);
   attend_all(in, s);
 }
@@ -64,10 +104,10 @@ const cb_algo_t cb_algo_ringattn_nccl_allgather = {
     .graph_ok = 1,
     .supported = cb_ra_supported,
     .setup = gath_setup,
-    .run = gath_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
     .teardown = cb_ra_teardown,
-    .measure = gath_measure,
+    .measure = cb_ra_measure,
 };
 
 const cb_algo_t cb_algo_ringattn_nccl_allgather_cudnn = {
@@ -77,10 +117,10 @@ const cb_algo_t cb_algo_ringattn_nccl_allgather_cudnn = {
     .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
     .nphases = 1,
     .graph_ok = 1,
-    .supported = cb_ra_supported_cudnn,
+    .supported = gath_supported_cudnn,
     .setup = gath_setup_cudnn,
-    .run = gath_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
     .teardown = cb_ra_teardown,
-    .measure = gath_measure,
+    .measure = cb_ra_measure,
 };

@@ -14,8 +14,10 @@
 /* Checks on all rows while rows * S stays below this (the reference kernel reads every key for
  * every query row: cost ~ rows * S * heads * head_dim * 4 bytes); beyond it, windows. */
 #define CHECK_ALL_ROWS_MAX (1ull << 22)
-#define CHECK_WINDOW_ROWS 32
-#define CHECK_MAX_WINDOWS 4
+#define CHECK_WINDOW_ROWS CB_RA_CHECK_WINDOW_ROWS
+#define CHECK_MAX_WINDOWS CB_RA_CHECK_MAX_WINDOWS
+
+int cb_ra_check_all(uint64_t rows, uint64_t S) { return rows * S <= CHECK_ALL_ROWS_MAX; }
 
 int cb_ra_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (cb_attn_config_check(p->attn, p->dtype, why, n)) return 0;
@@ -72,6 +74,7 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, int block, char *why, 
   x->rows = (int64_t)(p->seq / (uint64_t)x->P);
   x->elem = cb_dtype_size(p->dtype);
   x->block = block;
+  x->pass = c->pass;
   x->runs = cb_attn_shard(x->S, x->P, x->r, x->causal);
   x->q_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->heads * (size_t)c->head_dim;
   x->kv_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->kv_heads * (size_t)c->head_dim;
@@ -122,9 +125,9 @@ void cb_ra_free(cb_ra_t *x) {
 }
 
 /* One launch of the block kernel (or, with reference, of the reference kernel). */
-static void attend_rows(const cb_ra_t *x, const void *q, float *o, float *lse, void *out, int batch, int64_t q_len,
-                        cb_attn_pos_t qpos, const void *k, const void *v, int64_t kv_len, cb_attn_pos_t kvpos,
-                        int first, int final, int reference, int lowp, cudaStream_t s) {
+void cb_ra_attend_rows(const cb_ra_t *x, const void *q, float *o, float *lse, void *out, int batch, int64_t q_len,
+                       cb_attn_pos_t qpos, const void *k, const void *v, int64_t kv_len, cb_attn_pos_t kvpos, int first,
+                       int final, int reference, int lowp, cudaStream_t s) {
   cb_attn_args_t a;
   memset(&a, 0, sizeof a);
   a.q = q;
@@ -158,8 +161,8 @@ void cb_ra_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, int fir
     return;
   }
   const char *k = kv, *v = (const char *)kv + x->kv_elems * x->elem;
-  attend_rows(x, x->q, x->o, x->lse, x->out, x->cfg->batch, x->rows, cb_ra_pos(x->runs), k, v, x->rows, kvpos, first,
-              final, 0, 0, s);
+  cb_ra_attend_rows(x, x->q, x->o, x->lse, x->out, x->cfg->batch, x->rows, cb_ra_pos(x->runs), k, v, x->rows, kvpos,
+                    first, final, 0, 0, s);
 }
 
 void cb_ra_fill(cb_ra_t *x, uint64_t seed, cudaStream_t s) {
@@ -173,15 +176,10 @@ void cb_ra_fill(cb_ra_t *x, uint64_t seed, cudaStream_t s) {
 
 /* ---- the check ---------------------------------------------------------------------------- */
 
-typedef struct window {
-  int64_t row0, len; /* rows of this rank's shard */
-  cb_attn_pos_t pos; /* their global positions */
-} window_t;
-
 /* All rows (one window with the shard's runs), or CHECK_WINDOW_ROWS at the start and the end
  * of each run. */
-static int check_windows(const cb_ra_t *x, window_t *w) {
-  if ((uint64_t)x->rows * x->S <= CHECK_ALL_ROWS_MAX) {
+int cb_ra_check_windows(const cb_ra_t *x, cb_ra_window_t *w) {
+  if (cb_ra_check_all((uint64_t)x->rows, x->S)) {
     w[0].row0 = 0;
     w[0].len = x->rows;
     w[0].pos = cb_ra_pos(x->runs);
@@ -207,22 +205,22 @@ static int check_windows(const cb_ra_t *x, window_t *w) {
   return nw;
 }
 
-static uint64_t check_seed(uint64_t seed, int iter) {
+uint64_t cb_ra_check_seed(uint64_t seed, int iter) {
   return seed * 0x9e3779b97f4a7c15ull + 0x5851f42d4c957f2dull * (uint64_t)(iter + 1);
 }
 
 long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   cb_ra_t *x = in->priv;
   const cb_attn_config_t *c = x->cfg;
-  const uint64_t sd = check_seed(seed, iter);
+  const uint64_t sd = cb_ra_check_seed(seed, iter);
   cb_ra_fill(x, sd, s);
   CB_CUDA(cudaMemsetAsync(x->out, 0xff, x->q_elems * x->elem, s)); /* NaN in bf16 and fp16 */
-  for (int ph = 0; ph < in->algo->nphases; ph++) in->algo->run(in, ph, s);
+  x->forward(in, s); /* every pass checks the forward: the backward starts from its out and lse */
 
   /* The whole sequence's K and V in natural order, made from the same seed. */
   const size_t kv_full = (size_t)c->batch * x->S * c->kv_heads * c->head_dim;
-  window_t win[CHECK_MAX_WINDOWS];
-  int nw = check_windows(x, win);
+  cb_ra_window_t win[CHECK_MAX_WINDOWS];
+  int nw = cb_ra_check_windows(x, win);
   int64_t wrows = 0;
   for (int i = 0; i < nw; i++) wrows += win[i].len;
   const size_t per_row = (size_t)c->heads * c->head_dim;
@@ -250,8 +248,10 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
       const char *k = (const char *)kf + (size_t)b * x->S * c->kv_heads * c->head_dim * x->elem;
       const char *v = (const char *)vf + (size_t)b * x->S * c->kv_heads * c->head_dim * x->elem;
       char *so = (char *)scratch_out + off * x->elem;
-      attend_rows(x, q, ref_o + off, lse, so, 1, win[i].len, win[i].pos, k, v, (int64_t)x->S, natural, 1, 1, 1, 0, s);
-      attend_rows(x, q, low_o + off, lse, so, 1, win[i].len, win[i].pos, k, v, (int64_t)x->S, natural, 1, 1, 1, 1, s);
+      cb_ra_attend_rows(x, q, ref_o + off, lse, so, 1, win[i].len, win[i].pos, k, v, (int64_t)x->S, natural, 1, 1, 1, 0,
+                        s);
+      cb_ra_attend_rows(x, q, low_o + off, lse, so, 1, win[i].len, win[i].pos, k, v, (int64_t)x->S, natural, 1, 1, 1, 1,
+                        s);
       /* the naive computation's own rounded output against the truth: acc[3..5] */
       cb_attn_error(so, x->bf16, ref_o + off, win[i].len * per_row, INFINITY, acc + 3, s);
       off += win[i].len * per_row;
@@ -271,8 +271,6 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
     }
   CB_CUDA(cudaMemcpyAsync(h, acc, 3 * sizeof(double), cudaMemcpyDeviceToHost, s));
   cb_wait_stream(s);
-  in->err_max = fmax(in->err_max, h[1]);
-  in->err_mean = h[0] / (double)(ref_elems ? ref_elems : 1);
   long long wrong = (long long)h[2];
   if (wrong)
     fprintf(stderr,
@@ -286,6 +284,12 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   CB_CUDA(cudaFree(scratch_out));
   CB_CUDA(cudaFree(lse));
   CB_CUDA(cudaFree(acc));
+  /* the error columns: the output's (fwd), the gradients' (bwd), or over both (both) */
+  if (CB_ATTN_PASS_HAS_FWD(x->pass)) {
+    in->err_max = fmax(in->err_max, h[1]);
+    in->err_mean = h[0] / (double)(ref_elems ? ref_elems : 1);
+  }
+  if (CB_ATTN_PASS_HAS_BWD(x->pass)) wrong += cb_ra_bwd_check(in, s, sd);
   if (iter == 0 && c->save_dir[0]) {
     char why[512];
     int rc = cb_ra_save(in, x, why, sizeof why);
@@ -322,21 +326,35 @@ static void local_block(cb_inst_t *in, cudaStream_t s) {
     cb_ra_cudnn_attend(x, contiguous, x->kv, contiguous, 1, 1, s);
     return;
   }
-  attend_rows(x, x->q, x->o, x->lse, x->out, x->cfg->batch, x->rows, contiguous, k, v, x->rows, contiguous, 1, 1, 0, 0,
-              s);
+  cb_ra_attend_rows(x, x->q, x->o, x->lse, x->out, x->cfg->batch, x->rows, contiguous, k, v, x->rows, contiguous, 1, 1,
+                    0, 0, s);
 }
 
-void cb_ra_measure_local(cb_inst_t *in, cudaStream_t s) { in->local_us = cb_ra_time_us(s, 5, local_block, in); }
+/* The pass's parts (cb_ra_measure): its hooks (or local kernels) one after the other. */
+static void pass_compute(cb_inst_t *in, cudaStream_t s) {
+  const cb_ra_t *x = in->priv;
+  if (CB_ATTN_PASS_HAS_FWD(x->pass)) x->fwd_compute(in, s);
+  if (CB_ATTN_PASS_HAS_BWD(x->pass)) x->bwd_compute(in, s);
+}
+static void pass_comm(cb_inst_t *in, cudaStream_t s) {
+  const cb_ra_t *x = in->priv;
+  if (CB_ATTN_PASS_HAS_FWD(x->pass)) x->fwd_comm(in, s);
+  if (CB_ATTN_PASS_HAS_BWD(x->pass)) x->bwd_comm(in, s);
+}
+static void pass_local(cb_inst_t *in, cudaStream_t s) {
+  const cb_ra_t *x = in->priv;
+  if (CB_ATTN_PASS_HAS_FWD(x->pass)) local_block(in, s);
+  if (CB_ATTN_PASS_HAS_BWD(x->pass)) cb_ra_bwd_local(in, s);
+}
 
-void cb_ra_measure_parts(cb_inst_t *in, cudaStream_t s, void (*compute_fn)(cb_inst_t *, cudaStream_t),
-                         void (*comm_fn)(cb_inst_t *, cudaStream_t)) {
-  in->compute_us = cb_ra_time_us(s, 3, compute_fn, in);
+void cb_ra_measure(cb_inst_t *in, cudaStream_t s) {
+  in->compute_us = cb_ra_time_us(s, 3, pass_compute, in);
   cb_wait_stream(s);
   cb_mpi_barrier(in->world->mpi.comm);
-  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, comm_fn, in) : 0.0;
+  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, pass_comm, in) : 0.0;
   cb_wait_stream(s);
   cb_mpi_barrier(in->world->mpi.comm);
-  cb_ra_measure_local(in, s);
+  in->local_us = cb_ra_time_us(s, 5, pass_local, in);
 }
 
 void cb_ra_teardown(cb_inst_t *in) {

@@ -11,7 +11,9 @@
  * A K/V block is one contiguous allocation so one copy (or one NCCL send) moves it.
  *
  * Every ringattn algorithm's private state (in->priv) starts with its cb_ra_t, so the shared
- * check and measurements below find it there.
+ * check and measurements below find it there. A scheme names its passes and their parts in the
+ * cb_ra_t's hooks; cb_ra_run and cb_ra_measure run the row's --pass with them (ringattn_bwd.h:
+ * the backward).
  *
  * The block kernel (attn_block.h) is collbench's (cb_attn_fwd) or cuDNN's fused attention
  * (ringattn_cudnn.c): every scheme runs with either, and cb_ra_attend is the one place that
@@ -25,6 +27,7 @@
 
 #include "attn.h"
 #include "collective.h"
+#include "ringattn_bwd.h"
 
 #define CB_RA_MAX_STEPS 64 /* ranks of one ring (events per step) */
 
@@ -49,10 +52,54 @@ typedef struct cb_ra {
   void *cudnn_o;          /* cuDNN rows: one call's block output [batch][rows][heads][head_dim] */
   float *cudnn_stats;     /* cuDNN rows: its log-sum-exp [batch][heads][rows] */
   size_t mem;             /* device bytes this state allocated (mem_bytes) */
-  void *extra[16];        /* further allocations of the algorithm (cb_ra_alloc), freed with it (nccl_ring with
-                             cuDNN's block kernel needs more than 8: its staging blocks and cuDNN's outputs) */
+  void *extra[24];        /* further allocations of the algorithm (cb_ra_alloc), freed with it (nccl_ring with
+                             cuDNN needs more than 8: its staging blocks and its outputs; a backward up to 9) */
   int nextra;
+  int pass;        /* CB_ATTN_PASS_* of the row (attn_config.h) */
+  cb_ra_bwd_t bwd; /* the backward's buffers (ringattn_bwd.h; zero for --pass fwd) */
+  /* the scheme's forward and backward, and each one's compute alone and
+   * communication alone (NULL: nothing to measure) */
+  void (*forward)(struct cb_inst *in, cudaStream_t s);
+  void (*backward)(struct cb_inst *in, cudaStream_t s);
+  void (*fwd_compute)(struct cb_inst *in, cudaStream_t s), (*fwd_comm)(struct cb_inst *in, cudaStream_t s);
+  void (*bwd_compute)(struct cb_inst *in, cudaStream_t s), (*bwd_comm)(struct cb_inst *in, cudaStream_t s);
 } cb_ra_t;
+
+/* run() of every ringattn algorithm: the row's pass with the scheme's hooks (fwd, bwd, or
+ * forward then backward). */
+void cb_ra_run(cb_inst_t *in, int phase, cudaStream_t s);
+/* measure() of the ring forms: compute alone (the pass's attention launches), then, behind a
+ * barrier, communication alone (skipped on one rank), then the pass's local kernels alone on
+ * one S/P block; into in->compute_us, comm_us, local_us. */
+void cb_ra_measure(cb_inst_t *in, cudaStream_t s);
+/* The setup steps every scheme shares after its own allocations: the row's FLOPs (this rank's
+ * share: the whole problem / ranks, times the pass's factor; full: `single`, the whole problem)
+ * and, for a pass with a backward, the backward's buffers (cb_ra_bwd_init). */
+int cb_ra_setup_pass(cb_ra_t *x, cb_inst_t *in, int full, float *home, int parts, char *why, size_t n);
+/* The supported() part of --pass: the cuDNN rows run the forward only. */
+int cb_ra_pass_supported(const cb_params_t *p, int cudnn, char *why, size_t n);
+
+/* Windows of this rank's rows the checks compare (all rows of a short problem, else
+ * CB_RA_CHECK_WINDOW_ROWS at the start and end of each run): row0/len in the shard, pos their
+ * global positions. Returns how many (<= CB_RA_CHECK_MAX_WINDOWS). */
+#define CB_RA_CHECK_WINDOW_ROWS 32
+#define CB_RA_CHECK_MAX_WINDOWS 4
+typedef struct cb_ra_window {
+  int64_t row0, len;
+  cb_attn_pos_t pos;
+} cb_ra_window_t;
+int cb_ra_check_windows(const cb_ra_t *x, cb_ra_window_t *w);
+/* 1 when the reference kernels may read the whole sequence against itself (short problems). */
+int cb_ra_check_all(uint64_t rows, uint64_t S);
+/* The check's inputs of (seed, iter). */
+uint64_t cb_ra_check_seed(uint64_t seed, int iter);
+
+/* One launch of the forward block kernel (reference = 1: cb_attn_reference, lowp as there) of
+ * q_len query rows at qpos against kv_len K/V rows at kvpos, batch `batch` (the cb_attn_args_t
+ * fields of attn.h). */
+void cb_ra_attend_rows(const cb_ra_t *x, const void *q, float *o, float *lse, void *out, int batch, int64_t q_len,
+                       cb_attn_pos_t qpos, const void *k, const void *v, int64_t kv_len, cb_attn_pos_t kvpos, int first,
+                       int final, int reference, int lowp, cudaStream_t s);
 
 /* Every ringattn algorithm's supported(): shape and dtype checks, the rank limit. */
 int cb_ra_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
@@ -93,8 +140,8 @@ void cb_ra_block_note(const cb_ra_t *x, char *note, size_t n);
 void cb_ra_fill(cb_ra_t *x, uint64_t seed, cudaStream_t s);
 
 /* The check shared by every ringattn algorithm: fresh inputs for (seed, iter), poisoned output,
- * one forward (the algorithm's run), then the output compared with the fp32 reference on all of
- * this rank's rows (short problems) or on windows at the start and end of every run (where the
+ * one forward (the scheme's fwd; a pass with a backward then runs cb_ra_bwd_check), then the output compared with the
+ * fp32 reference on all of this rank's rows (short problems) or on windows at the start and end of every run (where the
  * zigzag masks change). Tolerance: 2 x the max error of a naive low-precision computation of
  * the same rows (attn.h), measured in the same check. Sets in->err_max/err_mean; returns the
  * number of elements beyond the tolerance. With --save, the first check's tensors are written. */
@@ -103,25 +150,16 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
 /* Mean time in us of `reps` calls of fn on s (CUDA events; one warm-up call first). */
 double cb_ra_time_us(cudaStream_t s, int reps, void (*fn)(cb_inst_t *in, cudaStream_t s), cb_inst_t *in);
 
-/* The measure() of the ring forms: compute alone (compute_fn: the forward's attention launches),
- * then, behind a barrier, communication alone (comm_fn; skipped on one rank), then the local
- * kernel alone; into in->compute_us, comm_us, local_us. */
-void cb_ra_measure_parts(cb_inst_t *in, cudaStream_t s, void (*compute_fn)(cb_inst_t *, cudaStream_t),
-                         void (*comm_fn)(cb_inst_t *, cudaStream_t));
-
 /* teardown() of the algorithms whose state is a cb_ra_t with cb_ra_alloc'ed extras. */
 void cb_ra_teardown(cb_inst_t *in);
-
-/* The local kernel alone on one S/P block (same causal form, contiguous positions): the
- * denominator of ring_over_single, into in->local_us. */
-void cb_ra_measure_local(cb_inst_t *in, cudaStream_t s);
 
 /* Position runs of the K/V block that rank `src` holds (the ring's step i carries the block of
  * rank (r - i) mod P). */
 cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src);
 
 /* --save DIR: rank 0 writes q, k, v, out (float32, [batch][seq][heads][head_dim], sequence
- * order) and lse ([batch][heads][seq]) as .npy plus meta.json; collective over the world unless
+ * order) and lse ([batch][heads][seq]) as .npy plus meta.json (with a backward also dout, dq,
+ * dk, dv); collective over the world unless
  * the state holds the full sequence (`single`: rank 0 alone). Returns 0, or -1 with why. */
 int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n);
 

@@ -18,7 +18,27 @@
 typedef struct nring {
   cb_ra_t x; /* first (ringattn_common.h) */
   void *slot[2];
+  struct cb_ra_nccl_bwd *bwd; /* ringattn_nccl_bwd.c; NULL for --pass fwd */
 } nring_t;
+
+static void nring_fwd(cb_inst_t *in, cudaStream_t s);
+static void nring_compute_only(cb_inst_t *in, cudaStream_t s);
+static void nring_comm_only(cb_inst_t *in, cudaStream_t s);
+static void nring_bwd(cb_inst_t *in, cudaStream_t s) { cb_ra_nccl_bwd_run(in, ((nring_t *)in->priv)->bwd, s); }
+static void nring_bwd_compute(cb_inst_t *in, cudaStream_t s) {
+  cb_ra_nccl_bwd_compute(in, ((nring_t *)in->priv)->bwd, s);
+}
+static void nring_bwd_comm(cb_inst_t *in, cudaStream_t s) { cb_ra_nccl_bwd_comm(in, ((nring_t *)in->priv)->bwd, s); }
+
+static void nring_teardown(cb_inst_t *in) {
+  nring_t *g = in->priv;
+  cb_ra_nccl_bwd_free(g->bwd);
+  cb_ra_teardown(in);
+}
+
+static int nring_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
+  return cb_ra_pass_supported(p, 1, why, n) && cb_ra_supported_cudnn(w, p, why, n);
+}
 
 static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   nring_t *g = calloc(1, sizeof *g);
@@ -30,8 +50,15 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
     return -1;
   }
   in->priv = g;
+  cb_ra_t *x = &g->x;
+  x->forward = nring_fwd, x->fwd_compute = nring_compute_only, x->fwd_comm = nring_comm_only;
+  x->backward = nring_bwd, x->bwd_compute = nring_bwd_compute, x->bwd_comm = nring_bwd_comm;
+  if (CB_ATTN_PASS_HAS_BWD(x->pass) ? cb_ra_nccl_bwd_setup(in, x, g->slot, &g->bwd, why, n)
+                                    : cb_ra_setup_pass(x, in, 0, NULL, 0, why, n)) {
+    nring_teardown(in);
+    return -1;
+  }
   in->mem_bytes = g->x.mem;
-  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
   snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream",
            in->p.causal ? "zigzag" : "contiguous shards");
   cb_ra_block_note(&g->x, in->note, sizeof in->note);
@@ -52,7 +79,7 @@ static void exchange(const nring_t *g, const cb_world_t *w, int i, const void *b
   CB_NCCL(ncclGroupEnd());
 }
 
-static void nring_run(cb_inst_t *in, int phase, cudaStream_t s) {
+static void nring_fwd(cb_inst_t *in, cudaStream_t s) {
   nring_t *g = in->priv;
   cb_ra_t *x = &g->x;
   const int P = x->P;
@@ -87,10 +114,6 @@ static void nring_comm_only(cb_inst_t *in, cudaStream_t s) {
   for (int i = 0; i + 1 < g->x.P; i++) exchange(g, in->world, i, i == 0 ? g->x.kv : g->slot[i % 2], s);
 }
 
-static void nring_measure(cb_inst_t *in, cudaStream_t s) {
-  cb_ra_measure_parts(in, s, nring_compute_only, nring_comm_only);
-}
-
 const cb_algo_t cb_algo_ringattn_nccl_ring = {
     .name = "nccl_ring",
     .family = CB_RINGATTN,
@@ -100,10 +123,10 @@ const cb_algo_t cb_algo_ringattn_nccl_ring = {
     .graph_ok = 1,
     .supported = cb_ra_supported,
     .setup = nring_setup,
-    .run = nring_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
-    .teardown = cb_ra_teardown,
-    .measure = nring_measure,
+    .teardown = nring_teardown,
+    .measure = cb_ra_measure,
 };
 
 const cb_algo_t cb_algo_ringattn_nccl_ring_cudnn = {
@@ -113,10 +136,10 @@ const cb_algo_t cb_algo_ringattn_nccl_ring_cudnn = {
     .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
     .nphases = 1,
     .graph_ok = 1,
-    .supported = cb_ra_supported_cudnn,
+    .supported = nring_supported_cudnn,
     .setup = nring_setup_cudnn,
-    .run = nring_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
-    .teardown = cb_ra_teardown,
-    .measure = nring_measure,
+    .teardown = nring_teardown,
+    .measure = cb_ra_measure,
 };

@@ -28,13 +28,15 @@
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "peer.h"
+#include "ringattn_bwd_plan.h"
 #include "ringattn_common.h"
 
 typedef struct ring {
   cb_ra_t x; /* first: the shared check finds it (ringattn_common.h) */
   cb_peer_mem_t pm;
   size_t slot_bytes, flags_off;
-  uint32_t *counter; /* forwards so far (device memory of this rank) */
+  uint32_t *counter;          /* forwards so far (device memory of this rank) */
+  struct cb_ra_ring_bwd *bwd; /* the backward's own peer ring (ringattn_ring_bwd.c), NULL for --pass fwd */
 } ring_t;
 
 enum { FLAG_ARRIVED = 0, FLAG_FREED = 2, FLAGS = 4 };
@@ -49,23 +51,31 @@ static void *slot_of(const ring_t *g, int rank_local, int slot) {
   return (char *)g->pm.ptrs[rank_local] + (size_t)slot * g->slot_bytes;
 }
 
-/* Fills of slot s (= t % 2) per forward for steps t = 1..P-1, and the 1-based index of step t
- * among them. */
-static uint32_t fills_per_forward(int P, int s) {
-  uint32_t c = 0;
-  for (int t = 1; t < P; t++) c += (t % 2) == s;
-  return c;
-}
-static uint32_t fill_index(int t) { return (uint32_t)((t + 1) / 2); }
-
 static int ring_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_ra_supported(w, p, why, n)) return 0;
   return cb_peer_supported(w, why, n);
 }
 
 static int ring_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return ring_supported(w, p, why, n) && cb_ra_cudnn_supported(w, p, 0, why, n);
+  return ring_supported(w, p, why, n) && cb_ra_pass_supported(p, 1, why, n) && cb_ra_cudnn_supported(w, p, 0, why, n);
 }
+
+static void ring_fwd(cb_inst_t *in, cudaStream_t s);
+static void ring_compute_only(cb_inst_t *in, cudaStream_t s);
+static void ring_comm_only(cb_inst_t *in, cudaStream_t s);
+static void ring_bwd(cb_inst_t *in, cudaStream_t s) {
+  ring_t *g = in->priv;
+  cb_ra_ring_bwd_run(in, g->bwd, s);
+}
+static void ring_bwd_compute(cb_inst_t *in, cudaStream_t s) {
+  ring_t *g = in->priv;
+  cb_ra_ring_bwd_compute(in, g->bwd, s);
+}
+static void ring_bwd_comm(cb_inst_t *in, cudaStream_t s) {
+  ring_t *g = in->priv;
+  cb_ra_ring_bwd_comm(in, g->bwd, s);
+}
+static void ring_teardown(cb_inst_t *in);
 
 static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   ring_t *g = calloc(1, sizeof *g);
@@ -84,8 +94,15 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   }
   CB_CUDA(cudaMemset(g->counter, 0, sizeof(uint32_t)));
   in->priv = g;
-  in->mem_bytes = g->x.mem + g->pm.bytes;
-  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) / in->world->mpi.nranks;
+  cb_ra_t *x = &g->x;
+  x->forward = ring_fwd, x->fwd_compute = ring_compute_only, x->fwd_comm = ring_comm_only;
+  x->backward = ring_bwd, x->bwd_compute = ring_bwd_compute, x->bwd_comm = ring_bwd_comm;
+  if (CB_ATTN_PASS_HAS_BWD(x->pass) ? cb_ra_ring_bwd_setup(in, x, &g->bwd, why, n)
+                                    : cb_ra_setup_pass(x, in, 0, NULL, 0, why, n)) {
+    ring_teardown(in);
+    return -1;
+  }
+  in->mem_bytes = g->x.mem + g->pm.bytes + (g->bwd ? cb_ra_ring_bwd_peer_bytes(g->bwd) : 0);
   /* No SM moves data (the copy engine does): the sms column is the attention kernel's grid
    * (cb_attn_fwd_ctas). --sms does not cap it: it caps communication kernels, and this ring has
    * none. cuDNN does not say what grid it launches: not reported (0). */
@@ -102,7 +119,7 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
 static int ring_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
 static int ring_setup_cudnn(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n); }
 
-static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
+static void ring_fwd(cb_inst_t *in, cudaStream_t s) {
   ring_t *g = in->priv;
   cb_ra_t *x = &g->x;
   const int P = x->P, r = g->pm.me, next = (r + 1) % P, prev = (r + P - 1) % P;
@@ -118,22 +135,22 @@ static void ring_run(cb_inst_t *in, int phase, cudaStream_t s) {
     if (i + 1 < P) {
       /* the block for step i+1 of next: this step's block */
       if (i >= 1)
-        cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), tmo,
-                          ctl, x->r, prev, i, c);
-      cb_ring_flag_wait(flag_of(g, r, FLAG_FREED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1) - 1,
-                        tmo, ctl, x->r, next, i + 1, c);
+        cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i),
+                          tmo, ctl, x->r, prev, i, c);
+      cb_ring_flag_wait(flag_of(g, r, FLAG_FREED, nxt), g->counter, cb_ra_slot_fills(P, nxt),
+                        cb_ra_fill_index(i + 1) - 1, tmo, ctl, x->r, next, i + 1, c);
       CB_CUDA(cudaMemcpyAsync(slot_of(g, next, nxt), block, x->kv_bytes, cudaMemcpyDefault, c));
-      cb_ring_flag_set(flag_of(g, next, FLAG_ARRIVED, nxt), g->counter, fills_per_forward(P, nxt), fill_index(i + 1),
-                       c);
+      cb_ring_flag_set(flag_of(g, next, FLAG_ARRIVED, nxt), g->counter, cb_ra_slot_fills(P, nxt),
+                       cb_ra_fill_index(i + 1), c);
       CB_CUDA(cudaEventRecord(x->step_a[i], c));
     }
     if (i >= 1)
-      cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), tmo,
-                        ctl, x->r, prev, i, s);
+      cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i),
+                        tmo, ctl, x->r, prev, i, s);
     cb_ra_attend(x, block, cb_ra_src_pos(x, (x->r + P - i) % P), i == 0, i == P - 1, s);
     if (i >= 1) {
       if (i + 1 < P) CB_CUDA(cudaStreamWaitEvent(s, x->step_a[i], 0)); /* forwarded too */
-      cb_ring_flag_set(flag_of(g, prev, FLAG_FREED, cur), g->counter, fills_per_forward(P, cur), fill_index(i), s);
+      cb_ring_flag_set(flag_of(g, prev, FLAG_FREED, cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), s);
     }
   }
   CB_CUDA(cudaEventRecord(x->join, c));
@@ -160,12 +177,9 @@ static void ring_comm_only(cb_inst_t *in, cudaStream_t s) {
                             cudaMemcpyDefault, s));
 }
 
-static void ring_measure(cb_inst_t *in, cudaStream_t s) {
-  cb_ra_measure_parts(in, s, ring_compute_only, ring_comm_only);
-}
-
 static void ring_teardown(cb_inst_t *in) {
   ring_t *g = in->priv;
+  cb_ra_ring_bwd_free(g->bwd);
   cb_peer_free(&g->pm);
   cb_ra_free(&g->x);
   free(g);
@@ -181,10 +195,10 @@ const cb_algo_t cb_algo_ringattn_ring = {
     .graph_ok = 1,
     .supported = ring_supported,
     .setup = ring_setup,
-    .run = ring_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
     .teardown = ring_teardown,
-    .measure = ring_measure,
+    .measure = cb_ra_measure,
 };
 
 const cb_algo_t cb_algo_ringattn_ring_cudnn = {
@@ -196,8 +210,8 @@ const cb_algo_t cb_algo_ringattn_ring_cudnn = {
     .graph_ok = 1,
     .supported = ring_supported_cudnn,
     .setup = ring_setup_cudnn,
-    .run = ring_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
     .teardown = ring_teardown,
-    .measure = ring_measure,
+    .measure = cb_ra_measure,
 };

@@ -2,9 +2,12 @@
  * and log-sum-exp as NumPy .npy files, every rank's shard put back in sequence order, so a
  * user can verify collbench's attention with their own tools:
  *
- *   DIR/<algo>-<dtype>-S<seq>-<causal|noncausal>[-graph]/   (-graph: the graph-mode row's)
+ *   DIR/<algo>-<dtype>-S<seq>-<causal|noncausal>[-graph][-bwd|-both]/   (-graph: the graph-mode
+ *                                                   row's; -bwd, -both: --pass)
  *     q.npy, out.npy   float32 [batch][seq][heads][head_dim]
  *     k.npy, v.npy     float32 [batch][seq][kv_heads][head_dim]
+ *     dout.npy, dq.npy float32 [batch][seq][heads][head_dim]     (--pass bwd, both: the loss
+ *     dk.npy, dv.npy   float32 [batch][seq][kv_heads][head_dim]   gradient and the gradients)
  *     lse.npy          float32 [batch][heads][seq]  (natural log of the softmax denominator of
  *                      the scaled scores: out = softmax(q k^T * scale) v, scale = 1/sqrt(d))
  *     meta.json        shapes, dtype, causal, scale, algorithm, ranks, command line
@@ -123,11 +126,12 @@ static int write_meta(int rowfd, const char *dir, const cb_inst_t *in, const cb_
   cb_sb_init(&b);
   cb_sb_printf(&b, "{\n  \"algo\": ");
   cb_sb_json_str(&b, in->algo->name);
+  cb_sb_printf(&b, ",\n  \"pass\": \"%s\"", cb_attn_pass_name(x->pass));
   cb_sb_printf(&b,
                ",\n  \"dtype\": \"%s\",\n  \"ranks\": %d,\n  \"seq\": %llu,\n  \"batch\": %d,\n  \"heads\": %d,\n"
                "  \"kv_heads\": %d,\n  \"head_dim\": %d,\n  \"causal\": %d,\n  \"scale\": %.9g,\n"
                "  \"layout\": \"q, out: [batch][seq][heads][head_dim]; k, v: [batch][seq][kv_heads][head_dim]; "
-               "lse: [batch][heads][seq]; float32, sequence order\",\n"
+               "lse: [batch][heads][seq]; dout, dq like q, dk, dv like k (pass bwd, both); float32, sequence order\",\n"
                "  \"seed_note\": \"inputs of the first correctness check\",\n  \"command\": ",
                cb_dtype_name(x->dtype), in->world->mpi.nranks, (unsigned long long)x->S, c->batch, c->heads,
                c->kv_heads, c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim));
@@ -171,8 +175,9 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
   const int collective = x->P > 1, root = in->world->mpi.rank == 0;
   if (!collective && !root) return 0;
   char sub[200], dir[1300];
-  snprintf(sub, sizeof sub, "%s-%s-S%llu-%s%s", in->algo->name, cb_dtype_name(x->dtype), (unsigned long long)x->S,
-           x->causal ? "causal" : "noncausal", in->p.graph ? "-graph" : "");
+  snprintf(sub, sizeof sub, "%s-%s-S%llu-%s%s%s%s", in->algo->name, cb_dtype_name(x->dtype), (unsigned long long)x->S,
+           x->causal ? "causal" : "noncausal", in->p.graph ? "-graph" : "", x->pass == CB_ATTN_PASS_FWD ? "" : "-",
+           x->pass == CB_ATTN_PASS_FWD ? "" : cb_attn_pass_name(x->pass));
   snprintf(dir, sizeof dir, "%s/%s", c->save_dir, sub);
   int rowfd = root ? cb_attn_save_open_row(c->save_dir, sub, why, n) : -1, err = root && rowfd < 0;
   if (collective && !cb_mpi_agree(in->world->mpi.comm, !err, why, n)) {
@@ -193,9 +198,15 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
       {"v", (const char *)x->kv + x->kv_elems * x->elem, x->kv_elems, (size_t)c->kv_heads * c->head_dim, 0, 0},
       {"out", x->out, x->q_elems, (size_t)c->heads * c->head_dim, 0, 0},
       {"lse", x->lse, lse_elems, 0, 1, 1},
+      /* the backward's (ringattn_bwd.h; fp32 gradients) */
+      {"dout", x->bwd.dout, x->q_elems, (size_t)c->heads * c->head_dim, 0, 0},
+      {"dq", x->bwd.dq, x->q_elems, (size_t)c->heads * c->head_dim, 1, 0},
+      {"dk", x->bwd.dkv, x->kv_elems, (size_t)c->kv_heads * c->head_dim, 1, 0},
+      {"dv", x->bwd.dkv ? x->bwd.dkv + x->kv_elems : NULL, x->kv_elems, (size_t)c->kv_heads * c->head_dim, 1, 0},
   };
+  const size_t nt = CB_ATTN_PASS_HAS_BWD(x->pass) ? sizeof t / sizeof t[0] : 5;
   int rc = 0;
-  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+  for (size_t i = 0; i < nt; i++) {
     float *mine = to_host_float(t[i].dev, t[i].elems, x->bf16, t[i].is_float);
     int e = mine == NULL;
     float *all = collective ? gather(x, mine, t[i].elems, &e) : mine;

@@ -14,6 +14,8 @@ typedef struct single {
   cb_ra_t x; /* first (ringattn_common.h) */
 } single_t;
 
+static void single_fwd(cb_inst_t *in, cudaStream_t s);
+
 static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   single_t *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
@@ -22,8 +24,12 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
     return -1;
   }
   in->priv = g;
+  g->x.forward = single_fwd, g->x.backward = cb_ra_bwd_single;
+  if (cb_ra_setup_pass(&g->x, in, 1, NULL, 0, why, n)) {
+    cb_ra_teardown(in);
+    return -1;
+  }
   in->mem_bytes = g->x.mem;
-  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal);
   in->p.bytes = 0; /* nothing crosses a link */
   snprintf(in->note, sizeof in->note, "one GPU, whole sequence");
   cb_ra_block_note(&g->x, in->note, sizeof in->note);
@@ -35,10 +41,10 @@ static int single_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
   return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }
 static int single_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return cb_ra_cudnn_supported(w, p, 1, why, n);
+  return cb_ra_pass_supported(p, 1, why, n) && cb_ra_cudnn_supported(w, p, 1, why, n);
 }
 
-static void single_run(cb_inst_t *in, int phase, cudaStream_t s) {
+static void single_fwd(cb_inst_t *in, cudaStream_t s) {
   single_t *g = in->priv;
   cb_ra_attend(&g->x, g->x.kv, cb_ra_pos(g->x.runs), 1, 1, s);
 }
@@ -52,7 +58,7 @@ const cb_algo_t cb_algo_ringattn_single = {
     .graph_ok = 1,
     .supported = cb_ra_supported,
     .setup = single_setup,
-    .run = single_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
     .teardown = cb_ra_teardown,
 };
@@ -66,7 +72,7 @@ const cb_algo_t cb_algo_ringattn_single_cudnn = {
     .graph_ok = 1,
     .supported = single_supported_cudnn,
     .setup = single_setup_cudnn,
-    .run = single_run,
+    .run = cb_ra_run,
     .check = cb_ra_check,
     .teardown = cb_ra_teardown,
 };

@@ -56,6 +56,10 @@ template <>
 __device__ __forceinline__ float to_float<__half>(__half x) {
   return __half2float(x);
 }
+template <>
+__device__ __forceinline__ float to_float<float>(float x) {
+  return x;
+}
 
 /* Max of non-negative doubles through their bit patterns (ordered like the values). */
 __device__ __forceinline__ void atomic_max_nonneg(double *p, double v) {
@@ -115,6 +119,13 @@ extern "C" void cb_attn_error(const void *out, int bf16, const float *ref, size_
   if (bf16) error_kernel<<<grid, kErrorThreads, 0, s>>>((const __nv_bfloat16 *)out, ref, n, tol, acc);
   else error_kernel<<<grid, kErrorThreads, 0, s>>>((const __half *)out, ref, n, tol, acc);
   CB_CUDA_LAUNCH("attn error_kernel");
+}
+
+extern "C" void cb_attn_error_f32(const float *out, const float *ref, size_t n, float tol, double *acc,
+                                  cudaStream_t s) {
+  if (!n) return;
+  error_kernel<<<cb_grid_blocks(n, kErrorThreads, kErrorBlocks), kErrorThreads, 0, s>>>(out, ref, n, tol, acc);
+  CB_CUDA_LAUNCH("attn error_kernel (fp32)");
 }
 
 extern "C" void cb_ring_iter_advance(uint32_t *counter, cudaStream_t s) {

@@ -35,6 +35,8 @@ void cb_attn_fill(void *x, int bf16, int t, int batch, int64_t rows, int heads, 
  * raises acc[1] to the max, and adds to acc[2] the count of elements with |out - ref| > tol
  * (non-finite outputs count as wrong with an infinite error). acc: 3 doubles of device memory. */
 void cb_attn_error(const void *out, int bf16, const float *ref, size_t n, float tol, double *acc, cudaStream_t s);
+/* The same for an fp32 output (the backward pass's gradients). */
+void cb_attn_error_f32(const float *out, const float *ref, size_t n, float tol, double *acc, cudaStream_t s);
 
 void cb_ring_iter_advance(uint32_t *counter, cudaStream_t s);
 /* Stores value(k) to flag (release, system scope; flag may be a peer's memory). */

@@ -67,7 +67,8 @@ enum opt_id {
   O_CAUSAL,
   O_SAVE,
   O_SMS,
-  O_BLOCK
+  O_BLOCK,
+  O_PASS
 };
 
 static const struct opt {
@@ -89,7 +90,7 @@ static const struct opt {
     {0, "sizes", 1, O_SIZES},       {0, "timing", 1, O_TIMING},      {0, "seq", 1, O_SEQ},
     {0, "batch", 1, O_BATCH},       {0, "heads", 1, O_HEADS},        {0, "kv-heads", 1, O_KVHEADS},
     {0, "head-dim", 1, O_HEADDIM},  {0, "causal", 1, O_CAUSAL},      {0, "save", 1, O_SAVE},
-    {0, "sms", 1, O_SMS},           {0, "block-kernel", 1, O_BLOCK},
+    {0, "sms", 1, O_SMS},           {0, "block-kernel", 1, O_BLOCK}, {0, "pass", 1, O_PASS},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -204,7 +205,7 @@ static int moe_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *ar
   }
 }
 
-/* --seq, --batch, --heads, --kv-heads, --head-dim, --causal, --save, --block-kernel. */
+/* --seq, --batch, --heads, --kv-heads, --head-dim, --causal, --save, --block-kernel, --pass. */
 static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
   long v;
   s->attn_opt = 1;
@@ -223,6 +224,9 @@ static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *a
   case O_CAUSAL:
     if (cb_attn_parse_causal(val, &a->attn.causal_modes))
       return cb_argp_fail(p, "--causal: '%s' (accepted: 0, 1, both)", val);
+    return CB_ARGS_OK;
+  case O_PASS:
+    if (cb_attn_parse_pass(val, &a->attn.pass)) return cb_argp_fail(p, "--pass: '%s' (accepted: fwd, bwd, both)", val);
     return CB_ARGS_OK;
   case O_BLOCK:
     if (cb_attn_block_parse(val, &a->attn.block_kernels))
@@ -352,6 +356,7 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
     case O_HEADDIM:
     case O_CAUSAL:
     case O_SAVE:
+    case O_PASS:
     case O_BLOCK: rc = attn_option(p, a, o->id, arg, val, s); break;
     default:
       if (o->id == O_INPLACE) s->inplace = 1;
@@ -406,9 +411,9 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
 /* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
 static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->attn_opt)
-    return cb_argp_fail(p,
-                        "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
-                        "ringattn family");
+    return cb_argp_fail(
+        p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to "
+           "the ringattn family");
   if (s->size) return cb_argp_fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
   for (int t = 0; t < a->ndtypes; t++)
@@ -447,9 +452,9 @@ static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
     return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/"
                            "--drop apply only to the moe family");
   if (s->attn_opt)
-    return cb_argp_fail(p,
-                        "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel apply only to the "
-                        "ringattn family");
+    return cb_argp_fail(
+        p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to "
+           "the ringattn family");
   if (s->factor_given && s->step_given)
     return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
   if (s->list && (s->factor_given || s->step_given || s->bounds))
@@ -546,6 +551,7 @@ void cb_args_usage(FILE *f) {
       "      --save DIR          write q, k, v, out and lse of each row's first check as .npy files\n"
       "      --block-kernel K    collbench | cudnn | both (default both): each scheme's rows with collbench's\n"
       "                          block kernel (ring) and/or cuDNN's fused attention (ring_cudnn)\n"
+      "      --pass fwd|bwd|both the forward, the backward (dQ, dK, dV) or both, the training step (default fwd)\n"
       "\n"
       "exit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
 }

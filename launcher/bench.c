@@ -240,6 +240,7 @@ void cb_bench_fill_row(cb_bench_t *b, const group_t *g, const slot_t *s, cb_row_
     r->kv_heads = p->attn->kv_heads;
     r->head_dim = p->attn->head_dim;
     r->causal = p->causal;
+    r->pass = cb_attn_pass_name(p->attn->pass);
   }
 }
 
@@ -500,13 +501,11 @@ void cb_bench_run(cb_bench_t *b) {
                 g.p.causal = cz;
                 g.p.attn = &a->attn;
                 g.p.count = g.p.seq;
-                snprintf(g.what, sizeof g.what, "ringattn %s S=%llu %s %s", cb_dtype_name(g.p.dtype),
+                snprintf(g.what, sizeof g.what, "ringattn %s S=%llu %s %s %s", cb_dtype_name(g.p.dtype),
                          (unsigned long long)g.p.seq, cz ? "causal" : "non-causal",
-                         mode == CB_MODE_GRAPH ? "graph" : "eager");
+                         mode == CB_MODE_GRAPH ? "graph" : "eager", cb_attn_pass_name(a->attn.pass));
                 ok = cb_attn_seq_check(g.p.seq, n, cz, why, sizeof why) == 0;
-                if (ok)
-                  g.p.bytes =
-                      (uint64_t)(n - 1) * cb_attn_kv_shard_bytes(&a->attn, g.p.seq, n, cb_dtype_size(g.p.dtype));
+                if (ok) g.p.bytes = cb_attn_pass_bytes(&a->attn, g.p.seq, n, cb_dtype_size(g.p.dtype), a->attn.pass);
               } else if (a->family == CB_MOE) {
                 g.p.tokens = a->points[pt];
                 g.p.count = a->points[pt];

@@ -66,6 +66,7 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
   num(b, w->loaded && w->timed, w->slowdown_comm, "%.4f");
   cb_sb_printf(b, ",");
   num(b, w->loaded && w->timed, w->slowdown_compute, "%.4f");
+  cb_sb_printf(b, ",%s", w->is_attn && w->pass ? w->pass : "");
 }
 
 static void jnum(cb_strbuf_t *b, const char *key, int present, double v) {
@@ -109,6 +110,7 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
   if (w->is_attn) {
     cb_sb_printf(b, ",\"seq\":%llu,\"batch\":%d,\"heads\":%d,\"kv_heads\":%d,\"head_dim\":%d,\"causal\":%d",
                  (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads, w->head_dim, w->causal);
+    cb_sb_printf(b, ",\"pass\":\"%s\"", w->pass ? w->pass : "fwd");
     const char *k[] = {"tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single", "err_max", "err_mean"};
     const double m[] = {w->tflops,           w->comm_us, w->compute_us, w->overlap_eff,
                         w->ring_over_single, w->err_max, w->err_mean};
@@ -125,11 +127,11 @@ static void table_header(cb_report_t *r, int kind) {
   if (!r->table) return;
   if (kind == 3)
     fprintf(r->table,
-            "#\n# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n"
-            "# %8s %-9s %-3s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s\n",
-            "seq", "type", "cau", "algo", "mode", "time", "TFLOP/s", "compute", "comm", "overlap", "r/single",
-            "max err", "sms", "#wrong", "note", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "", "",
-            "");
+            "#\n# %8s %-9s %-3s %-4s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n"
+            "# %8s %-9s %-3s %-4s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s\n",
+            "seq", "type", "cau", "pass", "algo", "mode", "time", "TFLOP/s", "compute", "comm", "overlap", "r/single",
+            "max err", "sms", "#wrong", "note", "", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "",
+            "", "");
   else if (kind == 2)
     fprintf(r->table,
             "#\n# %8s %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n"
@@ -159,14 +161,15 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
   if (w->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", w->wrong);
   if (w->sms) snprintf(sms, sizeof sms, "%d", w->sms > 0 ? w->sms : 0);
   if (w->is_attn) {
+    const char *pass = w->pass ? w->pass : "fwd";
     if (w->timed)
-      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11.1f %8.1f %10.1f %10.1f %7.3f %7.3f %9.2e %4s %7s  %s\n",
-              (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, w->time_us_mean, w->tflops,
+      fprintf(r->table, "  %8llu %-9s %-3d %-4s %-15s %-6s %11.1f %8.1f %10.1f %10.1f %7.3f %7.3f %9.2e %4s %7s  %s\n",
+              (unsigned long long)w->seq, w->dtype, w->causal, pass, w->algo, w->mode, w->time_us_mean, w->tflops,
               w->compute_us, w->comm_us, w->overlap_eff, w->ring_over_single, w->err_max, sms, wrong, w->note);
     else
-      fprintf(r->table, "  %8llu %-9s %-3d %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n",
-              (unsigned long long)w->seq, w->dtype, w->causal, w->algo, w->mode, "-", "-", "-", "-", "-", "-", "-", sms,
-              wrong, w->note);
+      fprintf(r->table, "  %8llu %-9s %-3d %-4s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n",
+              (unsigned long long)w->seq, w->dtype, w->causal, pass, w->algo, w->mode, "-", "-", "-", "-", "-", "-",
+              "-", sms, wrong, w->note);
   } else if (w->is_moe) {
     if (w->timed) {
       /* percentiles may be absent (--overlap's roundtrip_loaded rows): "-" */

@@ -23,7 +23,7 @@
   "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads," \
   "kv_heads,head_dim,"                                                                             \
   "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"            \
-  "slowdown_comm,slowdown_compute"
+  "slowdown_comm,slowdown_compute,pass"
 
 typedef struct cb_row {
   const char *family, *algo, *dtype, *op;
@@ -55,6 +55,7 @@ typedef struct cb_row {
   int is_attn;
   uint64_t seq;
   int batch, heads, kv_heads, head_dim, causal;
+  const char *pass; /* fwd | bwd | both (--pass) */
   double tflops, comm_us, compute_us, overlap_eff, ring_over_single, err_max, err_mean;
 } cb_row_t;
 

@@ -4,7 +4,7 @@
 usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
                          [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
                          [--nodes N] [--skipped a,b] [--max-blocks algo=N,...] [--max-sms algo=N,...]
-                         [--ranks N] [--loaded a,b] [--shared]
+                         [--ranks N] [--loaded a,b] [--shared] [--pass fwd|bwd|both]
 Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
 skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
 timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears; a row's
@@ -19,6 +19,7 @@ roundtrip_loaded row whose slowdown_comm / slowdown_compute is not a number in (
 more ranks (ONE_RANK_NOTE) are allowed, except for an algorithm in --skipped (whose reason must
 match --allow-skip as always), and an algorithm whose rows are all such skips is not required by
 --algos; a run in which nothing was timed because of that exits 77 (CTest "skipped").
+--pass P (ringattn): every row's pass column must be P.
 --shared (ranks share a GPU, CB_SHARE_GPUS=1): the same for rows skipped because ranks share a
 GPU (SHARED_NOTE), and a roundtrip row whose roundtrip_loaded row was skipped for that reason
 needs no timed one. When every row is so excused, each value asked for by --dtypes/--ops/--modes/
@@ -58,6 +59,7 @@ def main():
     ap.add_argument("--ranks", type=int, default=0)
     ap.add_argument("--loaded", default="")
     ap.add_argument("--shared", action="store_true")
+    ap.add_argument("--pass", dest="ra_pass", default="")
     a = ap.parse_args()
     max_blocks, max_sms = {}, {}
     for item in filter(None, a.max_blocks.split(",")):
@@ -84,6 +86,8 @@ def main():
     for i, r in enumerate(rows, start=2):
         where = f"line {i} ({r['family']} {r['algo']} {r['dtype']} {r['op']} {r['bytes']} B ip={r['inplace']} {r.get('mode','')})"
         all_algos.add(r["algo"])
+        if a.ra_pass and r.get("pass", "") != a.ra_pass:
+            problems.append(f"{where}: pass '{r.get('pass', '')}', expected {a.ra_pass}")
         if a.nodes and r["nodes"] != str(a.nodes):
             problems.append(f"{where}: nodes {r['nodes']}, expected {a.nodes}")
         if r["time_us_mean"] == "":
