@@ -171,7 +171,6 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
       cb_wgmma_ss64<0, 0>(st, cb_wgmma_desc_sw128(k_addr + off + c * 64 * 128, 16, 1024),
                           cb_wgmma_desc_sw128(qs + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
     }
-    cb_wgmma_commit(); /* S^T alone: its exponentials run while dP^T is on the tensor cores */
 #pragma unroll
     for (int ks = 0; ks < D / 16; ks++) { /* dP^T = V dO^T */
       const uint32_t off = (ks / 4) * kKHalf + (ks % 4) * 32;
@@ -179,10 +178,12 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
                           cb_wgmma_desc_sw128(dos + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
     }
     cb_wgmma_commit();
-    cb_wgmma_wait<1>(); /* S^T done, dP^T may still run */
+    cb_wgmma_wait<0>();
     cb_wgmma_fence_operand(st);
+    cb_wgmma_fence_operand(dpt);
 
-    /* P^T in place; accumulator element 4j + 2r + e = key kr[r], query column m0 + 8j + 2q4 + e */
+    /* P^T and dS^T, in place; accumulator element 4j + 2r + e = key kr[r], query column
+     * m0 + 8j + 2q4 + e */
     const bool need_mask =
         n0 + CB_BWD_BLOCK_N > p.kv_len || (p.causal && cb_attn_row_keys(p, m0) < n0 + CB_BWD_BLOCK_N);
 #pragma unroll
@@ -197,12 +198,10 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
             const int m = min(m0 + 8 * j + 2 * q4 + e, p.q_len - 1);
             vis = kr[r] < p.kv_len && (!p.causal || kpos[r] <= cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, m));
           }
-          st[x] = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -lse2[2 * j + e])) : 0.0f;
+          const float pv = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -lse2[2 * j + e])) : 0.0f;
+          st[x] = pv;
+          dpt[x] = pv * (dpt[x] - dl[2 * j + e]);
         }
-    cb_wgmma_wait<0>();
-    cb_wgmma_fence_operand(dpt);
-#pragma unroll
-    for (int x = 0; x < 32; x++) dpt[x] = st[x] * (dpt[x] - dl[(x / 4) * 2 + (x & 1)]); /* dS^T */
     uint32_t pa[4][4], dsa[4][4];
     cb_sm90_pack_p<DT, 64>(st, pa);
     cb_sm90_pack_p<DT, 64>(dpt, dsa);
