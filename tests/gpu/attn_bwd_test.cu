@@ -26,30 +26,13 @@
 
 #include "attn_bwd.h"
 #include "error_gpu.h"
+#include "half_bits.h"
 
 static int failures;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static float rnd(void) {
   rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
   return (float)(rng >> 40) / 8388608.0f - 1.0f;
-}
-static uint16_t bits(float x, int bf16) {
-  if (bf16) {
-    __nv_bfloat16_raw r = __float2bfloat16_rn(x);
-    return r.x;
-  }
-  __half_raw r = __float2half_rn(x);
-  return r.x;
-}
-static float val(uint16_t u, int bf16) {
-  if (bf16) {
-    __nv_bfloat16_raw r;
-    r.x = u;
-    return __bfloat162float(__nv_bfloat16(r));
-  }
-  __half_raw r;
-  r.x = u;
-  return __half2float(__half(r));
 }
 static void *dalloc(size_t b) {
   void *p;
@@ -93,8 +76,8 @@ static void run_case(const bcase_t *c, int D, int bf16) {
   const size_t nq = (size_t)B * Q * H * D, nk = (size_t)B * K * KH * D, nl = (size_t)B * H * Q;
   uint16_t *hq = (uint16_t *)malloc(nq * 2), *hk = (uint16_t *)malloc(nk * 2), *hv = (uint16_t *)malloc(nk * 2),
            *hdo = (uint16_t *)malloc(nq * 2);
-  for (size_t i = 0; i < nq; i++) hq[i] = bits(2.0f * rnd(), bf16), hdo[i] = bits(rnd(), bf16);
-  for (size_t i = 0; i < nk; i++) hk[i] = bits(rnd(), bf16), hv[i] = bits(rnd(), bf16);
+  for (size_t i = 0; i < nq; i++) hq[i] = to_bits(2.0f * rnd(), bf16), hdo[i] = to_bits(rnd(), bf16);
+  for (size_t i = 0; i < nk; i++) hk[i] = to_bits(rnd(), bf16), hv[i] = to_bits(rnd(), bf16);
   const double scale = 1.0 / sqrt((double)D);
   /* host float64: forward stats, then the gradients */
   double *lse = (double *)calloc(nl, 8), *delta = (double *)calloc(nl, 8);
@@ -112,7 +95,7 @@ static void run_case(const bcase_t *c, int D, int bf16) {
           if (vis) {
             const uint16_t *kj = hk + (((size_t)b * K + j) * KH + hk2) * D;
             s = 0;
-            for (int d = 0; d < D; d++) s += (double)val(qi[d], bf16) * val(kj[d], bf16);
+            for (int d = 0; d < D; d++) s += (double)from_bits(qi[d], bf16) * from_bits(kj[d], bf16);
             s *= scale;
           }
           prow[j] = s;
@@ -126,24 +109,24 @@ static void run_case(const bcase_t *c, int D, int bf16) {
         for (int j = 0; j < K; j++) {
           prow[j] = prow[j] == -INFINITY ? 0 : exp(prow[j] - l);
           const uint16_t *vj = hv + (((size_t)b * K + j) * KH + hk2) * D;
-          for (int d = 0; d < D; d++) orow[d] += prow[j] * val(vj[d], bf16);
+          for (int d = 0; d < D; d++) orow[d] += prow[j] * from_bits(vj[d], bf16);
         }
         double dl = 0;
-        for (int d = 0; d < D; d++) dl += (double)val(doi[d], bf16) * orow[d];
+        for (int d = 0; d < D; d++) dl += (double)from_bits(doi[d], bf16) * orow[d];
         delta[((size_t)b * H + h) * Q + i] = dl;
         for (int j = 0; j < K; j++) {
           if (prow[j] == 0) continue;
           const uint16_t *kj = hk + (((size_t)b * K + j) * KH + hk2) * D,
                          *vj = hv + (((size_t)b * K + j) * KH + hk2) * D;
           double dp = 0;
-          for (int d = 0; d < D; d++) dp += (double)val(doi[d], bf16) * val(vj[d], bf16);
+          for (int d = 0; d < D; d++) dp += (double)from_bits(doi[d], bf16) * from_bits(vj[d], bf16);
           const double ds = prow[j] * (dp - dl);
           double *dqi = dq + (((size_t)b * Q + i) * H + h) * D, *dkj = dk + (((size_t)b * K + j) * KH + hk2) * D,
                  *dvj = dv + (((size_t)b * K + j) * KH + hk2) * D;
           for (int d = 0; d < D; d++) {
-            dqi[d] += scale * ds * val(kj[d], bf16);
-            dkj[d] += scale * ds * val(qi[d], bf16);
-            dvj[d] += prow[j] * val(doi[d], bf16);
+            dqi[d] += scale * ds * from_bits(kj[d], bf16);
+            dkj[d] += scale * ds * from_bits(qi[d], bf16);
+            dvj[d] += prow[j] * from_bits(doi[d], bf16);
           }
         }
       }
@@ -226,7 +209,7 @@ static void bench(int S, int D, int causal) {
   uint16_t *h = (uint16_t *)malloc(n * 2);
   float *hl = (float *)malloc(nl * 4);
   for (int t = 0; t < 4; t++) {
-    for (size_t i = 0; i < n; i++) h[i] = bits(rnd(), 1);
+    for (size_t i = 0; i < n; i++) h[i] = to_bits(rnd(), 1);
     CB_CUDA(cudaMemcpy(t == 0 ? q : t == 1 ? k : t == 2 ? v : dout, h, n * 2, cudaMemcpyHostToDevice));
   }
   for (size_t i = 0; i < nl; i++) hl[i] = 3.0f + rnd();

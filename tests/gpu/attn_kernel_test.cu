@@ -33,28 +33,9 @@
 #include "attn.h"
 #include "attn_merge.h"
 #include "error_gpu.h"
+#include "half_bits.h"
 
 static int failures;
-
-/* ---- host-side dtype helpers (16-bit storage) ---- */
-static uint16_t to_bits(float x, int bf16) {
-  if (bf16) {
-    const __nv_bfloat16_raw r = __float2bfloat16_rn(x);
-    return r.x;
-  }
-  const __half_raw r = __float2half_rn(x);
-  return r.x;
-}
-static float from_bits(uint16_t u, int bf16) {
-  if (bf16) {
-    __nv_bfloat16_raw r;
-    r.x = u;
-    return __bfloat162float(__nv_bfloat16(r));
-  }
-  __half_raw r;
-  r.x = u;
-  return __half2float(__half(r));
-}
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static float rnd_f(void) { /* [-1, 1) */
