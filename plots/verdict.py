@@ -61,6 +61,9 @@ class Side:
         self.run = cbcsv.load(run_dir, warn=False)
         self.dir = run_dir
         self.meta = load_meta(self.run.run_dir)
+        # a run imported from nccl-tests (plots/nccl_tests.py): its rows are NCCL's, so they are
+        # compared with a collbench reference's `nccl` rows; it can never be a reference itself
+        self.imported = self.meta.get("tool") == "nccl-tests"
         self.link = cbcsv.read_link(self.run.run_dir)
         rows = [r for r in self.run.measured if r["wrong"] == 0]
         self.family = self.run.rows[0]["family"]
@@ -75,7 +78,8 @@ class Side:
             # ringattn: causal and the attention shape tell its variants apart (else one
             # overwrites the other at the same S)
             variant = tuple(r.get(c) for c in ("causal",) + G.ATTN_SHAPE) if r["family"] == "ringattn" else ()
-            key = (r["family"], r["algo"], r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"]) + variant
+            algo = "nccl" if self.imported and r["algo"] == "nccl-tests" else r["algo"]
+            key = (r["family"], algo, r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"]) + variant
             self.points.setdefault(key, {})[G.xkey(r)] = r
 
     def label(self):
@@ -134,6 +138,10 @@ def compare(ref, run, bw_tol, lat_tol):
 
 def causes(ref, run):
     """Differences in the recorded setup that commonly make a run slow."""
+    if run.imported:  # nccl-tests records no binding, NVLink figure or NCCL_* environment
+        return ["an nccl-tests import: its placement, NVLink figure and NCCL_* environment are not recorded, so "
+                "compare them with the reference's by hand (placement.txt, link_gbs, results.json env); also "
+                "nccl-tests' own -w/-n and -G (eager here unless its log says graph)"]
     found = []
     rb = [ri.get("binding", "") for ri in run.meta.get("rank_info", [])]
     fb = [ri.get("binding", "") for ri in ref.meta.get("rank_info", [])]
@@ -232,6 +240,8 @@ def shared_gpu(side):
 def refusal(ref, run):
     """Why ref cannot be run's reference ("" when it can): ranks sharing a GPU on either side,
     then another family, GPU model, rank count or node count."""
+    if ref.imported:
+        return "an nccl-tests import, not a collbench run"
     for side, whose in ((run, "this run"), (ref, "the reference")):
         why = shared_gpu(side)
         if why:
@@ -343,6 +353,12 @@ def found_verdict(a, run, best, refused):
         return [f"## Verdict: {run.family}", "",
                 "**NO VERDICT**: this run has no correct measured row to compare (every row wrong, skipped or "
                 "not supported); fix that first. Do not make it a reference.", ""]
+    if best is None and run.imported:
+        return [f"## Verdict: {run.family}", "",
+                f"**NO REFERENCE** for {run.family} on {run.label()} in {os.path.normpath(a.ref)}: no collbench run of "
+                f"the same family, GPU model, rank and node count has `nccl` rows at these sizes to compare this "
+                f"nccl-tests import with (an import never becomes a reference: run collbench on this machine).",
+                ""] + refused_lines(refused)
     if best is None:
         return [f"## Verdict: {run.family}", "",
                 f"**NO REFERENCE** for {run.family} on {run.label()} in {os.path.normpath(a.ref)} (none of the same "

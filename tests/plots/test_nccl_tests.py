@@ -110,6 +110,11 @@ def case_plot(work):
         with open(os.path.join(d, "summary.md")) as f:
             summary = f.read()
         expect("nccl-tests 348.3 GB/s @ 4 GiB" in summary and "## Verdict: allreduce" in summary, summary)
+        # the verdict compares the import with the reference's nccl rows (never suggests the import
+        # as a reference, never blames a binding nccl-tests does not record)
+        expect("Reference `" in summary and "h200x2/allreduce" in summary and "| nccl | float sum eager |" in summary,
+               "the import was not compared with the h200x2 reference's nccl rows:\n" + summary)
+        expect("can become the reference" not in summary and "ran unbound" not in summary, summary)
     p = run([PLOT, "--nccl-tests", TEXT], cwd=work)  # default DIR: ./nccl-tests-<name>
     expect_rc(p, 0, "default --out")
     expect(os.path.isfile(os.path.join(work, "nccl-tests-all_reduce_perf-g2", "allreduce", "summary.md")), p.stdout)
