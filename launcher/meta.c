@@ -1,6 +1,6 @@
 /* Implementation of meta.h: collects the run's metadata (every rank's record gathered onto rank
- * 0, the software versions, the date and the recorded environment). meta_json.c and
- * meta_header.c write it. */
+ * 0, the software versions, the date, the recorded environment and the hardware limits: each
+ * rank reads its own GPU's, rank 0 keeps the slowest). meta_json.c and meta_header.c write it. */
 #define _GNU_SOURCE
 #include "meta.h"
 
@@ -54,6 +54,7 @@ static void rank_record(const cb_world_t *w, cb_meta_rank_t *r) {
   r->cc_major = w->cc_major;
   r->cc_minor = w->cc_minor;
   r->gpu_mem = w->gpu_mem;
+  cb_gpu_limits(w->busid, &r->limits);
 }
 
 /* The environment that shapes a run: variables with these prefixes. */
@@ -75,6 +76,61 @@ static void collect_env(cb_meta_t *m) {
   if (!m->env) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   for (char **e = environ; *e; e++)
     if (env_recorded(*e)) m->env[m->nenv++] = *e;
+}
+
+static void limits_note_add(cb_meta_t *m, const char *text) {
+  size_t len = strlen(m->limits_note);
+  snprintf(m->limits_note + len, sizeof m->limits_note - len, "%s%s", len ? "; " : "", text);
+}
+
+/* A PCIe link's rank for the minimum: each generation doubles the lane rate (2.5, 5, 8, 16, 32,
+ * 64 GT/s; Gen3's 8 is close enough to 10 to order links of one job, which are alike). */
+static long pcie_score(const cb_gpu_limits_t *g) {
+  return (long)g->pcie_width << (g->pcie_gen < 30 ? g->pcie_gen : 30);
+}
+
+/* The slowest GPU's figures over all ranks; a figure some rank could not read stays unknown.
+ * The note: the first rank's reason (ranks of one job usually share it), then the NICs'. */
+static void collect_limits(cb_meta_t *m, const cb_world_t *w) {
+  m->nvlink_gbs = -1;
+  m->nvlink_links = m->nvlink_rank = m->pcie_rank = -1;
+  m->pcie_gen = m->pcie_width = m->pcie_max_gen = m->pcie_max_width = -1;
+  int nv_known = 1, pcie_known = 1;
+  for (int r = 0; r < m->nranks; r++) {
+    const cb_gpu_limits_t *g = &m->ranks[r].limits;
+    nv_known &= g->nvlink_gbs >= 0;
+    pcie_known &= g->pcie_gen > 0 && g->pcie_width > 0;
+    if (g->nvlink_gbs >= 0 && (m->nvlink_rank < 0 || g->nvlink_gbs < m->nvlink_gbs)) {
+      m->nvlink_gbs = g->nvlink_gbs;
+      m->nvlink_links = g->nvlink_links;
+      m->nvlink_rank = r;
+    }
+    if (g->pcie_gen > 0 && g->pcie_width > 0 &&
+        (m->pcie_rank < 0 || pcie_score(g) < pcie_score(&m->ranks[m->pcie_rank].limits))) {
+      m->pcie_gen = g->pcie_gen;
+      m->pcie_width = g->pcie_width;
+      m->pcie_max_gen = g->pcie_max_gen;
+      m->pcie_max_width = g->pcie_max_width;
+      m->pcie_rank = r;
+    }
+    if (g->note[0] && !m->limits_note[0])
+      snprintf(m->limits_note, sizeof m->limits_note, "rank %d (GPU %s): %s", r, m->ranks[r].busid, g->note);
+  }
+  if (!nv_known) {
+    m->nvlink_gbs = -1;
+    m->nvlink_links = m->nvlink_rank = -1;
+  }
+  if (!pcie_known) m->pcie_gen = m->pcie_width = m->pcie_max_gen = m->pcie_max_width = m->pcie_rank = -1;
+  if (w->mpi.nnodes <= 1) return;
+  int more = 0;
+  m->nnics = cb_nic_limits("/sys", m->nics, CB_LIMITS_MAX_NICS, &more);
+  if (more) {
+    char text[64];
+    snprintf(text, sizeof text, "more NICs than the %d recorded", CB_LIMITS_MAX_NICS);
+    limits_note_add(m, text);
+  }
+  if (m->nnics == 0)
+    limits_note_add(m, "no NIC found on rank 0's node (/sys/class/infiniband/*/ports/*, up /sys/class/net/*)");
 }
 
 void cb_meta_collect(cb_meta_t *m, const cb_world_t *w, const cb_args_t *a, const cb_algo_t *const *algos, int nalgos) {
@@ -109,6 +165,7 @@ void cb_meta_collect(cb_meta_t *m, const cb_world_t *w, const cb_args_t *a, cons
   time_t now = time(NULL);
   strftime(m->date, sizeof m->date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   collect_env(m);
+  collect_limits(m, w);
 }
 
 void cb_meta_free(cb_meta_t *m) {

@@ -1,8 +1,9 @@
 /* The run's metadata, collected once: what ran (options, the selected algorithms), where (every
- * rank's host, GPU and binding) and with which software (driver, NCCL, MPI, collbench's version
- * and git revision). Collecting is collective over the world; the facts land on rank 0, which
- * writes them two ways: the results files' JSON (meta_json.h) and the stdout header
- * (meta_header.h). Nothing here formats or prints. */
+ * rank's host, GPU and binding), with which software (driver, NCCL, MPI, collbench's version
+ * and git revision) and the hardware limits it is judged against (hw_limits.h). Collecting is
+ * collective over the world; the facts land on rank 0, which writes them two ways: the results
+ * files' JSON (meta_json.h) and the stdout header (meta_header.h). Nothing here formats or
+ * prints. */
 #ifndef CB_META_H
 #define CB_META_H
 
@@ -10,6 +11,7 @@
 
 #include "args.h"
 #include "collective.h"
+#include "hw_limits.h"
 #include "world.h"
 
 /* One rank's place, as the JSON's rank_info entry and the header's "#  Rank" line show it. */
@@ -19,6 +21,7 @@ typedef struct {
   char busid[32], gpu[96], binding[256];
   int sm_count, cc_major, cc_minor;
   size_t gpu_mem;
+  cb_gpu_limits_t limits; /* this rank's GPU's NVLink and PCIe, read by the rank itself */
 } cb_meta_rank_t;
 
 /* A selected algorithm and its description for this world (describe(), or empty). */
@@ -41,6 +44,16 @@ typedef struct {
    * the prefixes): nenv pointers to environ's "NAME=value" entries, in environ's order. */
   int nenv;
   const char **env;
+  /* The limits: the slowest GPU's NVLink and the slowest GPU's PCIe link over all ranks (-1
+   * where some rank's figure is unknown: the minimum of the rest could be a guess), whose GPU
+   * that is (rank index, -1 when unknown), rank 0's node's NICs on runs of more than one node
+   * (the nodes are assumed alike, as collbench-run's limits.sh does), and why any is unknown. */
+  double nvlink_gbs;
+  int nvlink_links, nvlink_rank;
+  int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width, pcie_rank;
+  int nnics;
+  cb_nic_limit_t nics[CB_LIMITS_MAX_NICS];
+  char limits_note[512];
 } cb_meta_t;
 
 /* Collective over the world: gathers every rank's record onto rank 0 and fills m there (with

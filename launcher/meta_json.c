@@ -64,6 +64,58 @@ static void algos_json(const cb_meta_t *m, cb_strbuf_t *out) {
   cb_sb_printf(out, "]");
 }
 
+/* A figure, or null where unknown (negative). */
+static void num_json(cb_strbuf_t *out, double v) {
+  if (v < 0) cb_sb_printf(out, "null");
+  else cb_sb_printf(out, "%g", v);
+}
+
+/* Which GPU a limit is: {"rank", "host", "pci_busid"}, or null. */
+static void gpu_json(const cb_meta_t *m, int r, cb_strbuf_t *out) {
+  if (r < 0) {
+    cb_sb_printf(out, "null");
+    return;
+  }
+  cb_sb_printf(out, "{\"rank\":%d,\"host\":", r);
+  cb_sb_json_str(out, m->ranks[r].host);
+  cb_sb_printf(out, ",\"pci_busid\":");
+  cb_sb_json_str(out, m->ranks[r].busid);
+  cb_sb_printf(out, "}");
+}
+
+/* "limits" (plots/limits.py reads it; the shape of collbench-run's limits.json plus which GPU)
+ * and "limits_note". */
+static void limits_json(const cb_meta_t *m, cb_strbuf_t *out) {
+  cb_sb_printf(out, ",\"limits\":{\"nvlink_gbs\":");
+  num_json(out, m->nvlink_gbs);
+  cb_sb_printf(out, ",\"nvlink_links\":");
+  num_json(out, m->nvlink_links);
+  cb_sb_printf(out, ",\"nvlink_gpu\":");
+  gpu_json(m, m->nvlink_rank, out);
+  cb_sb_printf(out, ",\"pcie\":");
+  if (m->pcie_rank < 0) {
+    cb_sb_printf(out, "null");
+  } else {
+    cb_sb_printf(out, "{\"gen\":%d,\"width\":%d,\"max_gen\":", m->pcie_gen, m->pcie_width);
+    num_json(out, m->pcie_max_gen);
+    cb_sb_printf(out, ",\"max_width\":");
+    num_json(out, m->pcie_max_width);
+    cb_sb_printf(out, ",\"gpu\":");
+    gpu_json(m, m->pcie_rank, out);
+    cb_sb_printf(out, "}");
+  }
+  cb_sb_printf(out, ",\"nics\":[");
+  for (int i = 0; i < m->nnics; i++) {
+    cb_sb_printf(out, "%s{\"name\":", i ? "," : "");
+    cb_sb_json_str(out, m->nics[i].name);
+    cb_sb_printf(out, ",\"gbs\":");
+    num_json(out, m->nics[i].gbs);
+    cb_sb_printf(out, "}");
+  }
+  cb_sb_printf(out, "]},\"limits_note\":");
+  cb_sb_json_str(out, m->limits_note);
+}
+
 static const char *modes_name(int modes) {
   if (modes == (CB_MODE_EAGER | CB_MODE_GRAPH)) return "both";
   return modes == CB_MODE_GRAPH ? "graph" : "eager";
@@ -99,6 +151,7 @@ void cb_meta_json(const cb_meta_t *m, cb_strbuf_t *out) {
   cb_sb_json_str(out, cudnn);
   cb_sb_printf(out, ",\"peer_memory\":%s,\"peer_memory_note\":", w->peer_ok ? "true" : "false");
   cb_sb_json_str(out, w->peer_why);
+  limits_json(m, out);
   cb_sb_printf(out, ",\"env\":");
   env_json(m, out);
   cb_sb_printf(out,

@@ -8,7 +8,8 @@
 
 /* Appends one JSON object to out: tool, version, git revision, date, command, family, ranks,
  * nodes and hosts, rank_info (one object per rank), driver, CUDA, NCCL and MPI versions, peer
- * memory, the recorded environment, the options and the selected algorithms. Rank 0's m only
+ * memory, the hardware limits (limits_note: why one is null), the recorded environment, the
+ * options and the selected algorithms. Rank 0's m only
  * (cb_meta_collect fills it there). */
 void cb_meta_json(const cb_meta_t *m, cb_strbuf_t *out);
 

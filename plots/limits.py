@@ -9,7 +9,7 @@ The limit of a row, in order:
   one node, NVLink   NVLink per direction per GPU (meta limits.nvlink_gbs: active links x
                      per-link rate from NVML, else the run's link_gbs file from nvidia-smi)
   one node, no NVLink  PCIe per direction from limits.pcie {gen, width} (GT/s x lanes x encoding)
-Sources: results.json meta "limits" (launcher/limits.c), else RUN/limits.json (the same object,
+Sources: results.json meta "limits" (launcher/hw_limits.c), else RUN/limits.json (the same object,
 written by collbench-run), else RUN/link_gbs. Rows below FAR_BELOW of their limit are flagged
 with the usual causes. Only the classic collectives (nccl-tests bus bandwidth) are judged: MoE
 and ring attention define their own bytes (docs/) and are left out."""

@@ -3,7 +3,10 @@
  * the world's facts, the selected algorithms with their descriptions, the CB_* and NCCL_*
  * variables (and not unrelated ones), and the header must list the algorithms before the
  * devices, as collbench prints them, and say when ranks share a GPU (gpu_shared in the JSON).
- * The first JSON text goes to stdout for check_meta.py to parse with Python's json module. */
+ * The JSON holds the hardware limits (hw_limits.h; nulls and limits_note where NVML is missing);
+ * with the world marked as two nodes it lists this machine's NICs from /sys. The first JSON
+ * text and the two-node one go to stdout (two lines) for check_meta.py to parse with Python's
+ * json module. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
@@ -64,6 +67,8 @@ int main(int argc, char **argv) {
     CHECK(strstr(header.s, "grid for 8 SMs") != NULL, "header lacks the description: %s", header.s);
     CHECK(strstr(header.s, "Test GPU") && strstr(header.s, "NCCL 2.28.3"), "header lacks GPU or NCCL: %s", header.s);
     CHECK(!strstr(header.s, "shared GPUs") && strstr(json.s, "\"gpu_shared\":false"), "no shared GPU: %s", json.s);
+    CHECK(strstr(json.s, ",\"limits\":{\"nvlink_gbs\":") && strstr(json.s, "\"nics\":[]},\"limits_note\":"),
+          "JSON lacks the limits (no NICs on one node): %s", json.s);
     puts(json.s);
   }
   /* ranks sharing a GPU: the header says so and why times mean nothing, the JSON flags it; in a
@@ -81,6 +86,17 @@ int main(int argc, char **argv) {
     CHECK(!strstr(header.s, "CB_SHARE_GPUS=1") == !in_node, "in_node %d: header: %s", in_node, header.s);
     CHECK(strstr(json.s, "\"gpu_shared\":true") != NULL, "JSON lacks gpu_shared true: %s", json.s);
   }
+  /* two nodes: the NICs of this machine (check_meta.py reads /sys itself) */
+  cb_sb_free(&json);
+  cb_sb_free(&header);
+  cb_sb_init(&json);
+  cb_sb_init(&header);
+  w.gpu_shared = w.gpu_shared_in_node = 0;
+  const int nnodes = w.mpi.nnodes;
+  w.mpi.nnodes = 2;
+  collect(&w, a, algos, &json, &header);
+  w.mpi.nnodes = nnodes;
+  if (w.mpi.rank == 0) puts(json.s);
   cb_sb_free(&json);
   cb_sb_free(&header);
   free(a);
