@@ -34,12 +34,17 @@ def load_limits(run_dir, meta):
     """The limits object of a run ({} when nothing was recorded)."""
     lim = dict(meta.get("limits") or {})
     path = os.path.join(run_dir, "limits.json")
-    if not lim and os.path.isfile(path):
+    if os.path.isfile(path):  # collbench-run's nvidia-smi figures fill what collbench's NVML left unknown
         try:
             with open(path, encoding="utf-8") as f:
-                lim = json.load(f)
+                side = json.load(f)
         except (OSError, ValueError) as e:
             raise cbcsv.InputError(f"{path}: unreadable limits ({e})")
+        if not isinstance(side, dict):
+            raise cbcsv.InputError(f"{path}: not a JSON object")
+        for k, v in side.items():
+            if lim.get(k) in (None, [], {}) and v not in (None, [], {}):
+                lim[k] = v
     if not lim.get("nvlink_gbs"):
         link = cbcsv.read_link(run_dir)
         if link:

@@ -69,6 +69,14 @@ out = verdict(fixture("none", {"nvlink_gbs": None, "pcie": None, "nics": []}))
 expect(out, "limit unknown: neither NVLink nor PCIe figures were recorded", "no figures")
 out = verdict(one_run)
 expect(out, "one rank: busbw is 0 by definition", "one GPU")
+# collbench's own record (results.json meta.limits, NVML) with NVLink unknown: limits.json's
+# figure fills it in, field by field
+d = fixture("meta-null", {"nvlink_gbs": 478, "pcie": None, "nics": []})
+with open(os.path.join(d, "results.json"), "w") as f:
+    json.dump({"meta": {"limits": {"nvlink_gbs": None, "pcie": {"gen": 5, "width": 16}, "nics": []},
+                        "limits_note": "rank 0: NVML not available"}, "results": []}, f)
+out = verdict(d)
+expect(out, "twoshot_ce float eager 8 GiB: 379 GB/s = 79 % of NVLink's 478 GB/s per direction", "meta null + limits.json")
 # the collection script's output is what the reader takes
 d = os.path.join(work, "collect")
 os.makedirs(d)
@@ -83,4 +91,4 @@ for p in problems:
     print("FAIL:", p)
 if problems:
     sys.exit(1)
-print("PASS limits (NVLink, PCIe, NIC, unreadable NIC, no figures, one GPU, limits.sh)")
+print("PASS limits (NVLink, PCIe, NIC, unreadable NIC, no figures, one GPU, meta + limits.json, limits.sh)")
