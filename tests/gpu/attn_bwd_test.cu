@@ -25,8 +25,8 @@
 #include <string.h>
 
 #include "attn_bwd.h"
+#include "attn_test_util.h"
 #include "error_gpu.h"
-#include "half_bits.h"
 
 static int failures;
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
@@ -46,15 +46,6 @@ typedef struct {
   int batch, heads, kv_heads, q_len, kv_len, causal, nsplit;
   cb_attn_pos_t qpos, kvpos;
 } bcase_t;
-
-static cb_attn_pos_t run1(long long s) {
-  cb_attn_pos_t p = {s, 1LL << 40, 0};
-  return p;
-}
-static cb_attn_pos_t zig(long long c, int r) {
-  cb_attn_pos_t p = {r * c, c, (3 - r) * c};
-  return p;
-}
 
 static double maxabs(const double *x, size_t n) {
   double m = 0;

@@ -32,8 +32,8 @@
 
 #include "attn.h"
 #include "attn_merge.h"
+#include "attn_test_util.h"
 #include "error_gpu.h"
-#include "half_bits.h"
 
 static int failures;
 
@@ -151,16 +151,6 @@ typedef struct {
   cb_attn_pos_t qpos, kvpos;
   float qamp; /* query amplitude: larger = peakier softmax */
 } tcase_t;
-
-static cb_attn_pos_t run1(long long start) {
-  cb_attn_pos_t p = {start, 1LL << 40, 0};
-  return p;
-}
-/* zigzag over P = 2 ranks, chunks of c rows: rank r holds chunks r and 3 - r */
-static cb_attn_pos_t zig(long long c, int r) {
-  cb_attn_pos_t p = {r * c, c, (3 - r) * c};
-  return p;
-}
 
 typedef struct {
   double max_err, mean_err, lse_err;
@@ -407,7 +397,7 @@ int main(int argc, char **argv) {
     } else if (strcmp(argv[i], "--one") == 0 && i + 1 < argc) {
       char *end;
       const long x = strtol(argv[++i], &end, 10);
-      if (*end || x < 0 || x >= NVARIANTS) {
+      if (end == argv[i] || *end || x < 0 || x >= NVARIANTS) {
         fprintf(stderr, "attn_kernel_test: --one takes a variant index 0..%d\n", NVARIANTS - 1);
         return 2;
       }
