@@ -4,7 +4,8 @@ in numeric order, eager and graph rows apart, exit 1 when a row has wrong elemen
 not), and clear errors (exit 2, a message) for a missing folder, files of only one tree, two rows
 with one key in a file, a wrong argument count and the nastiest inputs (non-UTF-8 bytes, nan,
 counts past 2^64, directories and symlinks, very long names); and the argument checks of
-tools/device/moe-kernel-ncu.sh (KERNEL, SMS) and tools/device/gpu-suite-shared-gpu.sh (PATCH)
+tools/device/moe-kernel-ncu.sh (KERNEL, SMS), tools/device/gpu-suite-shared-gpu.sh (PATCH) and
+tools/device/attention-suite.sh (STEPS)
 (device_scripts).
 
 usage: test_compare_ab.py TOOLS_DIR/compare_ab.py"""
@@ -28,13 +29,17 @@ def run(*args):
 
 def device_scripts(root):
     """tools/device/moe-kernel-ncu.sh checks its KERNEL and SMS, tools/device/gpu-suite-shared-gpu.sh
-    its PATCH, before building anything: nonsense ends with exit 2 and a message, on a machine
+    its PATCH, tools/device/attention-suite.sh its STEPS, before building anything: nonsense ends with exit 2 and a message, on a machine
     without a GPU too."""
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, OUT=os.path.join(d, "out"))
         ncu = os.path.join(root, "tools/device/moe-kernel-ncu.sh")
         shared = os.path.join(root, "tools/device/gpu-suite-shared-gpu.sh")
+        attn = os.path.join(root, "tools/device/attention-suite.sh")
         cases = [
+            (attn, {"STEPS": "bench bnech"}, b"unknown step 'bnech'"),
+            (attn, {"STEPS": "s" * 5000}, b"unknown step"),
+            (attn, {"STEPS": "ref \udcff"}, b"unknown step"),
             (shared, {"PATCH": d}, b"not a readable file"),
             (shared, {"PATCH": "/nonexistent/\udcff" + "p" * 5000}, b"not a readable file"),
             (ncu, {}, b"KERNEL", "a;rm -rf /"),

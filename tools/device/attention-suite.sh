@@ -14,6 +14,12 @@ cd "$(dirname "$0")/../.." || exit 1
 . tools/device/common.sh
 STEPS=${STEPS:-bench tests shared ref sdpa}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
+for w in $STEPS; do # a misspelt step must not silently run nothing
+  case $w in
+    bench | tests | shared | ref | sdpa) ;;
+    *) printf "%s: unknown step '%.40s' in STEPS (bench tests shared ref sdpa)\n" "$0" "$w" >&2; exit 2 ;;
+  esac
+done
 root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
 if [ -n "$root" ] && [ -d "$root/include" ]; then
   export CUDNN_ROOT=$root LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
