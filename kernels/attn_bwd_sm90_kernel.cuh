@@ -42,9 +42,9 @@
 #include "sm90_ptx.cuh"
 #include "sm90_wgmma.cuh"
 
-static constexpr int CB_BWD_BLOCK_N = 128; /* keys per CTA: 2 consumer warpgroups x 64 */
-static constexpr int CB_BWD_BLOCK_M = 64;  /* query rows per tile */
-static constexpr int CB_BWD_STAGES = 2;    /* Q / dO tiles in flight */
+static constexpr int CB_BWD_BLOCK_N = 64 * CB_SM90_CONSUMER_WGS; /* keys per CTA: 64 per consumer warpgroup */
+static constexpr int CB_BWD_BLOCK_M = 64;                        /* query rows per tile */
+static constexpr int CB_BWD_STAGES = 2;                          /* Q / dO tiles in flight */
 
 struct cb_attn_bwd_params {
   cb_attn_params f; /* q, k, v, shapes, positions, scale (the forward's) */
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   constexpr int S = CB_BWD_STAGES, kHalves = D / 64;
   constexpr uint32_t kKHalf = CB_BWD_BLOCK_N * 128, kQHalf = CB_BWD_BLOCK_M * 128;
   constexpr uint32_t kKBytes = kHalves * kKHalf, kQBytes = kHalves * kQHalf, kDSBytes = CB_BWD_BLOCK_N * 128;
-  constexpr int kConsumers = 256;
+  constexpr int kConsumers = 128 * CB_SM90_CONSUMER_WGS; /* the consumer threads */
   const cb_attn_params &p = bp.f;
 
   extern __shared__ unsigned char cb_bwd_smem_raw[];
