@@ -8,11 +8,17 @@ Two formats, told apart by the first character ('{' is JSON):
   timestamp may follow; the header line says where each group starts). A table whose header was
   cut away (a log excerpt) is read with the default layout, 13 fields. The binary comes from
   "# Collective test starting: X" before the table or "# Collective test concluded: X" after it;
-  ranks, hosts and GPUs from the "#  Rank N Group G Pid P on HOST device D [BUS] NAME" lines.
+  ranks, hosts and GPUs from the "#  Rank N Group G Pid P on HOST device D [BUS] NAME" lines,
+  the versions from "# nccl-tests version V nccl-headers=H nccl-library=L" (printed just before
+  "starting"; L is what the JSON calls nccl_version).
 - the file `-J FILE` writes (JSON_FILE_VERSION 3; src/util.cu of nccl-tests 2.19.6): "args"
   (args[0] names the binary), "config" (ngpus, nthreads, iterations, graph, "devices": one
-  entry per process) and "results", one object per size with "out_of_place"/"in_place"
-  {"time" or "cpu_time", "alg_bw", "bus_bw", "nwrong": number or null}.
+  entry per process, parsed from its first GPU's "#  Rank" line) and "results", one object per
+  size with "out_of_place"/"in_place"
+  {"time" or "cpu_time", "alg_bw", "bus_bw", "nwrong": number or null}. That writer prints a NaN
+  as the string "nan" and an infinity as a bare inf (not JSON): both are refused, as the text
+  table's nan is. Test plot_nccl_tests_captured reads the files real binaries wrote
+  (tests/plots/data/nccl-tests/captured/: the text and the JSON of one run give the same rows).
 Each becomes collbench's CSV row (docs/results-format.md): algo "nccl-tests", the family from
 the binary (all_reduce_perf -> allreduce ...), nccl-tests' own size and count (collbench uses
 the same definitions). Tables of a binary collbench has no family for are skipped with a
@@ -44,7 +50,9 @@ DEFAULT_HEADER = "size count type redop root time algbw busbw #wrong time algbw 
 RANK_LINE = re.compile(r"#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
                        r"\s+\[([^\]]*)\]\s*(.*)")
 NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-DEFAULT_ROW = re.compile(rf"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+(?:\s+{NUM}\s+{NUM}\s+{NUM}\s+(?:\d+|N/A)){{2}}\s*")
+# #wrong is printed with %6g: 1e+06 and more wrong elements read in exponent form
+DEFAULT_ROW = re.compile(rf"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+(?:\s+{NUM}\s+{NUM}\s+{NUM}\s+(?:{NUM}|N/A)){{2}}\s*")
+VERSION_KEYS = ("nccl_tests_version", "nccl_version_code", "nccl_headers_code")
 
 
 def family_of(program, where, strict=False):
@@ -143,10 +151,11 @@ def parse_text(lines, where, family=None):
             if m:
                 devices.append((int(m[1]), m[2], int(m[3]), m[4], m[5].strip()))
             elif line.startswith("# nccl-tests version"):
-                run["nccl_tests_version"] = body[3] if len(body) > 3 else ""
+                run.update(_version_meta(body))
             elif line.startswith("# Collective test starting:"):
-                close(None)
-                program, run, devices = line.split(":", 1)[1].strip(), {}, []
+                close(None)  # the version line just before belongs to this run
+                program, devices = line.split(":", 1)[1].strip(), []
+                run = {k: run[k] for k in VERSION_KEYS if k in run}
             elif line.startswith("# Collective test concluded:"):
                 close(line.split(":", 1)[1].strip())
                 program = None
@@ -182,6 +191,17 @@ def parse_text(lines, where, family=None):
     return rows, metas
 
 
+def _version_meta(body):
+    """nccl_tests_version, nccl_headers_code and nccl_version_code (the library's, as the JSON's
+    nccl_version) of "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22803"."""
+    meta = {"nccl_tests_version": body[2]} if len(body) > 2 else {}
+    for tok in body[3:]:
+        key, _, val = tok.partition("=")
+        if key in ("nccl-headers", "nccl-library") and val.isdigit():
+            meta["nccl_headers_code" if key == "nccl-headers" else "nccl_version_code"] = int(val)
+    return meta
+
+
 def _text_row(header, toks, where):
     """(dtype, op, size, count, out-of-place group, in-place group) of one table row."""
     times = [i for i, h in enumerate(header) if h in ("time", "cputime")]
@@ -214,10 +234,15 @@ def parse_json(text, where):
     try:
         doc = json.loads(text)
     except ValueError as e:
-        raise cbcsv.InputError(f"{where}: not valid JSON ({e})")
+        bare_inf = re.search(r"[:,\[]-?inf[,}\]]", text)
+        raise cbcsv.InputError(f"{where}: not valid JSON ({e})" + (
+            f"; it holds {bare_inf[0][1:-1]} (nccl-tests writes an infinite value so): not a finite number"
+            if bare_inf else ""))
 
     def need(obj, key, kind, at):
         v = obj.get(key) if isinstance(obj, dict) else None
+        if v == "nan" and kind == (int, float):
+            raise cbcsv.InputError(f"{where}: {at}{key} is \"nan\" (nccl-tests writes NaN so): not a finite number")
         if not isinstance(v, kind) or isinstance(v, bool):
             raise cbcsv.InputError(f"{where}: {at}{key} is {json.dumps(v)[:40]}, expected "
                                    f"{getattr(kind, '__name__', 'a number')} (is this an nccl-tests -J file?)")

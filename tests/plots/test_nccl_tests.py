@@ -60,6 +60,13 @@ def case_text(work):
     expect((m["tool"], m["format"], m["ranks"], m["hosts"], m["program"]) ==
            ("nccl-tests", "text", 2, ["vm"], "all_reduce_perf"), f"meta: {m}")
     expect([ri["pci_busid"] for ri in m["rank_info"]] == ["0000:00:06", "0000:00:07"], f"rank_info: {m}")
+    # 2.19.6 prints its versions just before "starting" (this excerpt's binary did not): kept for that run
+    with open(TEXT) as f:
+        versioned = write(work, "versioned.txt", "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22803\n"
+                          + f.read())
+    m = meta_of(import_(work, versioned, "versioned")[1][0])
+    expect((m["nccl_tests_version"], m["nccl_headers_code"], m["nccl_version_code"]) == ("2.19.6", 22809, 22803),
+           f"versions: {m}")
 
 
 def case_json(work):
@@ -187,6 +194,10 @@ def case_errors(work):
         "bool-size.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], size=True)])), "results[0].size"),
         "broadcast.json": (json.dumps(dict(doc, args=["./broadcast_perf"])), "broadcast_perf: collbench has no family"),
         "no-config.json": (json.dumps({k: v for k, v in doc.items() if k != "config"}), "config is null"),
+        # util.cu's jsonDouble writes NaN as the string "nan" and an infinity as a bare inf (%lf)
+        "nan.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], in_place=dict(
+            doc["results"][0]["in_place"], bus_bw="nan"))])), 'in_place.bus_bw is "nan"'),
+        "inf.json": (open(JSONF).read().replace('"alg_bw":0.000000', '"alg_bw":inf', 1), "holds inf"),
     }
     for name, (data, needle) in bad.items():
         path = write(work, name, data)
@@ -204,9 +215,15 @@ def case_errors(work):
     expect_bad([sys.executable, READER, "--out", os.path.join(work, "o"), work], "a folder", "not a regular file")
     expect_bad([sys.executable, READER, "--out", os.path.join(work, "o"), os.path.join(work, "nope")], "missing",
                "cannot read")
-    # the nameless table reads with --family
+    # the nameless table reads with --family; #wrong is %6g: a million wrong elements print as 1e+06
+    with open(os.path.join(work, "nameless.txt")) as f:
+        nameless = f.read()
+    first = next(ln for ln in nameless.splitlines() if ln.strip()[:1].isdigit())
     expect_rc(run([sys.executable, READER, "--family", "allreduce", "--out", os.path.join(work, "named"),
-                   os.path.join(work, "nameless.txt")]), 0, "--family allreduce")
+                   write(work, "nameless-1e6.txt", nameless.replace(first, first[:-1] + "1e+06", 1))]),
+              0, "--family allreduce")
+    wrong = {r["wrong"] for r in rows_of(os.path.join(work, "named", "allreduce"))}
+    expect(wrong == {"0", "1000000"}, f"#wrong 1e+06 read as {wrong}")
     # a folder holding a collbench run is never overwritten
     victim = os.path.join(work, "victim")
     shutil.copytree(REF, os.path.join(victim, "allreduce"))
