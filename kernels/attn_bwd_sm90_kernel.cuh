@@ -10,10 +10,14 @@
  * to global memory with fp32 vector reductions.
  *
  * Per query tile (64 rows), per consumer warpgroup (64 keys), in the keys' orientation:
- *   S^T = K Q^T, dP^T = V dO^T        (wgmma, both operands K-major from shared memory)
+ *   S^T = K Q^T, dP^T = V dO^T        (wgmma, both operands K-major from shared memory; two
+ *                                      commit groups, so that P^T starts once S^T is in)
  *   P^T = exp2(S^T * scale log2 e - lse log2 e)   (masked as the forward; lse from global)
- *   dS^T = P^T * (dP^T - delta)
- *   dV += P^T dO, dK += dS^T Q        (wgmma with P^T / dS^T from registers, dO / Q MN-major)
+ *   dV += P^T dO                      (issued at once: it runs while dS^T is computed)
+ *   dS^T = P^T * (dP^T - delta)       (once dP^T is in)
+ *   dK += dS^T Q                      (wgmma with P^T / dS^T from registers, dO / Q MN-major)
+ * Waiting for both products before the exponentials, and issuing dV with dK, measured 14 % (16K)
+ * to 10 % (causal) slower on the H200 (docs/decisions.md).
  *   dS^T (16-bit) -> shared memory; both warpgroups' halves complete (named barrier 1), then
  *   dQ_tile = dS K over the CTA's 128 keys (wgmma, both operands MN-major from shared memory;
  *   at D = 128 each warpgroup takes 64 of the columns; at D = 64 both compute all 64 and each
@@ -166,11 +170,12 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     float st[32], dpt[32];
     cb_wgmma_fence();
 #pragma unroll
-    for (int ks = 0; ks < D / 16; ks++) { /* S^T = K Q^T */
+    for (int ks = 0; ks < D / 16; ks++) { /* S^T = K Q^T: its own group, so P can start before dP^T is in */
       const uint32_t off = (ks / 4) * kKHalf + (ks % 4) * 32;
       cb_wgmma_ss64<0, 0>(st, cb_wgmma_desc_sw128(k_addr + off + c * 64 * 128, 16, 1024),
                           cb_wgmma_desc_sw128(qs + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
     }
+    cb_wgmma_commit();
 #pragma unroll
     for (int ks = 0; ks < D / 16; ks++) { /* dP^T = V dO^T */
       const uint32_t off = (ks / 4) * kKHalf + (ks % 4) * 32;
@@ -178,12 +183,11 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
                           cb_wgmma_desc_sw128(dos + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
     }
     cb_wgmma_commit();
-    cb_wgmma_wait<0>();
+    cb_wgmma_wait<1>(); /* S^T is in; dP^T may still run */
     cb_wgmma_fence_operand(st);
-    cb_wgmma_fence_operand(dpt);
 
-    /* P^T and dS^T, in place; accumulator element 4j + 2r + e = key kr[r], query column
-     * m0 + 8j + 2q4 + e */
+    /* P^T in place (accumulator element 4j + 2r + e = key kr[r], query column m0 + 8j + 2q4 + e)
+     * while dP^T runs; dV += P^T dO is issued as soon as P^T is packed, then dS^T once dP^T is in */
     const bool need_mask =
         n0 + CB_BWD_BLOCK_N > p.kv_len || (p.causal && cb_attn_row_keys(p, m0) < n0 + CB_BWD_BLOCK_N);
 #pragma unroll
@@ -198,12 +202,21 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
             const int m = min(m0 + 8 * j + 2 * q4 + e, p.q_len - 1);
             vis = kr[r] < p.kv_len && (!p.causal || kpos[r] <= cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, m));
           }
-          const float pv = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -lse2[2 * j + e])) : 0.0f;
-          st[x] = pv;
-          dpt[x] = pv * (dpt[x] - dl[2 * j + e]);
+          st[x] = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -lse2[2 * j + e])) : 0.0f;
         }
     uint32_t pa[4][4], dsa[4][4];
     cb_sm90_pack_p<DT, 64>(st, pa);
+    cb_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) /* dV += P^T dO: 16 query rows a step */
+      cb_wgmma_rs_tb<D>(dv, pa[kk], cb_wgmma_desc_sw128(dos + kk * 2048, kQHalf, 1024), DT::bf16);
+    cb_wgmma_commit();
+    cb_wgmma_wait<1>(); /* dP^T is in; dV may still run */
+    cb_wgmma_fence_operand(dpt);
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+#pragma unroll
+      for (int x = 4 * j; x < 4 * j + 4; x++) dpt[x] = st[x] * (dpt[x] - dl[2 * j + (x & 1)]); /* dS^T */
     cb_sm90_pack_p<DT, 64>(dpt, dsa);
     /* dS^T to shared memory for dQ: key row kk of the CTA at 128 * kk bytes, query columns in
      * 16-byte chunks swizzled by the row (chunk j at j ^ (kk % 8)) */
@@ -219,10 +232,8 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_fence_proxy_async_smem();
     cb_wgmma_fence();
 #pragma unroll
-    for (int kk = 0; kk < 4; kk++) { /* dV += P^T dO, dK += dS^T Q: 16 query rows a step */
-      cb_wgmma_rs_tb<D>(dv, pa[kk], cb_wgmma_desc_sw128(dos + kk * 2048, kQHalf, 1024), DT::bf16);
+    for (int kk = 0; kk < 4; kk++) /* dK += dS^T Q */
       cb_wgmma_rs_tb<D>(dk, dsa[kk], cb_wgmma_desc_sw128(qs + kk * 2048, kQHalf, 1024), DT::bf16);
-    }
     cb_wgmma_commit();
     cb_named_bar_sync(1, kConsumers); /* both warpgroups' dS^T halves are in shared memory */
     float dq[32];
