@@ -12,26 +12,32 @@
  * Per query tile (64 rows), per consumer warpgroup (64 keys), in the keys' orientation:
  *   S^T = K Q^T, dP^T = V dO^T        (wgmma, both operands K-major from shared memory; two
  *                                      commit groups, so that P^T starts once S^T is in)
- *   P^T = exp2(S^T * scale log2 e - lse log2 e)   (masked as the forward; lse from global)
+ *   P^T = exp2(S^T * scale log2 e - lse log2 e)   (masked as the forward)
  *   dV += P^T dO                      (issued at once: it runs while dS^T is computed)
  *   dS^T = P^T * (dP^T - delta)       (once dP^T is in)
- *   dK += dS^T Q                      (wgmma with P^T / dS^T from registers, dO / Q MN-major)
- * Waiting for both products before the exponentials, and issuing dV with dK, measured 14 % (16K)
- * to 10 % (causal) slower on the H200 (docs/decisions.md).
  *   dS^T (16-bit) -> shared memory; both warpgroups' halves complete (named barrier 1), then
  *   dQ_tile = dS K over the CTA's 128 keys (wgmma, both operands MN-major from shared memory;
  *   at D = 128 each warpgroup takes 64 of the columns; at D = 64 both compute all 64 and each
  *   adds half of them: a branch around the wgmma would make ptxas serialize every wgmma of the
- *   kernel, its warning C7520), added to dq with red.global.add.v2.f32 (scaled).
+ *   kernel, its warning C7520), added to dq with red.global.add.v2.f32 (scaled) while
+ *   dK += dS^T Q                      (issued after dQ; P^T / dS^T from registers, dO / Q MN-major)
+ *   runs. The forward's statistics of the tile (lse * log2 e and delta, 64 rows each) come with
+ *   Q and dO: the producer warp's 32 lanes load them into shared memory and arrive on q_full.
+ * Each of these was measured on the H200 against the form before it (docs/decisions.md; bf16,
+ * D 128, S 16K): one commit group for S^T and dP^T, dV issued beside dK: 232 TFLOP/s (251
+ * causal); the two groups: 269 (277); then dQ before dK and the statistics through shared
+ * memory (the consumers' registers held them and ptxas spilled at D = 128): 353 (345).
  * The dS^T buffer is double-buffered: a warpgroup overwrites buffer t % 2 at tile t + 2 only
  * after the named barrier of tile t + 1, which the other warpgroup reaches after its dQ wgmma of
  * tile t has completed.
  *
  * Barriers: kv_full (K and V, once); per stage s of the 2-stage Q / dO ring q_full[s] (the
- * producer's arrival with the bytes of Q and dO) and q_empty[s] (every consumer thread once its
- * warpgroup's wgmma reading Q and dO have completed). Shared memory: K, V [D/64][128][64],
+ * producer warp's 32 arrivals, lane 0's with the bytes of Q and dO, each after its statistics
+ * stores) and q_empty[s] (every consumer thread once its warpgroup's wgmma reading Q and dO have
+ * completed and its reads of the statistics are done). Shared memory: K, V [D/64][128][64],
  * Q, dO [stage][D/64][64][64], dS^T [2][128 keys][64 rows], 16-bit, 128-byte swizzled
- * (sm90_wgmma.cuh describes both operand layouts): D = 128: 160 KB. */
+ * (sm90_wgmma.cuh describes both operand layouts), the statistics [stage][2][64] fp32:
+ * D = 128: 162 KB. */
 #ifndef CB_ATTN_BWD_SM90_KERNEL_CUH
 #define CB_ATTN_BWD_SM90_KERNEL_CUH
 
@@ -60,7 +66,7 @@ struct cb_attn_bwd_params {
 
 static constexpr size_t cb_attn_bwd_smem_bytes(int D) {
   return 1024 + (size_t)(2 * CB_BWD_BLOCK_N + 2 * CB_BWD_STAGES * CB_BWD_BLOCK_M) * D * 2 +
-         2 * (size_t)CB_BWD_BLOCK_N * 128 + 8 * (1 + 2 * CB_BWD_STAGES);
+         2 * (size_t)CB_BWD_BLOCK_N * 128 + CB_BWD_STAGES * 2 * CB_BWD_BLOCK_M * 4 + 8 * (1 + 2 * CB_BWD_STAGES);
 }
 
 template <typename T, int D>
@@ -79,7 +85,8 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   unsigned char *smem = cb_bwd_smem_raw + ((1024u - (cb_smem_addr(cb_bwd_smem_raw) & 1023u)) & 1023u);
   unsigned char *sK = smem, *sV = sK + kKBytes, *sQ = sV + kKBytes, *sdO = sQ + S * kQBytes;
   unsigned char *sdS = sdO + S * kQBytes;
-  uint64_t *bars = reinterpret_cast<uint64_t *>(sdS + 2 * kDSBytes);
+  float *sStat = reinterpret_cast<float *>(sdS + 2 * kDSBytes); /* [stage][lse * log2 e, delta][64 rows] */
+  uint64_t *bars = reinterpret_cast<uint64_t *>(sStat + S * 2 * CB_BWD_BLOCK_M);
   uint64_t *kv_full = bars, *q_full = bars + 1, *q_empty = bars + 1 + S;
 
   const int hk = blockIdx.y, b = blockIdx.z, n0 = blockIdx.x * CB_BWD_BLOCK_N;
@@ -100,7 +107,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_mbar_init(kv_full, 1);
 #pragma unroll
     for (int s = 0; s < S; s++) {
-      cb_mbar_init(&q_full[s], 1);
+      cb_mbar_init(&q_full[s], 32); /* the producer warp's lanes (lane 0 with the TMA bytes) */
       cb_mbar_init(&q_empty[s], kConsumers);
     }
     cb_mbar_fence_init();
@@ -109,25 +116,44 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
-    /* ---- producer: K and V once, then Q and dO tile by tile ---- */
+    /* ---- producer warp: K and V once, then Q, dO and the rows' statistics tile by tile ---- */
     cb_setmaxnreg_dec<CB_SM90_PRODUCER_REGS>();
-    if (threadIdx.x != 0 || iters == 0) return;
-    cb_tma_prefetch_map(&tq);
-    cb_tma_prefetch_map(&tdo);
-    cb_mbar_arrive_expect_tx(kv_full, 2 * kKBytes);
+    if (threadIdx.x >= 32 || iters == 0) return;
+    const int lane = threadIdx.x;
+    if (lane == 0) {
+      cb_tma_prefetch_map(&tq);
+      cb_tma_prefetch_map(&tdo);
+      cb_mbar_arrive_expect_tx(kv_full, 2 * kKBytes);
 #pragma unroll
-    for (int hf = 0; hf < kHalves; hf++) {
-      cb_tma_load_4d(sK + hf * kKHalf, &tk, kv_full, 64 * hf, hk, n0, b);
-      cb_tma_load_4d(sV + hf * kKHalf, &tv, kv_full, 64 * hf, hk, n0, b);
+      for (int hf = 0; hf < kHalves; hf++) {
+        cb_tma_load_4d(sK + hf * kKHalf, &tk, kv_full, 64 * hf, hk, n0, b);
+        cb_tma_load_4d(sV + hf * kKHalf, &tv, kv_full, 64 * hf, hk, n0, b);
+      }
     }
     for (int it = 0; it < iters; it++) {
       const int hh = hk * p.group + it / ntile, m0 = (i_lo + it % ntile) * CB_BWD_BLOCK_M, s = it % S;
+      const size_t row_stat = ((size_t)b * p.heads + hh) * p.q_len; /* lse / delta of (b, hh, row 0) */
       cb_mbar_wait(&q_empty[s], ((it / S) & 1) ^ 1);
-      cb_mbar_arrive_expect_tx(&q_full[s], 2 * kQBytes);
+      /* the tile's statistics, 2 rows per lane: lse * log2 e (+inf past q_len or where the row saw
+       * no key: P = 0 there) and delta, stored before this lane's arrival on q_full (a release).
+       * Staged here rather than in the consumers' registers: 32 registers fewer per consumer
+       * thread, which removed ptxas's spills at D = 128 (docs/decisions.md) */
 #pragma unroll
-      for (int hf = 0; hf < kHalves; hf++) {
-        cb_tma_load_4d(sQ + s * kQBytes + hf * kQHalf, &tq, &q_full[s], 64 * hf, hh, m0, b);
-        cb_tma_load_4d(sdO + s * kQBytes + hf * kQHalf, &tdo, &q_full[s], 64 * hf, hh, m0, b);
+      for (int h2 = 0; h2 < 2; h2++) {
+        const int m = m0 + lane + 32 * h2;
+        const float l = m < p.q_len ? __ldg(bp.lse + row_stat + m) : -INFINITY;
+        sStat[(2 * s) * CB_BWD_BLOCK_M + lane + 32 * h2] = l == -INFINITY ? INFINITY : l * CB_ATTN_LOG2E;
+        sStat[(2 * s + 1) * CB_BWD_BLOCK_M + lane + 32 * h2] = m < p.q_len ? __ldg(bp.delta + row_stat + m) : 0.0f;
+      }
+      if (lane == 0) {
+        cb_mbar_arrive_expect_tx(&q_full[s], 2 * kQBytes);
+#pragma unroll
+        for (int hf = 0; hf < kHalves; hf++) {
+          cb_tma_load_4d(sQ + s * kQBytes + hf * kQHalf, &tq, &q_full[s], 64 * hf, hh, m0, b);
+          cb_tma_load_4d(sdO + s * kQBytes + hf * kQHalf, &tdo, &q_full[s], 64 * hf, hh, m0, b);
+        }
+      } else {
+        cb_mbar_arrive(&q_full[s]);
       }
     }
     return;
@@ -152,20 +178,9 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
 
   for (int it = 0; it < iters; it++) {
     const int hh = hk * p.group + it / ntile, m0 = (i_lo + it % ntile) * CB_BWD_BLOCK_M, s = it % S;
-    const size_t row_stat = ((size_t)b * p.heads + hh) * p.q_len; /* lse / delta of (b, hh, row 0) */
-    /* the forward's statistics for this thread's 16 query columns m0 + 8j + 2q4 + e (read while
-     * the GEMMs run); a row past q_len or one that saw no key gets +inf: P = 0 there */
-    float lse2[16], dl[16];
-#pragma unroll
-    for (int j = 0; j < 8; j++)
-#pragma unroll
-      for (int e = 0; e < 2; e++) {
-        const int m = m0 + 8 * j + 2 * q4 + e;
-        const float l = m < p.q_len ? __ldg(bp.lse + row_stat + m) : -INFINITY;
-        lse2[2 * j + e] = l == -INFINITY ? INFINITY : l * CB_ATTN_LOG2E;
-        dl[2 * j + e] = m < p.q_len ? __ldg(bp.delta + row_stat + m) : 0.0f;
-      }
     cb_mbar_wait(&q_full[s], (it / S) & 1);
+    /* the tile's statistics (the producer's): query column m0 + i at sl[i], sd[i] */
+    const float *sl = sStat + (2 * s) * CB_BWD_BLOCK_M, *sd = sl + CB_BWD_BLOCK_M;
     const uint32_t qs = q_addr + s * kQBytes, dos = do_addr + s * kQBytes;
     float st[32], dpt[32];
     cb_wgmma_fence();
@@ -202,7 +217,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
             const int m = min(m0 + 8 * j + 2 * q4 + e, p.q_len - 1);
             vis = kr[r] < p.kv_len && (!p.causal || kpos[r] <= cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, m));
           }
-          st[x] = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -lse2[2 * j + e])) : 0.0f;
+          st[x] = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -sl[8 * j + 2 * q4 + e])) : 0.0f;
         }
     uint32_t pa[4][4], dsa[4][4];
     cb_sm90_pack_p<DT, 64>(st, pa);
@@ -216,7 +231,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
 #pragma unroll
     for (int j = 0; j < 8; j++)
 #pragma unroll
-      for (int x = 4 * j; x < 4 * j + 4; x++) dpt[x] = st[x] * (dpt[x] - dl[2 * j + (x & 1)]); /* dS^T */
+      for (int x = 4 * j; x < 4 * j + 4; x++) dpt[x] = st[x] * (dpt[x] - sd[8 * j + 2 * q4 + (x & 1)]); /* dS^T */
     cb_sm90_pack_p<DT, 64>(dpt, dsa);
     /* dS^T to shared memory for dQ: key row kk of the CTA at 128 * kk bytes, query columns in
      * 16-byte chunks swizzled by the row (chunk j at j ^ (kk % 8)) */
@@ -230,13 +245,9 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
             DT::pack(dpt[4 * j + 2 * r], dpt[4 * j + 2 * r + 1]);
     }
     cb_fence_proxy_async_smem();
-    cb_wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < 4; kk++) /* dK += dS^T Q */
-      cb_wgmma_rs_tb<D>(dk, dsa[kk], cb_wgmma_desc_sw128(qs + kk * 2048, kQHalf, 1024), DT::bf16);
-    cb_wgmma_commit();
     cb_named_bar_sync(1, kConsumers); /* both warpgroups' dS^T halves are in shared memory */
     float dq[32];
+    cb_wgmma_fence();
     {
       const uint32_t dsa_addr = ds_addr + (it & 1) * kDSBytes, kcol = k_addr + (D == 128 ? c : 0) * kKHalf;
 #pragma unroll
@@ -245,12 +256,12 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
                             cb_wgmma_desc_sw128(kcol + kk * 2048, kKHalf, 1024), kk > 0, DT::bf16);
       cb_wgmma_commit();
     }
-    cb_wgmma_wait<0>();
-    cb_wgmma_fence_operand(dk);
-    cb_wgmma_fence_operand(dv);
-    cb_wgmma_fence_operand(pa);
-    cb_wgmma_fence_operand(dsa);
-    cb_mbar_arrive(&q_empty[s]);
+    cb_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) /* dK += dS^T Q, after dQ: dQ's reductions run while it does */
+      cb_wgmma_rs_tb<D>(dk, dsa[kk], cb_wgmma_desc_sw128(qs + kk * 2048, kQHalf, 1024), DT::bf16);
+    cb_wgmma_commit();
+    cb_wgmma_wait<1>(); /* dQ is in; dK may still run */
     {
       cb_wgmma_fence_operand(dq);
       /* D = 128: this warpgroup's 64 columns; D = 64: its half of the 64 both computed */
@@ -266,6 +277,12 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
             cb_red_add_v2(row + 8 * j, bp.scale * dq[4 * j + 2 * r], bp.scale * dq[4 * j + 2 * r + 1]);
       }
     }
+    cb_wgmma_wait<0>();
+    cb_wgmma_fence_operand(dk);
+    cb_wgmma_fence_operand(dv);
+    cb_wgmma_fence_operand(pa);
+    cb_wgmma_fence_operand(dsa);
+    cb_mbar_arrive(&q_empty[s]);
   }
   /* dK (scaled) and dV into the fp32 accumulators: this CTA alone owns these rows */
   const float scale = bp.scale;
