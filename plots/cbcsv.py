@@ -207,7 +207,7 @@ def _parse_row(rec, col, path, n):
         return rec[col[name]].strip() if name in col else ""
 
     r = {"line": n}
-    for name in ("family", "algo", "dtype", "op", "mode", "note", "phase") + OPTIONAL:
+    for name in ("family", "algo", "dtype", "op", "mode", "note", "phase", "pass") + OPTIONAL:  # pass: ringattn --pass
         r[name] = text(name)
         if name in ONE_LINE and any(ord(c) < 32 or ord(c) == 127 for c in r[name]):
             raise InputError(f"{path}:{n}: column {name} holds a line break or another control character")

@@ -12,11 +12,19 @@ The limit of a row, in order:
 Sources: results.json meta "limits" (launcher/hw_limits.c), else RUN/limits.json (the same object,
 written by collbench-run), else RUN/link_gbs. Rows below FAR_BELOW of their limit are flagged
 with the usual causes. Only the classic collectives (nccl-tests bus bandwidth) are judged: MoE
-and ring attention define their own bytes (docs/) and are left out."""
+and ring attention define their own bytes (docs/) and get no shares.
+
+The one-node figure is cross-checked where copy-engine rows measured the link (plots/ce_rate.py:
+moe copy_ce, ringattn ring, allreduce twoshot_ce), the run's own or else its reference's: the
+measured per-direction rate beside the figure and as a share of it. A copy cannot outrun its
+link, so a rate above ABOVE x the figure says the figure is wrong or low (the shares still use
+it and say so); with no figure the rate is stated as information, never taken as the limit.
+A run whose ranks share a GPU claims neither shares nor a link measurement."""
 import json
 import os
 
 import cbcsv
+import ce_rate
 
 FAR_BELOW = 0.5  # a row under half of its limit is flagged
 ABOVE = 1.05  # a row over its limit: the limit recorded is the wrong one (flagged too)
@@ -30,9 +38,31 @@ def pcie_gbs(gen, width):
     return PCIE_GTS[gen] * width * enc / 8
 
 
+def _number(v):
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e9)
+
+
+def _check(lim, where):
+    """lim as a limits object must be: numbers (or null) where the verdict computes; else exit 2."""
+    if not isinstance(lim, dict):
+        raise cbcsv.InputError(f"{where}: limits is not a JSON object")
+    pcie, nics = lim.get("pcie") or {}, lim.get("nics") or []
+    if not isinstance(pcie, dict) or not isinstance(nics, list) or not all(isinstance(n, dict) for n in nics):
+        raise cbcsv.InputError(f"{where}: limits.pcie must be an object and limits.nics a list of objects")
+    values = [lim.get("nvlink_gbs"), lim.get("nvlink_links"), pcie.get("gen"), pcie.get("width")]
+    if not all(_number(v) for v in values + [n.get("gbs") for n in nics]):
+        raise cbcsv.InputError(f"{where}: a limits figure is not a number >= 0 or null")
+    return lim
+
+
 def load_limits(run_dir, meta):
-    """The limits object of a run ({} when nothing was recorded)."""
-    lim = dict(meta.get("limits") or {})
+    """The limits object of a run ({} when nothing was recorded), with "nvlink_from": whose
+    nvlink_gbs it is (NVML's active links x per-link rate, or nvidia-smi's sum in link_gbs)."""
+    lim = dict(_check(meta.get("limits") or {}, os.path.join(run_dir, "results.json")))
+    if lim.get("nvlink_gbs"):
+        links = lim.get("nvlink_links")
+        known = isinstance(links, int) and links > 0
+        lim["nvlink_from"] = "NVML" + (f": {links} links × {lim['nvlink_gbs'] / links:.1f} GB/s" if known else "")
     path = os.path.join(run_dir, "limits.json")
     if os.path.isfile(path):  # collbench-run's nvidia-smi figures fill what collbench's NVML left unknown
         try:
@@ -40,15 +70,15 @@ def load_limits(run_dir, meta):
                 side = json.load(f)
         except (OSError, ValueError) as e:
             raise cbcsv.InputError(f"{path}: unreadable limits ({e})")
-        if not isinstance(side, dict):
-            raise cbcsv.InputError(f"{path}: not a JSON object")
-        for k, v in side.items():
+        for k, v in _check(side, path).items():
             if lim.get(k) in (None, [], {}) and v not in (None, [], {}):
                 lim[k] = v
+                if k == "nvlink_gbs":
+                    lim["nvlink_from"] = "nvidia-smi nvlink -s: limits.json"
     if not lim.get("nvlink_gbs"):
         link = cbcsv.read_link(run_dir)
         if link:
-            lim["nvlink_gbs"] = link
+            lim["nvlink_gbs"], lim["nvlink_from"] = link, "nvidia-smi nvlink -s: link_gbs"
     return lim
 
 
@@ -65,13 +95,22 @@ def bound(lim, ranks, nodes):
             return None, f"limit unknown: the rate of NIC {', '.join(unread)} could not be read"
         slow = min(nics, key=lambda n: n["gbs"])
         return float(slow["gbs"]), f"the NIC's {slow['gbs']:.0f} GB/s ({slow.get('name', '?')} line rate)"
+    link = one_node(lim)
+    if link:
+        return link[0], f"{link[1]}'s {link[0]:.0f} GB/s per direction"
+    return None, "limit unknown: neither NVLink nor PCIe figures were recorded"
+
+
+def one_node(lim):
+    """(GB/s per direction, name, source) of a one-node run's limit: NVLink, else PCIe; None
+    when neither is known."""
     if lim.get("nvlink_gbs"):
-        return float(lim["nvlink_gbs"]), f"NVLink's {float(lim['nvlink_gbs']):.0f} GB/s per direction"
+        return float(lim["nvlink_gbs"]), "NVLink", lim.get("nvlink_from", "recorded")
     pcie = lim.get("pcie") or {}
     if pcie.get("gen") in PCIE_GTS and pcie.get("width"):
-        g = pcie_gbs(pcie["gen"], pcie["width"])
-        return g, f"PCIe Gen{pcie['gen']} x{pcie['width']}'s {g:.0f} GB/s per direction"
-    return None, "limit unknown: neither NVLink nor PCIe figures were recorded"
+        name = f"PCIe Gen{pcie['gen']} x{pcie['width']}"
+        return pcie_gbs(pcie["gen"], pcie["width"]), name, "the link as it ran at start"
+    return None
 
 
 def fmt_size(b):
@@ -81,20 +120,82 @@ def fmt_size(b):
     return f"{b} B"
 
 
-def section(run_arg, load_meta):
-    """Markdown lines: one per algorithm (and dtype, mode) at its largest measured size.
-    load_meta(run_dir) gives the run's results.json meta (verdict.py's reader)."""
+def shape(run, meta):
+    """(ranks, nodes) of a run: its meta, else its first row."""
+    first = run.rows[0]
+    try:
+        return int(meta.get("ranks") or first["ranks"] or 0), int(meta.get("nodes") or first["nodes"] or 1)
+    except (TypeError, ValueError):
+        raise cbcsv.InputError(f"{run.csv_path}: its rank or node count is not a whole number")
+
+
+def link_rate(run, meta, shared):
+    """The copy-engine rate of a run that can measure a link (one node, 2 or more ranks, each on
+    a GPU of its own: shared(run_dir) == ""), else None."""
+    ranks, nodes = shape(run, meta)
+    if ranks < 2 or nodes != 1 or (shared and shared(run.run_dir)):
+        return None
+    return ce_rate.measure(run, ranks)
+
+
+def cross_check(lim, limit, ce, ref, judged):
+    """The lead line: the figure (limit GB/s, None unknown) beside the copy-engine rate ce (None:
+    not measured), ce measured in the reference ref when ref is not None."""
+    where = f" in the reference `{ref}`" if ref else ""
+    rate = f"copy-engine peer copy measured{where} {ce['gbs']:.0f} GB/s per direction" if ce else ""
+    detail = f"({ce['what']})" if ce else ""
+    if limit is None and not ce:
+        return ""
+    if limit is None:
+        return f" C{rate[1:]} {detail}: information only (a lower bound on the link), not taken as its limit."
+    _, name, src = one_node(lim)
+    head = f"Limit: {name} {limit:.0f} GB/s per direction ({src})"
+    if not ce:
+        return (f"{head}; not cross-checked: no copy-engine rows in this run or its reference (allreduce "
+                f"twoshot_ce, moe copy_ce and ringattn ring measure the link).")
+    text = f"{head}; {rate} = {100 * ce['gbs'] / limit:.0f} % of it {detail}."
+    if ce["gbs"] > ABOVE * limit:
+        nvlink = name == "NVLink"
+        who = f"{src.split()[0].rstrip(':')}'s figure" if nvlink else "the PCIe figure"
+        wrong = "wrong or low" if nvlink else "not what bounds this run (an NVLink the record missed?)"
+        text += (f" The reference's link carried more than this run's figure: this machine may have fewer active "
+                 f"links (`nvidia-smi nvlink -s`), or {who} is {wrong}." if ref else
+                 f" **{who} is {wrong}**: a copy cannot outrun its link.")
+        text += f" The shares below still use {limit:.0f} GB/s: read them as too high." if judged else ""
+    return text
+
+
+def section(run_arg, load_meta, shared=None, ref_dir=None):
+    """Markdown lines: the figure's cross-check, then one line per algorithm (and dtype, mode) at
+    its largest measured size. load_meta(run_dir) gives the run's results.json meta (verdict.py's
+    reader); shared(run_dir) why a run's ranks share a GPU ("" when they do not; verdict.py's
+    test); ref_dir the reference the verdict compared the run with (None: none), whose copy-engine
+    rows stand in when the run has none."""
     run = cbcsv.load(run_arg, warn=False)
     meta = load_meta(run.run_dir)
-    rows = [r for r in run.measured if r["wrong"] == 0 and r["family"] in CLASSIC]
-    if not rows:
+    good = [r for r in run.measured if r["wrong"] == 0]
+    rows = [r for r in good if r["family"] in CLASSIC]
+    if not good:
         return []
-    ranks = int(meta.get("ranks") or rows[0]["ranks"] or 0)
-    nodes = int(meta.get("nodes") or rows[0]["nodes"] or 1)
-    limit, what = bound(load_limits(run.run_dir, meta), ranks, nodes)
+    ranks, nodes = shape(run, meta)
+    lim = load_limits(run.run_dir, meta)
+    limit, what = bound(lim, ranks, nodes)
     lines = ["### Against the hardware", ""]
+    why = shared(run.run_dir) if shared and ranks > 1 else ""
+    if why:
+        return lines + [f"No share of a limit and no link measured: ranks share a GPU ({why}).", ""] if rows else []
+    ce, ref = link_rate(run, meta, shared), None
+    if ce is None and ref_dir and ranks > 1 and nodes == 1:
+        ref_run = cbcsv.load(ref_dir, warn=False)
+        ce, ref = link_rate(ref_run, load_meta(ref_run.run_dir), shared), os.path.normpath(ref_dir)
+    if not rows and not ce:
+        return []
     if limit is None:
-        return lines + [f"No share of a limit: {what}.", ""]
+        return lines + [f"No share of a limit: {what}.{cross_check(lim, None, ce, ref, rows)}", ""]
+    if nodes == 1:
+        lines += [cross_check(lim, limit, ce, ref, rows), ""]
+    if not rows:
+        return lines + ["No shares: MoE and ring attention rows count their own bytes (docs/results-format.md).", ""]
     best = {}
     for r in rows:
         key = (r["algo"], r["dtype"], r["mode"])

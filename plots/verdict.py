@@ -330,9 +330,12 @@ def main():
                 raise cbcsv.InputError(f"{a.ref}: not a folder")
             run, best, refused = find_reference(a.ref, a.run)
             lines = found_verdict(a, run, best, refused)
+            ref_dir = best[1] if best else None
         else:
             lines = verdict(a.ref, a.run, a.bw_tol, a.lat_tol)
-        lines += limits.section(a.run, load_meta)  # against the hardware, reference or not
+            ref_dir = None if refusal(Side(a.ref), Side(a.run)) else a.ref
+        # against the hardware, reference or not; the reference's copy-engine rows stand in for the run's
+        lines += limits.section(a.run, load_meta, lambda d: shared_gpu(Side(d)), ref_dir)
     except cbcsv.InputError as e:
         print(f"verdict: {e}", file=sys.stderr)
         return 2
