@@ -75,9 +75,11 @@ class Side:
         for r in rows:
             if r["family"] == "moe" and r["phase"] not in ("", "roundtrip"):
                 continue
-            # ringattn: causal and the attention shape tell its variants apart (else one
-            # overwrites the other at the same S)
-            variant = tuple(r.get(c) for c in ("causal",) + G.ATTN_SHAPE) if r["family"] == "ringattn" else ()
+            # ringattn: the pass (a row without one is from before --pass: the forward), causal
+            # and the attention shape tell its variants apart (else one overwrites the other at
+            # the same S, and a backward row would be judged against a forward one)
+            variant = ((r.get("pass") or "fwd",) + tuple(r.get(c) for c in ("causal",) + G.ATTN_SHAPE)
+                       if r["family"] == "ringattn" else ())
             algo = "nccl" if self.imported and r["algo"] == "nccl-tests" else r["algo"]
             key = (r["family"], algo, r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"]) + variant
             self.points.setdefault(key, {})[G.xkey(r)] = r
@@ -128,8 +130,9 @@ def compare(ref, run, bw_tol, lat_tol):
         family, algo, dtype, op, inplace, mode, model, routing = key[:8]
         attn_variant = ""
         if family == "ringattn":
-            causal, batch, heads, kv_heads, head_dim = key[8:]
-            attn_variant = f"{'causal' if causal else 'non-causal'} B{batch} H{heads} KV{kv_heads} D{head_dim}"
+            pas, causal, batch, heads, kv_heads, head_dim = key[8:]
+            attn_variant = (f"{'' if pas == 'fwd' else pas + ' '}{'causal' if causal else 'non-causal'} "
+                            f"B{batch} H{heads} KV{kv_heads} D{head_dim}")  # the forward unnamed: the default
         variant = " ".join(p for p in (model, routing, dtype, op if op not in ("", "none") else "",
                                        "in-place" if inplace else "", attn_variant, mode) if p)
         out.append([algo, variant, cells[0], cells[1], f"**{worst}**"])

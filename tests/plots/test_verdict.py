@@ -56,6 +56,7 @@ def edit_csv(folder, fn):
         rd = csv.DictReader(f)
         cols, rows = rd.fieldnames, list(rd)
     rows = fn(rows)
+    cols = cols + [k for k in (rows[0] if rows else {}) if k not in cols]  # a column fn added
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
@@ -240,6 +241,22 @@ def main():
           "ringattn: causal and non-causal verdict lines apart")
     check("@ S = " in out and " B " not in out.split("| ring |")[1].split("\n")[0],
           "ringattn: points named as sequence lengths")
+    # the pass: a backward run is never judged against forward rows (a reference from before
+    # --pass, with no pass column, holds forward rows); against backward rows it is
+    bwd = os.path.join(work, "ringattn-bwd")
+    shutil.copytree(ra, bwd)
+    edit_csv(bwd, lambda rows: [dict(r, **{"pass": "bwd"}) for r in rows])
+    rc, out, err = run(sys.executable, VERDICT, ra, bwd)
+    check(rc == 0 and no_rows_judged(out), f"ringattn bwd run against forward rows: nothing judged ({rc} {err.strip()})")
+    rc, out, err = run(sys.executable, VERDICT, bwd, bwd)
+    check(rc == 0 and "**OK**" in out and "| ring | bfloat16 bwd causal" in out,
+          f"ringattn bwd run against bwd rows: OK, the pass named ({rc} {err.strip()})")
+    fwd = os.path.join(work, "ringattn-fwd")
+    shutil.copytree(ra, fwd)
+    edit_csv(fwd, lambda rows: [dict(r, **{"pass": "fwd"}) for r in rows])
+    rc, out, err = run(sys.executable, VERDICT, ra, fwd)
+    check(rc == 0 and "**OK**" in out and "| ring | bfloat16 causal" in out,
+          f"ringattn fwd rows against a reference without a pass column: the forward, OK ({rc} {err.strip()})")
 
     # bad input
     rc, _, err = run(sys.executable, VERDICT, os.path.join(work, "nope"), os.path.join(DATA, "normal"))
