@@ -5,7 +5,7 @@
  *                            heads, lengths that are no multiple of the tiles, the K/V block
  *                            split into parts that accumulate as ring steps do; exit 1 on any
  *                            failure, 77 without a GPU (or without the kernel: not sm_90)
- *   attn_bwd_test --bench    also time it at B 1, H 32, bf16, S 4K to 32K: TFLOP/s = 2.5 x
+ *   attn_bwd_test --bench    also time it at B 1, H 32, bf16, S 4K to 32K (and fp16 at 16K): TFLOP/s = 2.5 x
  *                            4 B H S^2 D / t (half for causal), FlashAttention's count
  *   attn_bwd_test --one      only the bf16 D 128 S 16K non-causal timing (for a profiler)
  * The reference computes the forward on the host too (lse and O in float64, delta from O), so
@@ -190,7 +190,7 @@ static void run_case(const bcase_t *c, int D, int bf16) {
   free(orow), free(hl), free(hd), free(rq), free(rk), free(rv);
 }
 
-static void bench(int S, int D, int causal) {
+static void bench(int S, int D, int causal, int bf16) {
   const int B = 1, H = 32;
   const size_t n = (size_t)B * S * H * D, nl = (size_t)B * H * S;
   void *q = dalloc(n * 2), *k = dalloc(n * 2), *v = dalloc(n * 2), *dout = dalloc(n * 2);
@@ -200,7 +200,7 @@ static void bench(int S, int D, int causal) {
   uint16_t *h = (uint16_t *)malloc(n * 2);
   float *hl = (float *)malloc(nl * 4);
   for (int t = 0; t < 4; t++) {
-    for (size_t i = 0; i < n; i++) h[i] = to_bits(rnd(), 1);
+    for (size_t i = 0; i < n; i++) h[i] = to_bits(rnd(), bf16);
     CB_CUDA(cudaMemcpy(t == 0 ? q : t == 1 ? k : t == 2 ? v : dout, h, n * 2, cudaMemcpyHostToDevice));
   }
   for (size_t i = 0; i < nl; i++) hl[i] = 3.0f + rnd();
@@ -212,7 +212,7 @@ static void bench(int S, int D, int causal) {
   cb_attn_bwd_args_t a;
   memset(&a, 0, sizeof a);
   a.q = q, a.k = k, a.v = v, a.dout = dout, a.lse = lse, a.delta = delta, a.dq = dq, a.dk = dk, a.dv = dv;
-  a.batch = B, a.heads = H, a.kv_heads = H, a.head_dim = D, a.q_len = S, a.kv_len = S, a.bf16 = 1, a.causal = causal;
+  a.batch = B, a.heads = H, a.kv_heads = H, a.head_dim = D, a.q_len = S, a.kv_len = S, a.bf16 = bf16, a.causal = causal;
   a.qpos = run1(0), a.kvpos = run1(0), a.scale = 1.0f / sqrtf((float)D);
   char why[256];
   cudaEvent_t e0, e1;
@@ -232,8 +232,8 @@ static void bench(int S, int D, int causal) {
   float ms;
   CB_CUDA(cudaEventElapsedTime(&ms, e0, e1));
   const double t = ms / 1e3 / iters, flops = 2.5 * 4.0 * B * H * (double)S * S * D * (causal ? 0.5 : 1.0);
-  printf("bench bwd bf16 H=32 D=%-3d S=%-6d %-10s %8.3f ms  %6.1f TFLOP/s\n", D, S, causal ? "causal" : "non-causal",
-         t * 1e3, flops / t / 1e12);
+  printf("bench bwd %s H=32 D=%-3d S=%-6d %-10s %8.3f ms  %6.1f TFLOP/s\n", bf16 ? "bf16" : "fp16", D, S,
+         causal ? "causal" : "non-causal", t * 1e3, flops / t / 1e12);
   CB_CUDA(cudaFree(q)), CB_CUDA(cudaFree(k)), CB_CUDA(cudaFree(v)), CB_CUDA(cudaFree(dout)), CB_CUDA(cudaFree(lse));
   CB_CUDA(cudaFree(delta)), CB_CUDA(cudaFree(dq)), CB_CUDA(cudaFree(dk)), CB_CUDA(cudaFree(dv));
   free(h), free(hl);
@@ -259,7 +259,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (one) {
-    bench(16384, 128, 0);
+    bench(16384, 128, 0, 1);
     return 0;
   }
   const bcase_t cases[] = {
@@ -278,8 +278,9 @@ int main(int argc, char **argv) {
   if (do_bench) {
     const int seqs[] = {4096, 8192, 16384, 32768};
     for (int causal = 0; causal < 2; causal++)
-      for (int i = 0; i < 4; i++) bench(seqs[i], 128, causal);
-    for (int causal = 0; causal < 2; causal++) bench(16384, 64, causal);
+      for (int i = 0; i < 4; i++) bench(seqs[i], 128, causal, 1);
+    for (int causal = 0; causal < 2; causal++) bench(16384, 64, causal, 1);
+    for (int causal = 0; causal < 2; causal++) bench(16384, 128, causal, 0); /* fp16 beside bf16 */
   }
   if (failures) {
     fprintf(stderr, "attn_bwd_test: %d failures\n", failures);
