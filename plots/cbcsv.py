@@ -22,7 +22,7 @@ NUMBER_MAX = 1e18
 CSV_MAX_BYTES = 64 << 20
 # Text columns that must stay on one line: they become headings, titles and table cells (a
 # newline in dtype once made a "## Verdict" heading in summary.md). Only note may hold any text.
-ONE_LINE = ("family", "algo", "dtype", "op", "mode", "phase") + ("ranks", "nodes", "gpu", "model", "routing")
+ONE_LINE = ("family", "algo", "dtype", "op", "mode", "phase", "pass") + ("ranks", "nodes", "gpu", "model", "routing")
 INCOMPLETE_FILE = "incomplete.txt"  # written by launcher/collbench-run into a run it cut short
 
 # Columns every chart needs; moe rows additionally need MOE_REQUIRED, ringattn rows ATTN_REQUIRED.

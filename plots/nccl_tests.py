@@ -151,6 +151,7 @@ def parse_text(lines, where, family=None):
             if m:
                 devices.append((int(m[1]), m[2], int(m[3]), m[4], m[5].strip()))
             elif line.startswith("# nccl-tests version"):
+                close(None)  # a table still open (its "concluded" line cut away) is the previous run's
                 run.update(_version_meta(body))
             elif line.startswith("# Collective test starting:"):
                 close(None)  # the version line just before belongs to this run

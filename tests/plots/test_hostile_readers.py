@@ -16,6 +16,7 @@
 
 usage: test_hostile_readers.py WORKDIR"""
 import glob
+import csv
 import os
 import shutil
 import subprocess
@@ -172,6 +173,16 @@ def bad_csv(work):
         rc, _, err = run(sys.executable, VERDICT, "--write", os.path.join(d, "summary.md"),
                          os.path.join(VDATA, "reference"), d)
         refused(f"verdict.py, {label}", rc, err)
+    # ringattn's pass is a one-line field too (the verdict names it): a real one-GPU run
+    kern = os.path.join(ROOT, "results", "reference", "h200x1", "ringattn-kernels")
+    d = copy_run(kern, os.path.join(work, "csv-pass"))
+    with open(os.path.join(d, "results.csv"), newline="") as f:
+        rows = list(csv.reader(f))  # its notes hold commas: field() splits naively
+    rows[3][rows[0].index("pass")] = "fwd\n## Verdict: x"
+    with open(os.path.join(d, "results.csv"), "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    rc, _, err = run(sys.executable, VERDICT, kern, d)
+    refused("verdict.py, a line break in pass", rc, err)
     # a summary.md with a verdict section before another: --write replaces only the last one
     d = copy_run(os.path.join(VDATA, "normal"), os.path.join(work, "two-verdicts"))
     with open(os.path.join(d, "summary.md"), "w") as f:

@@ -270,11 +270,41 @@ def case_capture_args(work):
     p = run([CAPTURE], env=dict(env, NG="9999"))  # more GPUs than any machine has: refused there too
     expect_rc(p, 2, "capture NG=9999")
     expect("NG=9999 GPUs wanted" in p.stderr, p.stderr)
+    # a machine with 2 GPUs of which CUDA_VISIBLE_DEVICES shows one: NG=2 refused (nvidia-smi -L lists
+    # both whatever CUDA_VISIBLE_DEVICES says; this stand-in prints what the real one prints for 2)
+    smi = os.path.join(work, "smi")
+    os.makedirs(smi)
+    write(work, os.path.join("smi", "nvidia-smi"),
+          "#!/bin/sh\necho 'GPU 0: NVIDIA H200 (UUID: GPU-0)'\necho 'GPU 1: NVIDIA H200 (UUID: GPU-1)'\n")
+    os.chmod(os.path.join(smi, "nvidia-smi"), 0o755)
+    two = dict(env, NG="2", PATH=smi + os.pathsep + os.environ.get("PATH", ""))
+    p = run([CAPTURE], env=dict(two, CUDA_VISIBLE_DEVICES="1"))
+    expect_rc(p, 2, "capture NG=2, CUDA_VISIBLE_DEVICES=1")
+    expect("NG=2 GPUs wanted, 1 visible" in p.stderr, p.stderr)
     expect(not os.path.exists(out) and not os.path.exists(ran), "a refused capture wrote OUT or ran a binary")
 
 
+def case_cut_conclusion(work):
+    """Two runs of one log, the first's 'concluded' line cut away: each table keeps its own
+    run's NCCL version (the second run's version line closes the first table). The real one-GPU
+    captures of data/nccl-tests/captured/h200x1, the second's library version edited."""
+    cap = os.path.join(DATA, "captured", "h200x1")
+    with open(os.path.join(cap, "all_reduce_perf.txt")) as f:
+        first = [l for l in f if not l.startswith("# Collective test concluded")]
+    with open(os.path.join(cap, "all_gather_perf.txt")) as f:
+        second = [l.replace("nccl-library=22803", "nccl-library=22805") for l in f]
+    expect(any("nccl-library=22803" in l for l in first) and any("nccl-library=22805" in l for l in second),
+           "the captures' version lines")
+    src = write(work, "two-runs.log", "".join(first + second))
+    out, made = import_(work, src, "two-runs")
+    expect([os.path.basename(d) for d in made] == ["allgather", "allreduce"], f"folders: {made}")
+    versions = {fam: meta_of(os.path.join(out, fam)).get("nccl_version_code") for fam in ("allreduce", "allgather")}
+    expect(versions == {"allreduce": 22803, "allgather": 22805}, f"each table's own NCCL version: {versions}")
+
+
 CASES = {"text": case_text, "json": case_json, "sections": case_sections, "plot": case_plot,
-         "compare": case_compare, "errors": case_errors, "capture_args": case_capture_args}
+         "compare": case_compare, "errors": case_errors, "capture_args": case_capture_args,
+         "cut_conclusion": case_cut_conclusion}
 
 
 def main(argv):

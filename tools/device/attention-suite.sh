@@ -10,8 +10,9 @@
 #      (P = 1: the block kernels side by side), its folder under $OUT/results/reference;
 #   5. PyTorch SDPA's cuDNN and FlashAttention-2 backends on the same shapes (sdpa_anchor.py).
 # STEPS (default "bench tests shared ref sdpa") picks the steps. Logs packed into $OUT/logs.tgz.
-# With the backward cases, steps 2 and 3 take about 290 s each on an H200: on a machine whose
-# calls end at 600 s run STEPS="bench tests" and STEPS="shared ref sdpa" as two calls.
+# With the backward cases, steps 2 and 3 take about 290 s each on an H200 (typical; their limits
+# are 330 s each): on a machine whose calls end at 600 s run STEPS="bench tests" and
+# STEPS="shared ref sdpa" as two calls (each about 350 s from a fresh machine).
 cd "$(dirname "$0")/../.." || exit 1
 . tools/device/common.sh
 STEPS=${STEPS:-bench tests shared ref sdpa}

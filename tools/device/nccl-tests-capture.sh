@@ -38,7 +38,11 @@ for n in "${NAMES[@]}"; do
     printf '%s: %s/%s: not an executable file\n' "$0" "$BIN" "$n" >&2; exit 2
   fi
 done
-visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+visible=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU') # every GPU of the machine; CUDA_VISIBLE_DEVICES may hide some
+if [ -n "${CUDA_VISIBLE_DEVICES+x}" ]; then
+  listed=$(printf '%s' "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c .)
+  [ "$listed" -lt "$visible" ] && visible=$listed
+fi
 [ "$visible" -ge "$NG" ] ||
   { printf '%s: NG=%s GPUs wanted, %s visible (nvidia-smi -L)\n' "$0" "$NG" "$visible" >&2; exit 2; }
 . tools/device/common.sh
