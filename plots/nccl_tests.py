@@ -212,7 +212,7 @@ def _text_row(header, toks, where):
     if len(toks) < times[1] + 4:
         raise cbcsv.InputError(f"{where}: {len(toks)} fields, the table has at least {times[1] + 4}")
     try:
-        size, count = int(toks[0]), int(toks[1])
+        size, count = whole(toks[0]), whole(toks[1])
         groups = []
         for t in times:
             time, algbw, busbw = (finite(toks[t + k]) for k in range(3))
@@ -221,6 +221,14 @@ def _text_row(header, toks, where):
     except ValueError as e:
         raise cbcsv.InputError(f"{where}: malformed nccl-tests row ({e})")
     return toks[2], toks[3], size, count, groups[0], groups[1]
+
+
+def whole(s):
+    """A size or count: a whole number within what collbench's readers take (cbcsv.NUMBER_MAX)."""
+    v = int(s)
+    if v < 0 or v > cbcsv.NUMBER_MAX:
+        raise ValueError(f"'{s}' is out of range (0 to {cbcsv.NUMBER_MAX:g})")
+    return v
 
 
 def finite(s):
@@ -269,6 +277,10 @@ def parse_json(text, where):
     for i, r in enumerate(results):
         at = f"results[{i}]."
         size, count = need(r, "size", int, at), need(r, "count", int, at)
+        try:
+            whole(size), whole(count)
+        except ValueError as e:
+            raise cbcsv.InputError(f"{where}: {at}size or count {e}")
         dtype, op = need(r, "type", str, at), need(r, "redop", str, at)
         for ip, key in ((0, "out_of_place"), (1, "in_place")):
             g = r.get(key) if isinstance(r, dict) else None

@@ -193,6 +193,12 @@ def case_errors(work):
         "str-time.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], in_place={"time": "fast"})])),
                           "results[0].in_place.time"),
         "bool-size.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], size=True)])), "results[0].size"),
+        "size-2^64.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], size=2**64)])),
+                           "results[0].size or count '18446744073709551616' is out of range"),
+        "count-negative.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], count=-2)])),
+                                "results[0].size or count '-2' is out of range"),
+        "size-2^64.txt": (text[:header_end] + "18446744073709551616             2     float     sum      -1    19.17"
+                          "    0.00    0.00       0    18.65    0.00    0.00       0\n", "is out of range"),
         "broadcast.json": (json.dumps(dict(doc, args=["./broadcast_perf"])), "broadcast_perf: collbench has no family"),
         "no-config.json": (json.dumps({k: v for k, v in doc.items() if k != "config"}), "config is null"),
         # util.cu's jsonDouble writes NaN as the string "nan" and an infinity as a bare inf (%lf)
