@@ -23,10 +23,8 @@
  *   dK += dS^T Q                      (issued after dQ; P^T / dS^T from registers, dO / Q MN-major)
  *   runs. The forward's statistics of the tile (lse * log2 e and delta, 64 rows each) come with
  *   Q and dO: the producer warp's 32 lanes load them into shared memory and arrive on q_full.
- * Each of these was measured on the H200 against the form before it (docs/decisions.md; bf16,
- * D 128, S 16K): one commit group for S^T and dP^T, dV issued beside dK: 232 TFLOP/s (251
- * causal); the two groups: 269 (277); then dQ before dK and the statistics through shared
- * memory (the consumers' registers held them and ptxas spilled at D = 128): 353 (345).
+ * Each of these overlaps was measured on the H200 against the form before it; docs/decisions.md
+ * has the numbers and the variants that lost.
  * The dS^T buffer is double-buffered: a warpgroup overwrites buffer t % 2 at tile t + 2 only
  * after the named barrier of tile t + 1, which the other warpgroup reaches after its dQ wgmma of
  * tile t has completed.
