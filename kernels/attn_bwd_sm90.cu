@@ -25,17 +25,20 @@ static cb_attn_args_t cb_attn_bwd_fwd_args(const cb_attn_bwd_args_t *a) {
   return f;
 }
 
+static_assert(cb_attn_bwd_smem_bytes(128) <= 227 * 1024, "the D = 128 backward must fit an sm_90 CTA's shared memory");
+
 template <typename T, int D>
 static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, cudaStream_t s, char *why, size_t n) {
   cb_attn_bwd_params bp;
   bp.f = cb_attn_params_of(f);
   bp.dout = a->dout, bp.lse = a->lse, bp.delta = a->delta, bp.dq = a->dq, bp.dk = a->dk, bp.dv = a->dv;
   bp.scale = a->scale;
-  CUtensorMap tq, tk, tv, tdo;
+  CUtensorMap tq, tk, tv, tdo, tdq;
   if (cb_sm90_map(&tq, a->q, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
       cb_sm90_map(&tdo, a->dout, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
       cb_sm90_map(&tk, a->k, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
-      cb_sm90_map(&tv, a->v, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n))
+      cb_sm90_map(&tv, a->v, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
+      cb_sm90_map_f32(&tdq, a->dq, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n))
     return -1;
   const size_t smem = cb_attn_bwd_smem_bytes(D);
   auto kernel = cb_attn_bwd_sm90_kernel<T, D>;
@@ -47,7 +50,7 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
   }
   const dim3 grid((unsigned)((a->kv_len + CB_BWD_BLOCK_N - 1) / CB_BWD_BLOCK_N), (unsigned)a->kv_heads,
                   (unsigned)a->batch);
-  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, tdo, bp);
+  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, tdo, tdq, bp);
   return 0;
 }
 

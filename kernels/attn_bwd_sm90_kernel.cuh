@@ -7,7 +7,7 @@
  * sweep, over every query head that reads this kv head and every 64-row query tile that sees a
  * key of the tile (causal: the tiles above the diagonal are never loaded). So dK and dV need no
  * atomics (no other CTA writes these rows); dQ, which every key tile contributes to, is added
- * to global memory with fp32 vector reductions.
+ * to global memory by TMA tensor reductions (fp32 adds done by the TMA unit).
  *
  * Per query tile (64 rows), per consumer warpgroup (64 keys), in the keys' orientation:
  *   S^T = K Q^T, dP^T = V dO^T        (wgmma, both operands K-major from shared memory; two
@@ -19,23 +19,29 @@
  *   dQ_tile = dS K over the CTA's 128 keys (wgmma, both operands MN-major from shared memory;
  *   at D = 128 each warpgroup takes 64 of the columns; at D = 64 both compute all 64 and each
  *   adds half of them: a branch around the wgmma would make ptxas serialize every wgmma of the
- *   kernel, its warning C7520), added to dq with red.global.add.v2.f32 (scaled) while
+ *   kernel, its warning C7520), written (scaled) into the warpgroup's dQ buffer in the fp32 map's
+ *   128-byte swizzle and added to dq by one thread's TMA reductions (one per 32-column box,
+ *   FlashAttention-3's way) while
  *   dK += dS^T Q                      (issued after dQ; P^T / dS^T from registers, dO / Q MN-major)
  *   runs. The forward's statistics of the tile (lse * log2 e and delta, 64 rows each) come with
- *   Q and dO: the producer warp's 32 lanes load them into shared memory and arrive on q_full.
+ *   Q and dO: the producer warp's lane 0 issues the tile's TMA, then its 32 lanes load the
+ *   statistics into shared memory and arrive on q_full.
  * Each of these overlaps was measured on the H200 against the form before it; docs/decisions.md
  * has the numbers and the variants that lost.
  * The dS^T buffer is double-buffered: a warpgroup overwrites buffer t % 2 at tile t + 2 only
  * after the named barrier of tile t + 1, which the other warpgroup reaches after its dQ wgmma of
  * tile t has completed.
  *
- * Barriers: kv_full (K and V, once); per stage s of the 2-stage Q / dO ring q_full[s] (the
- * producer warp's 32 arrivals, lane 0's with the bytes of Q and dO, each after its statistics
- * stores) and q_empty[s] (every consumer thread once its warpgroup's wgmma reading Q and dO have
- * completed and its reads of the statistics are done). Shared memory: K, V [D/64][128][64],
- * Q, dO [stage][D/64][64][64], dS^T [2][128 keys][64 rows], 16-bit, 128-byte swizzled
- * (sm90_wgmma.cuh describes both operand layouts), the statistics [stage][2][64] fp32:
- * D = 128: 162 KB. */
+ * A warpgroup's dQ buffer is rewritten only after its leader thread's previous reductions have
+ * read it (cp.async.bulk.wait_group.read, then the warpgroup's named barrier 2 + c).
+ *
+ * Barriers: kv_full (K and V, once); per stage s of the 3-stage Q / dO ring q_full[s] (the
+ * producer warp's 32 arrivals, each after its statistics stores; lane 0 announced the bytes of
+ * Q and dO before) and q_empty[s] (every consumer thread once its warpgroup's wgmma reading Q
+ * and dO have completed and its reads of the statistics are done). Shared memory: K, V
+ * [D/64][128][64], Q, dO [stage][D/64][64][64], dS^T [2][128 keys][64 rows], 16-bit, 128-byte
+ * swizzled (sm90_wgmma.cuh describes both operand layouts), dQ [warpgroup][D/64][64 rows][32]
+ * fp32, 128-byte swizzled, the statistics [stage][2][64] fp32: D = 128: 226.6 KB (of 227). */
 #ifndef CB_ATTN_BWD_SM90_KERNEL_CUH
 #define CB_ATTN_BWD_SM90_KERNEL_CUH
 
@@ -52,7 +58,7 @@
 
 static constexpr int CB_BWD_BLOCK_N = 64 * CB_SM90_CONSUMER_WGS; /* keys per CTA: 64 per consumer warpgroup */
 static constexpr int CB_BWD_BLOCK_M = 64;                        /* query rows per tile */
-static constexpr int CB_BWD_STAGES = 2;                          /* Q / dO tiles in flight */
+static constexpr int CB_BWD_STAGES = 3;                          /* Q / dO tiles in flight */
 
 struct cb_attn_bwd_params {
   cb_attn_params f; /* q, k, v, shapes, positions, scale (the forward's) */
@@ -62,16 +68,18 @@ struct cb_attn_bwd_params {
   float scale; /* dQ and dK are scaled by it (dS is taken against the scaled scores) */
 };
 
+static constexpr int cb_bwd_dq_boxes(int D) { return D == 128 ? 2 : 1; } /* 32-column dQ boxes per warpgroup */
 static constexpr size_t cb_attn_bwd_smem_bytes(int D) {
   return 1024 + (size_t)(2 * CB_BWD_BLOCK_N + 2 * CB_BWD_STAGES * CB_BWD_BLOCK_M) * D * 2 +
-         2 * (size_t)CB_BWD_BLOCK_N * 128 + CB_BWD_STAGES * 2 * CB_BWD_BLOCK_M * 4 + 8 * (1 + 2 * CB_BWD_STAGES);
+         2 * (size_t)CB_BWD_BLOCK_N * 128 + (size_t)CB_SM90_CONSUMER_WGS * cb_bwd_dq_boxes(D) * CB_BWD_BLOCK_M * 128 +
+         CB_BWD_STAGES * 2 * CB_BWD_BLOCK_M * 4 + 8 * (1 + 2 * CB_BWD_STAGES);
 }
 
 template <typename T, int D>
 __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_attn_bwd_sm90_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                             const __grid_constant__ CUtensorMap tv, const __grid_constant__ CUtensorMap tdo,
-                            const cb_attn_bwd_params bp) {
+                            const __grid_constant__ CUtensorMap tdq, const cb_attn_bwd_params bp) {
   using DT = cb_mma_op<T>;
   constexpr int S = CB_BWD_STAGES, kHalves = D / 64;
   constexpr uint32_t kKHalf = CB_BWD_BLOCK_N * 128, kQHalf = CB_BWD_BLOCK_M * 128;
@@ -83,7 +91,10 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   unsigned char *smem = cb_bwd_smem_raw + ((1024u - (cb_smem_addr(cb_bwd_smem_raw) & 1023u)) & 1023u);
   unsigned char *sK = smem, *sV = sK + kKBytes, *sQ = sV + kKBytes, *sdO = sQ + S * kQBytes;
   unsigned char *sdS = sdO + S * kQBytes;
-  float *sStat = reinterpret_cast<float *>(sdS + 2 * kDSBytes); /* [stage][lse * log2 e, delta][64 rows] */
+  constexpr uint32_t kDqBytes = cb_bwd_dq_boxes(D) * CB_BWD_BLOCK_M * 128; /* per warpgroup */
+  unsigned char *sdQ = sdS + 2 * kDSBytes; /* [wg][box][64 rows][128 bytes], 128-byte swizzled */
+  float *sStat =
+      reinterpret_cast<float *>(sdQ + CB_SM90_CONSUMER_WGS * kDqBytes); /* [stage][lse * log2 e, delta][64] */
   uint64_t *bars = reinterpret_cast<uint64_t *>(sStat + S * 2 * CB_BWD_BLOCK_M);
   uint64_t *kv_full = bars, *q_full = bars + 1, *q_empty = bars + 1 + S;
 
@@ -132,6 +143,14 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
       const int hh = hk * p.group + it / ntile, m0 = (i_lo + it % ntile) * CB_BWD_BLOCK_M, s = it % S;
       const size_t row_stat = ((size_t)b * p.heads + hh) * p.q_len; /* lse / delta of (b, hh, row 0) */
       cb_mbar_wait(&q_empty[s], ((it / S) & 1) ^ 1);
+      if (lane == 0) { /* the tile's TMA first, its statistics' loads behind it */
+        cb_mbar_expect_tx(&q_full[s], 2 * kQBytes);
+#pragma unroll
+        for (int hf = 0; hf < kHalves; hf++) {
+          cb_tma_load_4d(sQ + s * kQBytes + hf * kQHalf, &tq, &q_full[s], 64 * hf, hh, m0, b);
+          cb_tma_load_4d(sdO + s * kQBytes + hf * kQHalf, &tdo, &q_full[s], 64 * hf, hh, m0, b);
+        }
+      }
       /* the tile's statistics, 2 rows per lane: lse * log2 e (+inf past q_len or where the row saw
        * no key: P = 0 there) and delta, stored before this lane's arrival on q_full (a release).
        * Staged here rather than in the consumers' registers: 32 registers fewer per consumer
@@ -143,16 +162,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
         sStat[(2 * s) * CB_BWD_BLOCK_M + lane + 32 * h2] = l == -INFINITY ? INFINITY : l * CB_ATTN_LOG2E;
         sStat[(2 * s + 1) * CB_BWD_BLOCK_M + lane + 32 * h2] = m < p.q_len ? __ldg(bp.delta + row_stat + m) : 0.0f;
       }
-      if (lane == 0) {
-        cb_mbar_arrive_expect_tx(&q_full[s], 2 * kQBytes);
-#pragma unroll
-        for (int hf = 0; hf < kHalves; hf++) {
-          cb_tma_load_4d(sQ + s * kQBytes + hf * kQHalf, &tq, &q_full[s], 64 * hf, hh, m0, b);
-          cb_tma_load_4d(sdO + s * kQBytes + hf * kQHalf, &tdo, &q_full[s], 64 * hf, hh, m0, b);
-        }
-      } else {
-        cb_mbar_arrive(&q_full[s]);
-      }
+      cb_mbar_arrive(&q_full[s]);
     }
     return;
   }
@@ -260,20 +270,36 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
       cb_wgmma_rs_tb<D>(dk, dsa[kk], cb_wgmma_desc_sw128(qs + kk * 2048, kQHalf, 1024), DT::bf16);
     cb_wgmma_commit();
     cb_wgmma_wait<1>(); /* dQ is in; dK may still run */
-    {
-      cb_wgmma_fence_operand(dq);
-      /* D = 128: this warpgroup's 64 columns; D = 64: its half of the 64 both computed */
-      const int dcol = D == 128 ? 64 * c : 0, j0 = D == 128 ? 0 : 4 * c, j1 = D == 128 ? 8 : 4 * c + 4;
+    /* this warpgroup's 64 rows x 32 * boxes columns (scaled) into its buffer, as the map's
+     * 128-byte swizzle lays a box out (16-byte chunk k of row ml at chunk k ^ (ml % 8)); then
+     * one thread adds each box to dq with a TMA reduction. The buffer is free again once the
+     * previous tile's reductions have read it. */
+    cb_wgmma_fence_operand(dq);
+    unsigned char *buf = sdQ + c * kDqBytes;
+    const bool leader = threadIdx.x % 128 == 0;
+    const int j0 = D == 128 ? 0 : 4 * c;
+    if (leader) cb_bulk_wait_read();
+    cb_named_bar_sync(2 + c, 128);
 #pragma unroll
-      for (int r = 0; r < 2; r++) {
-        const int m = m0 + 16 * wq + g + 8 * r;
-        if (m >= p.q_len) continue;
-        float *row = bp.dq + (((size_t)b * p.q_len + m) * p.heads + hh) * D + dcol + 2 * q4;
+    for (int r = 0; r < 2; r++) {
+      const int ml = 16 * wq + g + 8 * r;
 #pragma unroll
-        for (int j = 0; j < 8; j++)
-          if (j >= j0 && j < j1)
-            cb_red_add_v2(row + 8 * j, bp.scale * dq[4 * j + 2 * r], bp.scale * dq[4 * j + 2 * r + 1]);
+      for (int j = 0; j < 8; j++) {
+        if (j < j0 || j >= j0 + 4 * cb_bwd_dq_boxes(D)) continue;
+        const int cc = 8 * (j - j0) + 2 * q4; /* column within the warpgroup's part */
+        *reinterpret_cast<float2 *>(buf + (cc / 32) * (CB_BWD_BLOCK_M * 128) + ml * 128 +
+                                    ((((cc % 32) / 4) ^ (ml % 8)) * 16) + (cc % 4) * 4) =
+            make_float2(bp.scale * dq[4 * j + 2 * r], bp.scale * dq[4 * j + 2 * r + 1]);
       }
+    }
+    cb_fence_proxy_async_smem();
+    cb_named_bar_sync(2 + c, 128);
+    if (leader) {
+      const int col0 = D == 128 ? 64 * c : 32 * c;
+#pragma unroll
+      for (int bx = 0; bx < cb_bwd_dq_boxes(D); bx++)
+        cb_tma_reduce_add_4d(&tdq, buf + bx * (CB_BWD_BLOCK_M * 128), col0 + 32 * bx, hh, m0, b);
+      cb_bulk_commit();
     }
     cb_wgmma_wait<0>();
     cb_wgmma_fence_operand(dk);
@@ -282,6 +308,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_wgmma_fence_operand(dsa);
     cb_mbar_arrive(&q_empty[s]);
   }
+  if (threadIdx.x % 128 == 0) cb_bulk_wait(); /* the last dQ reductions are done */
   /* dK (scaled) and dV into the fp32 accumulators: this CTA alone owns these rows */
   const float scale = bp.scale;
 #pragma unroll

@@ -33,6 +33,12 @@ __device__ __forceinline__ void cb_mbar_arrive_expect_tx(uint64_t *bar, uint32_t
                : "memory");
 }
 
+/* Announces `bytes` of TMA data the current phase must wait for, without arriving. */
+__device__ __forceinline__ void cb_mbar_expect_tx(uint64_t *bar, uint32_t bytes) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(cb_smem_addr(bar)), "r"(bytes)
+               : "memory");
+}
+
 __device__ __forceinline__ void cb_mbar_arrive(uint64_t *bar) {
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(cb_smem_addr(bar)) : "memory");
 }
@@ -109,5 +115,24 @@ __device__ __forceinline__ void cb_fence_proxy_async_smem() {
 __device__ __forceinline__ void cb_red_add_v2(float *p, float a, float b) {
   asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(p), "f"(a), "f"(b) : "memory");
 }
+
+/* Bulk tensor reduction (sm_90, the TMA unit): adds the fp32 box at smem (1024-byte aligned, laid
+ * out as the map's swizzle says) into the tensor `map` at coordinates (c0 innermost .. c3), as one
+ * asynchronous operation of the thread's bulk group; elements outside the tensor are skipped.
+ * The shared source must stay unchanged until cb_bulk_wait_read; ordinary stores to it need
+ * cb_fence_proxy_async_smem first. */
+__device__ __forceinline__ void cb_tma_reduce_add_4d(const void *map, const void *smem, int c0, int c1, int c2,
+                                                     int c3) {
+  asm volatile(
+      "cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];\n" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(cb_smem_addr(smem)), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+__device__ __forceinline__ void cb_bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* Waits until the thread's bulk groups have read their shared sources (the buffer is free). */
+__device__ __forceinline__ void cb_bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory"); }
+/* Waits until the thread's bulk groups have completed (their global writes done). */
+__device__ __forceinline__ void cb_bulk_wait() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
 
 #endif

@@ -45,3 +45,21 @@ int cb_sm90_map(CUtensorMap *m, const void *base, int bf16, int d, int heads, in
   }
   return 0;
 }
+
+int cb_sm90_map_f32(CUtensorMap *m, void *base, int d, int heads, int len, int batch, int rows, char *why, size_t n) {
+  cb_encode_tiled_fn enc = cb_encode_fn(why, n);
+  if (!enc) return -1;
+  const cuuint64_t dims[4] = {(cuuint64_t)d, (cuuint64_t)heads, (cuuint64_t)len, (cuuint64_t)batch};
+  const cuuint64_t strides[3] = {(cuuint64_t)d * 4, (cuuint64_t)heads * d * 4, (cuuint64_t)len * heads * d * 4};
+  const cuuint32_t box[4] = {32, 1, (cuuint32_t)rows, 1};
+  const cuuint32_t estr[4] = {1, 1, 1, 1};
+  const CUresult r =
+      enc(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, base, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+          CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    snprintf(why, n, "attention (wgmma): cuTensorMapEncodeTiled failed (error %d) for a %d x %d x %d x %d fp32 tensor",
+             (int)r, batch, len, heads, d);
+    return -1;
+  }
+  return 0;
+}

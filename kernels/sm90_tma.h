@@ -13,4 +13,8 @@
 int cb_sm90_map(CUtensorMap *m, const void *base, int bf16, int d, int heads, int len, int batch, int rows, char *why,
                 size_t n);
 
+/* The same for an fp32 tensor, in boxes of (32, 1, rows, 1): 128 bytes of one row a line
+ * (the backward's dQ reductions). */
+int cb_sm90_map_f32(CUtensorMap *m, void *base, int d, int heads, int len, int batch, int rows, char *why, size_t n);
+
 #endif
