@@ -15,13 +15,15 @@
  * Grouped K/V heads: head h reads kv head h / (heads / kv_heads), as kernels/attn.h.
  *
  * A context per rank holds the handle, the plans (one per shape, attn_cudnn_key.h, built by
- * cb_cudnn_prepare in setup, never in a timed region) and one workspace for all of them.
+ * cb_cudnn_prepare in setup, never in a timed region; the backward's of attn_cudnn_bwd.h beside
+ * them) and one workspace for all of them.
  * Every cuDNN call is checked: a failure that is a property of the shape (no engine) is a
  * reason for the row; any other prints rank, host, file:line, the call, cudnnGetErrorString
  * and cudnnGetLastErrorString and ends the job.
  *
- * Two implementations: attn_cudnn.c (built with cuDNN) and attn_cudnn_none.c (without, every
- * entry point answers CB_ATTN_NO_CUDNN). */
+ * Two implementations: with cuDNN, attn_cudnn_graph.c (the context and the backend toolkit)
+ * and attn_cudnn.c (this forward); without, attn_cudnn_none.c (every entry point answers
+ * CB_ATTN_NO_CUDNN). */
 #ifndef CB_ATTN_CUDNN_H
 #define CB_ATTN_CUDNN_H
 

@@ -18,11 +18,12 @@ typedef struct cb_cudnn_key {
   int64_t q_stride_rows, kv_stride_rows; /* rows of the buffers they are part of */
   int bf16;                              /* 1: bfloat16, 0: half */
   int causal;                            /* 1: top-left causal mask */
+  int bwd;                               /* 1: the backward's graph (attn_cudnn_bwd.h), 0: the forward's */
 } cb_cudnn_key_t;
 
-/* Plans one rank's ring needs at one sweep point: a handful (attn_split.h: at most 4 shapes a
- * step, the same for every step of one kind, plus the local block). */
-#define CB_CUDNN_MAX_PLANS 16
+/* Plans one rank's ring needs at one sweep point: a handful per pass (attn_split.h: at most 4
+ * shapes a step, the same for every step of one kind, plus the local block), forward and backward. */
+#define CB_CUDNN_MAX_PLANS 32
 
 typedef struct cb_cudnn_cache {
   cb_cudnn_key_t key[CB_CUDNN_MAX_PLANS];
@@ -32,7 +33,8 @@ typedef struct cb_cudnn_cache {
 
 int cb_cudnn_key_equal(const cb_cudnn_key_t *a, const cb_cudnn_key_t *b);
 
-/* "b 1, h 32, kv 8, s_q 4096, s_kv 8192, d 128, bfloat16, causal" (for reasons and logs). */
+/* "b 1, h 32, kv 8, s_q 4096, s_kv 8192, d 128, bfloat16, causal" (for reasons and logs; a
+ * backward's key ends in ", backward"). */
 void cb_cudnn_key_text(const cb_cudnn_key_t *k, char *buf, size_t n);
 
 /* The plan of k, or NULL when the cache has none. */

@@ -1,17 +1,21 @@
 /* The backward pass's shared part (ringattn_bwd.h): the pass dispatch, the backward buffers, the
- * block-pair launch, the local kernel for ring_over_single and `single`'s backward. */
+ * block-pair launch (collbench's kernel, or cuDNN's SDPA backward for the *_cudnn rows:
+ * ringattn_cudnn_bwd.c), the local kernel for ring_over_single and `single`'s backward. */
 #include "ringattn_bwd.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "attn_block.h"
 #include "attn_bwd.h"
 #include "attn_bwd_util.h"
+#include "attn_cudnn_bwd.h"
 #include "attn_util.h"
 #include "error_gpu.h"
 #include "ringattn_bwd_plan.h"
 #include "ringattn_common.h"
+#include "ringattn_cudnn.h"
 
 #define DOUT_TENSOR 3 /* attn_util.h's fill: tensors 0-2 are q, k, v */
 
@@ -23,10 +27,9 @@ void cb_ra_run(cb_inst_t *in, int phase, cudaStream_t s) {
 }
 
 int cb_ra_pass_supported(const cb_params_t *p, int cudnn, char *why, size_t n) {
-  if (cudnn && CB_ATTN_PASS_HAS_BWD(p->attn->pass)) {
-    snprintf(why, n, "not supported: the backward pass runs with collbench's block kernel only");
-    return 0;
-  }
+  /* cuDNN's backward needs a recent enough cuDNN (attn_cudnn_bwd.h); the shapes its engines
+   * refuse are found when setup builds the plans */
+  if (cudnn && CB_ATTN_PASS_HAS_BWD(p->attn->pass)) return cb_cudnn_bwd_supported(why, n);
   return 1;
 }
 
@@ -61,18 +64,29 @@ static cb_attn_bwd_args_t own_pair(const cb_ra_t *x, cb_attn_pos_t qpos, const v
   return cb_ra_bwd_pair(x, x->q, b->dout, x->lse, b->delta, b->dq, x->rows, qpos, kv, x->rows, kvpos, dkv, x->kv_elems);
 }
 
-void cb_ra_bwd_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, float *dkv, cudaStream_t s) {
-  cb_attn_bwd_args_t a = own_pair(x, cb_ra_pos(x->runs), kv, kvpos, dkv);
+/* One pair with the row's block kernel: this rank's queries at qpos against kv at kvpos. */
+static void attend_pair(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, float *dkv,
+                        cudaStream_t s) {
+  if (x->block == CB_ATTN_BLOCK_CUDNN) {
+    cb_ra_cudnn_bwd_attend(x, qpos, kv, kvpos, dkv, s);
+    return;
+  }
+  cb_attn_bwd_args_t a = own_pair(x, qpos, kv, kvpos, dkv);
   char why[256] = "";
   if (cb_attn_bwd(&a, s, why, sizeof why)) CB_DIE(CB_EXIT_RUNTIME, "backward attention kernel refused: %s", why);
   CB_CUDA_LAUNCH("cb_attn_bwd");
 }
 
+void cb_ra_bwd_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, float *dkv, cudaStream_t s) {
+  attend_pair(x, cb_ra_pos(x->runs), kv, kvpos, dkv, s);
+}
+
 void cb_ra_bwd_begin(const cb_ra_t *x, cudaStream_t s) {
   const cb_attn_config_t *c = x->cfg;
   char why[256] = "";
-  if (cb_attn_bwd_delta(x->out, x->bwd.dout, x->bwd.delta, c->batch, (int)x->rows, c->heads, c->head_dim, x->bf16, s,
-                        why, sizeof why))
+  /* cuDNN's backward computes rowsum(dO * O) itself: its rows time no delta they never read */
+  if (x->block != CB_ATTN_BLOCK_CUDNN && cb_attn_bwd_delta(x->out, x->bwd.dout, x->bwd.delta, c->batch, (int)x->rows,
+                                                           c->heads, c->head_dim, x->bf16, s, why, sizeof why))
     CB_DIE(CB_EXIT_RUNTIME, "%s", why);
   CB_CUDA(cudaMemsetAsync(x->bwd.dq, 0, x->q_elems * sizeof(float), s));
 }
@@ -115,10 +129,17 @@ int cb_ra_bwd_init(cb_ra_t *x, const cb_inst_t *in, float *home, int parts, char
   cb_attn_fill(b->dout, x->bf16, DOUT_TENSOR, c->batch, x->rows, c->heads, c->head_dim, cb_ra_pos(x->runs), in->p.seed,
                s);
   if (x->pass == CB_ATTN_PASS_BWD && local_forward(x, in->p.seed, s, why, n)) return -1;
+  /* cuDNN: its scratch and plans (after local_forward, which gives back its last allocation) */
+  if (x->block == CB_ATTN_BLOCK_CUDNN && cb_ra_cudnn_bwd_init(x, why, n)) return -1;
   /* the probe: one real pair (its sums are cleared by every backward's start) */
-  cb_attn_bwd_args_t a = own_pair(x, cb_ra_pos(x->runs), x->kv, cb_ra_pos(x->runs), b->part ? b->part : b->dkv);
-  if (cb_attn_bwd(&a, s, why, n)) return -1;
-  CB_CUDA_LAUNCH("cb_attn_bwd");
+  float *sums = b->part ? b->part : b->dkv;
+  if (x->block == CB_ATTN_BLOCK_CUDNN) {
+    attend_pair(x, cb_ra_pos(x->runs), x->kv, cb_ra_pos(x->runs), sums, s);
+  } else {
+    cb_attn_bwd_args_t a = own_pair(x, cb_ra_pos(x->runs), x->kv, cb_ra_pos(x->runs), sums);
+    if (cb_attn_bwd(&a, s, why, n)) return -1;
+    CB_CUDA_LAUNCH("cb_attn_bwd");
+  }
   cb_wait_stream(s);
   return 0;
 }
@@ -129,10 +150,7 @@ void cb_ra_bwd_local(cb_inst_t *in, cudaStream_t s) {
   const cb_ra_t *x = in->priv;
   cb_attn_pos_t contiguous = {0, x->rows, x->rows};
   cb_ra_bwd_begin(x, s);
-  cb_attn_bwd_args_t a = own_pair(x, contiguous, x->kv, contiguous, x->bwd.dkv);
-  char why[256] = "";
-  if (cb_attn_bwd(&a, s, why, sizeof why)) CB_DIE(CB_EXIT_RUNTIME, "backward attention kernel refused: %s", why);
-  CB_CUDA_LAUNCH("cb_attn_bwd");
+  attend_pair(x, contiguous, x->kv, contiguous, x->bwd.dkv, s);
 }
 
 void cb_ra_bwd_ring_compute(const cb_ra_t *x, void *const kv_slot[2], float *acc0, float *const d[2], cudaStream_t s) {

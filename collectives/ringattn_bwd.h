@@ -30,6 +30,10 @@ typedef struct cb_ra_bwd {
   float *delta, *dq, *dkv, *part;
   size_t dkv_elems; /* floats of dK and dV together (2 x the K/V block's elements) */
   size_t dkv_bytes;
+  /* cuDNN rows (ringattn_cudnn_bwd.c): one call's dQ [batch][q_len][heads][head_dim] and dK | dV
+   * [batch][kv_len][kv_heads][head_dim] in the dtype, and its rows' lse [batch][heads][q_len] */
+  void *cudnn_dq, *cudnn_dkv;
+  float *cudnn_stats;
 } cb_ra_bwd_t;
 
 /* The backward buffers of x (home: a dkv the scheme provides, e.g. in peer memory; NULL:

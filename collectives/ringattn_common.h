@@ -53,7 +53,8 @@ typedef struct cb_ra {
   float *cudnn_stats;     /* cuDNN rows: its log-sum-exp [batch][heads][rows] */
   size_t mem;             /* device bytes this state allocated (mem_bytes) */
   void *extra[24];        /* further allocations of the algorithm (cb_ra_alloc), freed with it (nccl_ring with
-                             cuDNN needs more than 8: its staging blocks and its outputs; a backward up to 9) */
+                             cuDNN needs more than 8: its staging blocks and its outputs; a backward 5, 3 more
+                             with cuDNN, and the scheme's 3: nccl_ring with cuDNN about 20) */
   int nextra;
   int pass;        /* CB_ATTN_PASS_* of the row (attn_config.h) */
   cb_ra_bwd_t bwd; /* the backward's buffers (ringattn_bwd.h; zero for --pass fwd) */
@@ -76,7 +77,8 @@ void cb_ra_measure(cb_inst_t *in, cudaStream_t s);
  * share: the whole problem / ranks, times the pass's factor; full: `single`, the whole problem)
  * and, for a pass with a backward, the backward's buffers (cb_ra_bwd_init). */
 int cb_ra_setup_pass(cb_ra_t *x, cb_inst_t *in, int full, float *home, int parts, char *why, size_t n);
-/* The supported() part of --pass: the cuDNN rows run the forward only. */
+/* The supported() part of --pass: a cuDNN row with a backward needs a cuDNN that has one
+ * (attn_cudnn_bwd.h: cb_cudnn_bwd_supported; CB_ATTN_NO_CUDNN without cuDNN). */
 int cb_ra_pass_supported(const cb_params_t *p, int cudnn, char *why, size_t n);
 
 /* Windows of this rank's rows the checks compare (all rows of a short problem, else

@@ -26,26 +26,37 @@
 
 #include "attn_block.h"
 #include "attn_cudnn.h"
+#include "attn_cudnn_bwd.h"
 #include "attn_merge_block.h"
 #include "attn_split.h"
 #include "error_gpu.h"
 #include "ringattn_common.h"
+#include "ringattn_cudnn.h"
 
 static cb_attn_runs_t runs_of(cb_attn_pos_t p, int64_t rows) {
   cb_attn_runs_t r = {p.start0, p.len0, p.start1, rows > p.len0 ? rows - p.len0 : 0};
   return r;
 }
 
-static int split(const cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int first, int final, cb_attn_call_t *calls,
-                 char *why, size_t n) {
+int cb_ra_cudnn_split(const cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int first, int final,
+                      cb_attn_call_t *calls, char *why, size_t n) {
   return cb_attn_split(runs_of(qpos, x->rows), x->rows, runs_of(kvpos, x->rows), x->rows, x->causal, first, final,
                        calls, why, n);
 }
 
-static cb_cudnn_key_t key_of(const cb_ra_t *x, const cb_attn_call_t *c) {
+cb_cudnn_key_t cb_ra_cudnn_key(const cb_ra_t *x, const cb_attn_call_t *c) {
   const cb_attn_config_t *cfg = x->cfg;
-  cb_cudnn_key_t k = {cfg->batch, cfg->heads, cfg->kv_heads, cfg->head_dim, c->q_len,
-                      c->kv_len,  x->rows,    x->rows,       x->bf16,       c->causal};
+  cb_cudnn_key_t k = {.batch = cfg->batch,
+                      .heads = cfg->heads,
+                      .kv_heads = cfg->kv_heads,
+                      .head_dim = cfg->head_dim,
+                      .q_len = c->q_len,
+                      .kv_len = c->kv_len,
+                      .q_stride_rows = x->rows,
+                      .kv_stride_rows = x->rows,
+                      .bf16 = x->bf16,
+                      .causal = c->causal,
+                      .bwd = 0};
   return k;
 }
 
@@ -71,14 +82,14 @@ int cb_ra_cudnn_supported(const cb_world_t *w, const cb_params_t *p, int full, c
   return 1;
 }
 
-static int prepare_block(cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, char *why, size_t n) {
+int cb_ra_cudnn_prepare_pair(cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int bwd, char *why, size_t n) {
   cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
-  const int nc = split(x, qpos, kvpos, 1, 1, calls, why, n);
+  const int nc = cb_ra_cudnn_split(x, qpos, kvpos, 1, 1, calls, why, n);
   if (nc < 0) return -1;
   for (int i = 0; i < nc; i++) {
     if (!calls[i].kv_len) continue;
-    cb_cudnn_key_t k = key_of(x, &calls[i]);
-    if (cb_cudnn_prepare(x->cudnn, &k, why, n)) return -1;
+    cb_cudnn_key_t k = cb_ra_cudnn_key(x, &calls[i]);
+    if ((bwd ? cb_cudnn_prepare_bwd : cb_cudnn_prepare)(x->cudnn, &k, why, n)) return -1;
   }
   return 0;
 }
@@ -91,9 +102,9 @@ int cb_ra_cudnn_init(cb_ra_t *x, char *why, size_t n) {
       cb_ra_alloc(x, (void **)&x->cudnn_stats, stats * sizeof(float), why, n))
     return -1;
   cb_attn_pos_t contiguous = {0, x->rows, x->rows};
-  if (prepare_block(x, contiguous, contiguous, why, n)) return -1;
+  if (cb_ra_cudnn_prepare_pair(x, contiguous, contiguous, 0, why, n)) return -1;
   for (int src = 0; src < x->P; src++)
-    if (prepare_block(x, cb_ra_pos(x->runs), cb_ra_src_pos(x, src), why, n)) return -1;
+    if (cb_ra_cudnn_prepare_pair(x, cb_ra_pos(x->runs), cb_ra_src_pos(x, src), 0, why, n)) return -1;
   x->mem += cb_cudnn_mem(x->cudnn);
   return 0;
 }
@@ -108,7 +119,7 @@ void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb
   const cb_attn_config_t *cfg = x->cfg;
   cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
   char why[512];
-  const int nc = split(x, qpos, kvpos, first, final, calls, why, sizeof why);
+  const int nc = cb_ra_cudnn_split(x, qpos, kvpos, first, final, calls, why, sizeof why);
   if (nc < 0) CB_DIE(CB_EXIT_RUNTIME, "cuDNN block kernel: %s (supported() lets no such row run)", why);
   const size_t q_row = (size_t)cfg->heads * cfg->head_dim * x->elem; /* bytes of one row */
   const size_t kv_row = (size_t)cfg->kv_heads * cfg->head_dim * x->elem;
@@ -116,7 +127,7 @@ void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb
   const float scale = 1.0f / sqrtf((float)cfg->head_dim); /* as collbench's kernel (ringattn_common.c) */
   for (int i = 0; i < nc; i++) {
     const cb_attn_call_t *c = &calls[i];
-    const cb_cudnn_key_t key = key_of(x, c);
+    const cb_cudnn_key_t key = cb_ra_cudnn_key(x, c);
     const int direct = nc == 1 && c->first && c->final && c->q_len == x->rows && c->kv_len > 0;
     if (c->kv_len > 0)
       cb_cudnn_attend(x->cudnn, &key, scale, q + (size_t)c->q_row0 * q_row, k + (size_t)c->kv_row0 * kv_row,

@@ -1,7 +1,8 @@
 /* CPU test of the cuDNN plan key and cache (collectives/attn_cudnn_key.c): every field of the key
- * tells two shapes apart (a plan reused for another shape would compute garbage), the text
- * names the shape, the cache finds what it holds and refuses duplicates and overflow with a
- * reason. The plans are opaque to the cache: stand-in addresses are enough. */
+ * tells two shapes apart (a plan reused for another shape would compute garbage; the forward's
+ * and the backward's graph of one shape are two plans), the text names the shape and the pass, the cache finds what it
+ * holds and refuses duplicates and overflow with a reason. The plans are opaque to the cache: stand-in addresses are
+ * enough. */
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +10,7 @@
 #include "cb_testing.h"
 
 static cb_cudnn_key_t base(void) {
-  cb_cudnn_key_t k = {1, 32, 8, 128, 4096, 8192, 8192, 8192, 1, 1};
+  cb_cudnn_key_t k = {1, 32, 8, 128, 4096, 8192, 8192, 8192, 1, 1, 0};
   return k;
 }
 
@@ -20,9 +21,9 @@ static void test_key(void) {
   cb_cudnn_key_t c;
   memset(&c, 0xab, sizeof c);
   c.batch = 1, c.heads = 32, c.kv_heads = 8, c.head_dim = 128, c.q_len = 4096, c.kv_len = 8192;
-  c.q_stride_rows = 8192, c.kv_stride_rows = 8192, c.bf16 = 1, c.causal = 1;
+  c.q_stride_rows = 8192, c.kv_stride_rows = 8192, c.bf16 = 1, c.causal = 1, c.bwd = 0;
   CHECK(cb_cudnn_key_equal(&a, &c), "padding compared");
-  for (int f = 0; f < 10; f++) {
+  for (int f = 0; f < 11; f++) {
     b = base();
     switch (f) {
     case 0: b.batch = 2; break;
@@ -34,7 +35,8 @@ static void test_key(void) {
     case 6: b.q_stride_rows = 4096; break;
     case 7: b.kv_stride_rows = 16384; break;
     case 8: b.bf16 = 0; break;
-    default: b.causal = 0; break;
+    case 9: b.causal = 0; break;
+    default: b.bwd = 1; break;
     }
     CHECK(!cb_cudnn_key_equal(&a, &b), "field %d ignored", f);
   }
@@ -45,6 +47,10 @@ static void test_key(void) {
   b.bf16 = 0, b.causal = 0;
   cb_cudnn_key_text(&b, t, sizeof t);
   CHECK_CONTAINS(t, "half, non-causal");
+  CHECK(!strstr(t, "backward"), "a forward key says backward: %s", t);
+  b.bwd = 1;
+  cb_cudnn_key_text(&b, t, sizeof t);
+  CHECK_CONTAINS(t, "half, non-causal, backward");
 }
 
 static void test_cache(void) {
@@ -65,7 +71,16 @@ static void test_cache(void) {
   k.causal = 0;
   CHECK(cb_cudnn_cache_find(&c, &k) == NULL, "a non-causal shape found the causal plan");
   CHECK(cb_cudnn_cache_add(&c, &k, &plans[CB_CUDNN_MAX_PLANS], why, sizeof why) == -1, "overflow accepted");
-  CHECK_CONTAINS(why, "more than 16 shapes");
+  CHECK_CONTAINS(why, "more than 32 shapes");
+  /* the backward's plan of a cached forward shape is another plan */
+  c.n = CB_CUDNN_MAX_PLANS - 1;
+  k = base();
+  k.q_len = 100;
+  CHECK(cb_cudnn_cache_find(&c, &k) == &plans[0], "forward plan");
+  k.bwd = 1;
+  CHECK(cb_cudnn_cache_find(&c, &k) == NULL, "the backward found the forward's plan");
+  CHECK(cb_cudnn_cache_add(&c, &k, &plans[CB_CUDNN_MAX_PLANS], why, sizeof why) == 0, "backward plan: %s", why);
+  CHECK(cb_cudnn_cache_find(&c, &k) == &plans[CB_CUDNN_MAX_PLANS], "backward plan found");
   c.n = 1;
   k = base();
   k.q_len = 100;

@@ -3,12 +3,15 @@
  * with the real supported() of the cuDNN rows (collectives/ringattn_cudnn.c), so the row text
  * is checked without configuring a second build: every cuDNN row says "not available: built
  * without cuDNN" (after the shape checks every ringattn row makes), the metadata says the same,
- * and the context cannot be made. No GPU call is reached. */
+ * and the context cannot be made; the backward (attn_cudnn_bwd.h) likewise: its plans cannot
+ * be made, and --pass bwd and both refuse the cuDNN rows with the same text (collbench's rows
+ * keep every pass). No GPU call is reached. */
 #include <stdio.h>
 #include <string.h>
 
 #include "attn_block.h"
 #include "attn_cudnn.h"
+#include "attn_cudnn_bwd.h"
 #include "cb_testing.h"
 #include "ringattn_common.h"
 
@@ -21,9 +24,15 @@ int main(void) {
   cb_cudnn_t *ctx = (cb_cudnn_t *)&why;
   CHECK(cb_cudnn_create(&ctx, why, sizeof why) == -1 && ctx == NULL, "context without cuDNN");
   CHECK_EQ_STR(why, CB_ATTN_NO_CUDNN);
-  cb_cudnn_key_t k = {1, 4, 4, 64, 128, 128, 128, 128, 1, 0};
+  cb_cudnn_key_t k = {1, 4, 4, 64, 128, 128, 128, 128, 1, 0, 0};
   CHECK(cb_cudnn_prepare(NULL, &k, why, sizeof why) == -1, "plan without cuDNN");
   CHECK_EQ_INT(cb_cudnn_mem(NULL), 0);
+  why[0] = 0;
+  CHECK(cb_cudnn_bwd_supported(why, sizeof why) == 0, "backward without cuDNN");
+  CHECK_EQ_STR(why, CB_ATTN_NO_CUDNN);
+  why[0] = 0;
+  CHECK(cb_cudnn_prepare_bwd(NULL, &k, why, sizeof why) == -1, "backward plan without cuDNN");
+  CHECK_EQ_STR(why, CB_ATTN_NO_CUDNN);
 
   static cb_world_t w;
   cb_attn_config_t cfg;
@@ -45,6 +54,17 @@ int main(void) {
         CHECK(cb_ra_supported_cudnn(&w, &p, why, sizeof why) == 0, "ring forms");
         CHECK_EQ_STR(why, "not available: built without cuDNN");
       }
+  /* --pass: the backward of a cuDNN row says the same; collbench's rows and the forward run */
+  const int passes[3] = {CB_ATTN_PASS_FWD, CB_ATTN_PASS_BWD, CB_ATTN_PASS_BOTH};
+  for (int i = 0; i < 3; i++) {
+    cfg.pass = passes[i];
+    why[0] = 0;
+    const int want = passes[i] == CB_ATTN_PASS_FWD;
+    CHECK_EQ_INT(cb_ra_pass_supported(&p, 1, why, sizeof why), want);
+    if (!want) CHECK_EQ_STR(why, "not available: built without cuDNN");
+    CHECK_EQ_INT(cb_ra_pass_supported(&p, 0, why, sizeof why), 1);
+  }
+  cfg.pass = CB_ATTN_PASS_FWD;
   /* the shape checks of every ringattn row come first */
   p.dtype = CB_FLOAT;
   CHECK(cb_ra_cudnn_supported(&w, &p, 0, why, sizeof why) == 0, "float");

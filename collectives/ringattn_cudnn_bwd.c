@@ -1,0 +1,104 @@
+/* cuDNN's SDPA backward as the backward pass's block kernel (ringattn_cudnn.h; the *_cudnn rows
+ * with --pass bwd|both), what TransformerEngine's context parallelism runs per ring step.
+ *
+ * One block pair becomes the calls of attn_split.h, as in the forward (ringattn_cudnn.c): every
+ * (query run, key run) pair of the zigzag ring is fully visible (a non-causal call), diagonal (a
+ * top-left causal call) or invisible (no call). Each call is one cuDNN SDPA backward
+ * (attn_cudnn_bwd.h) from the rank's queries, dO, the final output and the final log-sum-exp of
+ * its rows (lse over the whole sequence, from the forward: so each call's P is exact and the
+ * calls' gradients add up) into scratch dQ, dK, dV in the dtype, which cb_attn_add_rows then
+ * adds into the fp32 dq of the call's query rows and the fp32 dK | dV of its key rows.
+ *
+ * cuDNN wants Stats compact: a call over part of the query rows reads its rows' lse through a
+ * strided copy into scratch (cudaMemcpy2DAsync: graph-capturable). cuDNN computes
+ * rowsum(dO * O) itself, so cb_ra_bwd_begin makes no delta for these rows. Their timed backward
+ * includes the per-call adds into the fp32 sums and the lse copies (as TransformerEngine's does).
+ *
+ * Precision: each call's gradients are rounded to the dtype before the fp32 sums (as
+ * TransformerEngine's ring does with cuDNN): a row's dQ carries one such rounding per call
+ * that touches it (P steps, up to 2 calls each with the zigzag), dK and dV one per call that
+ * touches their rows (a pair may make two), and with grouped heads cuDNN rounds each query
+ * head's dK/dV before its group sum (as cudnn-frontend's graph does), then rounds the sum.
+ * The check's tolerance (2 x a naive low-precision backward that rounds its results too:
+ * ringattn_bwd_check.c) is unchanged for these rows; the first GPU run has to show that it holds
+ * (read the grouped rows' error against the tolerance).
+ *
+ * Plans: every pair the schemes run (the local block on contiguous positions, and this rank's
+ * queries against each rank's block) is prepared in setup, before anything is timed. */
+#include <math.h>
+#include <stdio.h>
+
+#include "attn_add_rows.h"
+#include "attn_cudnn.h"
+#include "attn_cudnn_bwd.h"
+#include "error_gpu.h"
+#include "ringattn_cudnn.h"
+
+int cb_ra_cudnn_bwd_init(cb_ra_t *x, char *why, size_t n) {
+  const cb_attn_config_t *c = x->cfg;
+  cb_ra_bwd_t *b = &x->bwd;
+  const size_t stats = (size_t)c->batch * (size_t)c->heads * (size_t)x->rows;
+  if (cb_ra_alloc(x, &b->cudnn_dq, x->q_elems * x->elem, why, n) ||
+      cb_ra_alloc(x, &b->cudnn_dkv, 2 * x->kv_elems * x->elem, why, n) ||
+      cb_ra_alloc(x, (void **)&b->cudnn_stats, stats * sizeof(float), why, n))
+    return -1;
+  const size_t ws = cb_cudnn_mem(x->cudnn);
+  cb_attn_pos_t contiguous = {0, x->rows, x->rows};
+  if (cb_ra_cudnn_prepare_pair(x, contiguous, contiguous, 1, why, n)) return -1;
+  for (int src = 0; src < x->P; src++)
+    if (cb_ra_cudnn_prepare_pair(x, cb_ra_pos(x->runs), cb_ra_src_pos(x, src), 1, why, n)) return -1;
+  x->mem += cb_cudnn_mem(x->cudnn) - ws; /* the workspace grew to the backward's largest */
+  return 0;
+}
+
+static void add_rows(float *dst, const void *src, const cb_ra_t *x, int64_t row0, int64_t len, int64_t width,
+                     cudaStream_t s) {
+  char why[256];
+  if (cb_attn_add_rows(dst, src, x->cfg->batch, x->rows, row0, len, width, x->bf16, s, why, sizeof why))
+    CB_DIE(CB_EXIT_RUNTIME, "cuDNN backward block kernel: %s", why);
+}
+
+/* The lse of the call's query rows, compact (Stats of attn_cudnn_bwd.h). */
+static const float *call_stats(const cb_ra_t *x, const cb_attn_call_t *c, cudaStream_t s) {
+  if (c->q_row0 == 0 && c->q_len == x->rows) return x->lse;
+  const size_t pitch = (size_t)x->rows * sizeof(float), width = (size_t)c->q_len * sizeof(float);
+  const size_t height = (size_t)x->cfg->batch * (size_t)x->cfg->heads;
+  CB_CUDA(cudaMemcpy2DAsync(x->bwd.cudnn_stats, width, x->lse + c->q_row0, pitch, width, height,
+                            cudaMemcpyDeviceToDevice, s));
+  return x->bwd.cudnn_stats;
+}
+
+void cb_ra_cudnn_bwd_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, float *dkv,
+                            cudaStream_t s) {
+  const cb_attn_config_t *cfg = x->cfg;
+  const cb_ra_bwd_t *b = &x->bwd;
+  cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
+  char why[512];
+  const int nc = cb_ra_cudnn_split(x, qpos, kvpos, 0, 0, calls, why, sizeof why);
+  if (nc < 0) CB_DIE(CB_EXIT_RUNTIME, "cuDNN backward block kernel: %s (supported() lets no such row run)", why);
+  const int64_t q_width = (int64_t)cfg->heads * cfg->head_dim, kv_width = (int64_t)cfg->kv_heads * cfg->head_dim;
+  const size_t q_row = (size_t)q_width * x->elem, kv_row = (size_t)kv_width * x->elem; /* bytes of one row */
+  const char *q = x->q, *out = x->out, *dout = b->dout;
+  const char *k = kv, *v = (const char *)kv + x->kv_elems * x->elem;
+  char *dk_blk = b->cudnn_dkv, *dv_blk = (char *)b->cudnn_dkv + x->kv_elems * x->elem;
+  const float scale = 1.0f / sqrtf((float)cfg->head_dim); /* as collbench's kernel (ringattn_bwd.c) */
+  for (int i = 0; i < nc; i++) {
+    const cb_attn_call_t *c = &calls[i];
+    if (!c->kv_len) continue;
+    const cb_cudnn_key_t key = cb_ra_cudnn_key(x, c);
+    const size_t qo = (size_t)c->q_row0 * q_row, ko = (size_t)c->kv_row0 * kv_row;
+    const cb_cudnn_bwd_io_t io = {.q = q + qo,
+                                  .k = k + ko,
+                                  .v = v + ko,
+                                  .o = out + qo,
+                                  .dout = dout + qo,
+                                  .stats = call_stats(x, c, s),
+                                  .dq = b->cudnn_dq,
+                                  .dk = dk_blk,
+                                  .dv = dv_blk};
+    cb_cudnn_attend_bwd(x->cudnn, &key, scale, &io, s);
+    add_rows(b->dq, b->cudnn_dq, x, c->q_row0, c->q_len, q_width, s);
+    add_rows(dkv, dk_blk, x, c->kv_row0, c->kv_len, kv_width, s);
+    add_rows(dkv + x->kv_elems, dv_blk, x, c->kv_row0, c->kv_len, kv_width, s);
+  }
+}
