@@ -6,8 +6,8 @@ and by the attention shape. Its stem names the chart files:
   <family>[-<config>]-<dtype>[-<op>][-inplace][-graph]
   - <op> only when the family/dtype has rows for more than one op;
   - <config> for moe: the columns (model, hidden, topk, experts, routing) that vary; for
-    ringattn: the shape columns that vary (b<batch>, h<heads>, kv<kv_heads>, d<head_dim>),
-    then always causal or noncausal.
+    ringattn: the pass unless the forward (bwd, fwd+bwd), the shape columns that vary
+    (b<batch>, h<heads>, kv<kv_heads>, d<head_dim>), then always causal or noncausal.
 prepare.py (charts) and summary (markdown) both use this, so they agree on names.
 Speedup = time_us_mean of the NCCL baseline / time_us_mean of the algorithm, same group and x;
 with best=True the reference at each x is the fastest NCCL form there (nccl, nccl_p2p,
@@ -145,9 +145,14 @@ def make_groups(rows):
     return [Group(k, buckets[k]) for k in sorted(buckets, key=order)]
 
 
+PASS_PART = {"bwd": "bwd", "both": "fwd+bwd"}  # ringattn --pass; the forward (fwd or empty) adds none
+
+
 def attn_config(row, varying):
-    """A ringattn row's config parts: the varying shape columns (d128), then causal or noncausal."""
-    return tuple(f"{ATTN_PREFIX[c]}{row[c]}" for c in varying) + \
+    """A ringattn row's config parts: its pass unless the forward (bwd, fwd+bwd), the varying
+    shape columns (d128), then causal or noncausal (always last)."""
+    pass_part = PASS_PART.get(row.get("pass") or "")
+    return ((pass_part,) if pass_part else ()) + tuple(f"{ATTN_PREFIX[c]}{row[c]}" for c in varying) + \
         ("causal" if row["causal"] else "noncausal",)
 
 

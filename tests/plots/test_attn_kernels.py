@@ -9,6 +9,9 @@ ring_cudnn), bf16, D 128, causal and not, S = 4K..32K, the cuDNN rows 1 / 0.55 (
            per-group charts, valid images, the cuDNN rows drawn in their scheme's colour
   summary  plots/summary: collbench's kernel as a ratio of cuDNN's per S and scheme, and the
            single vs single_cudnn line; single_cudnn kept out of "fastest"
+  passes   the fixture's rows as the forward and again as --pass bwd in one CSV: the backward
+           rows get groups, headings and charts of their own (ringattn-bwd-...), none mixed
+           with the forward's (a mix would chart two rows per point)
 usage: test_attn_kernels.py CASE WORKDIR [--write]
 """
 import os
@@ -118,7 +121,33 @@ def case_summary(work):
             expect("single" not in ln[len(head):], f"fastest names a single row: {ln}")
 
 
-CASES = {"fixture": case_fixture, "render": case_render, "summary": case_summary}
+def case_passes(work):
+    with open(FIXTURE) as f:
+        lines = f.read().splitlines()
+    rows = [ln + ",fwd" for ln in lines[1:]] + [ln + ",bwd" for ln in lines[1:]]
+    run_dir = os.path.join(work, "run")
+    os.makedirs(run_dir)
+    with open(os.path.join(run_dir, "results.csv"), "w") as f:
+        f.write("\n".join([lines[0] + ",pass"] + rows) + "\n")
+    p = run([SUMMARY, os.path.join(run_dir, "results.csv")])
+    expect(p.returncode == 0, f"plots/summary: exit {p.returncode}\n{p.stderr}")
+    heads = [ln for ln in p.stdout.splitlines() if ln.startswith("## ringattn")]
+    for form in ("causal", "noncausal"):
+        for title in (f"## ringattn · {form} · bfloat16 · eager", f"## ringattn · bwd · {form} · bfloat16 · eager"):
+            expect(sum(h.startswith(title + " ") for h in heads) == 1, f"summary headings {heads}: want one {title!r}")
+    expect(len(heads) == 4, f"summary headings {heads}: want 4 (2 passes x 2 causal forms)")
+    p = run([PLOT, run_dir])
+    expect(p.returncode == 0, f"plots/plot: exit {p.returncode}\n{p.stderr}")
+    expect("two rows for" not in p.stderr, f"plots/plot mixed the passes:\n{p.stderr}")
+    charts = {os.path.splitext(f)[0] for f in os.listdir(run_dir) if f.endswith(".svg")}
+    for stem in ("ringattn-bfloat16-kernels", "ringattn-bwd-bfloat16-kernels", "ringattn-causal-bfloat16-tflops",
+                 "ringattn-bwd-causal-bfloat16-tflops", "ringattn-bwd-noncausal-bfloat16-overlap"):
+        expect(stem in charts, f"charts {sorted(charts)} lack {stem}")
+    with open(os.path.join(run_dir, "ringattn-bwd-bfloat16-kernels.svg")) as f:
+        expect("ringattn · bwd · bfloat16" in f.read(), "the backward's kernels chart does not say bwd in its title")
+
+
+CASES = {"fixture": case_fixture, "render": case_render, "summary": case_summary, "passes": case_passes}
 
 
 def main(argv):
