@@ -8,7 +8,10 @@
 #      paths with both block kernels (correctness only);
 #   4. the reference run: launcher/collbench-run -- ringattn with both block kernels on one rank
 #      (P = 1: the block kernels side by side), its folder under $OUT/results/reference;
-#   5. PyTorch SDPA's cuDNN and FlashAttention-2 backends on the same shapes (sdpa_anchor.py).
+#   5. PyTorch SDPA's cuDNN and FlashAttention-2 backends on the same shapes (sdpa_anchor.py);
+#   refbwd (not by default): the backward's reference run, --pass bwd, bf16 and fp16 (as
+#      results/reference/h200x1/ringattn-bwd-kernels), and attn_bwd_test --bench beside SDPA's
+#      backward (sdpa_anchor.py --backward): block-kernels.txt's backward section; about 120 s.
 # STEPS (default "bench tests shared ref sdpa") picks the steps. Logs packed into $OUT/logs.tgz.
 # With the backward cases, steps 2 and 3 take about 290 s each on an H200 (typical; their limits
 # are 330 s each): on a machine whose calls end at 600 s run STEPS="bench tests" and
@@ -19,8 +22,8 @@ STEPS=${STEPS:-bench tests shared ref sdpa}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 for w in $STEPS; do # a misspelt step must not silently run nothing
   case $w in
-    bench | tests | shared | ref | sdpa) ;;
-    *) printf "%s: unknown step '%.40s' in STEPS (bench tests shared ref sdpa)\n" "$0" "$w" >&2; exit 2 ;;
+    bench | tests | shared | ref | sdpa | refbwd) ;;
+    *) printf "%s: unknown step '%.40s' in STEPS (bench tests shared ref sdpa refbwd)\n" "$0" "$w" >&2; exit 2 ;;
   esac
 done
 root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
@@ -46,7 +49,14 @@ if has ref; then
     --block-kernel both --seq 4K:32K --causal both -n 10 -w 3 -c 1
 fi
 has sdpa && step sdpa 200 python3 tools/device/sdpa_anchor.py
+if has refbwd; then
+  step ref_ringattn_bwd 200 launcher/collbench-run --out "$OUT/results/reference" -- ringattn --algo single \
+    --block-kernel both --pass bwd --seq 4K:32K --causal both -d bfloat16,half -n 10 -w 3 -c 1
+  step attn_bwd_test 100 build/tests/gpu/attn_bwd_test --bench
+  step sdpa_bwd 100 python3 tools/device/sdpa_anchor.py --backward
+fi
 grep -h "^bench\|^FAIL" "$OUT/logs/attn_kernel_test.log" 2> /dev/null | tail -30
-grep -h "^sdpa cudnn" "$OUT/logs/sdpa.log" 2> /dev/null
+grep -h "^sdpa cudnn" "$OUT/logs/sdpa.log" "$OUT/logs/sdpa_bwd.log" 2> /dev/null
+grep -h "^bench" "$OUT/logs/attn_bwd_test.log" 2> /dev/null
 grep -h "tests passed\|tests failed\|Failed\|\*\*\*" "$OUT/logs/"ctest_*.log 2> /dev/null | head -30
 pack
