@@ -22,6 +22,7 @@ NUMBER_MAX = 1e18
 CSV_MAX_BYTES = 64 << 20
 # Text columns that must stay on one line: they become headings, titles and table cells (a
 # newline in dtype once made a "## Verdict" heading in summary.md). Only note may hold any text.
+PASSES = ("", "fwd", "bwd", "both")  # ringattn --pass; empty: a row from before it, or another family
 ONE_LINE = ("family", "algo", "dtype", "op", "mode", "phase", "pass") + ("ranks", "nodes", "gpu", "model", "routing")
 INCOMPLETE_FILE = "incomplete.txt"  # written by launcher/collbench-run into a run it cut short
 
@@ -248,5 +249,7 @@ def _parse_attn(r, rec, col, path, n):
             raise InputError(f"{path}:{n}: column {name} is {r[name]}, expected a value >= 0")
     if r["causal"] not in (None, 0, 1):
         raise InputError(f"{path}:{n}: column causal is {r['causal']}, expected 0 or 1")
+    if r["pass"] not in PASSES:
+        raise InputError(f"{path}:{n}: column pass is '{r['pass'][:40]}', expected fwd, bwd, both or empty")
     if r["family"] == "ringattn" and not r["skipped"] and r["causal"] is None:
         raise InputError(f"{path}:{n}: measured ringattn row has no causal (0 or 1)")

@@ -10,7 +10,7 @@
   N12  a line break inside a quoted CSV field other than note (dtype, family, mode): exit 2
   N13  a folder name that is not UTF-8: charts, summary and verdict without a traceback; a line
        break in OUTDIR: exit 2 naming it, nothing written elsewhere
-  N14  negative busbw, inplace -1 or 1e18: exit 2
+  N14  negative busbw, inplace -1 or 1e18, a ringattn pass other than fwd/bwd/both: exit 2
   N15  a results.csv over the size cap: exit 2 at once
   N16  --compare of two runs with nothing in common: exit 2 and no folder left
 
@@ -183,6 +183,12 @@ def bad_csv(work):
         csv.writer(f).writerows(rows)
     rc, _, err = run(sys.executable, VERDICT, kern, d)
     refused("verdict.py, a line break in pass", rc, err)
+    rows[3][rows[0].index("pass")] = "sideways"  # not a pass --pass takes: refused, not charted as the forward
+    with open(os.path.join(d, "results.csv"), "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    for tool in ((SUMMARY,), (PLOT,), (sys.executable, VERDICT, kern)):
+        rc, _, err = run(*tool, d)
+        refused(f"{os.path.basename(tool[-1])}, pass 'sideways'", rc, err)
     # a summary.md with a verdict section before another: --write replaces only the last one
     d = copy_run(os.path.join(VDATA, "normal"), os.path.join(work, "two-verdicts"))
     with open(os.path.join(d, "summary.md"), "w") as f:
