@@ -29,14 +29,21 @@ def run(*args):
 
 def device_scripts(root):
     """tools/device/moe-kernel-ncu.sh checks its KERNEL and SMS, tools/device/gpu-suite-shared-gpu.sh
-    its PATCH, tools/device/attention-suite.sh its STEPS, before building anything: nonsense ends with exit 2 and a message, on a machine
+    its PATCH, tools/device/attention-suite.sh its STEPS, tools/device/reference-sweeps.sh the
+    names of its runs, before building anything: nonsense ends with exit 2 and a message, on a machine
     without a GPU too."""
     with tempfile.TemporaryDirectory() as d:
         env = dict(os.environ, OUT=os.path.join(d, "out"))
         ncu = os.path.join(root, "tools/device/moe-kernel-ncu.sh")
         shared = os.path.join(root, "tools/device/gpu-suite-shared-gpu.sh")
         attn = os.path.join(root, "tools/device/attention-suite.sh")
+        sweeps = os.path.join(root, "tools/device/reference-sweeps.sh")
         cases = [
+            (sweeps, {}, b"unknown run 'ringatn'", "ringattn", "ringatn"),
+            (sweeps, {}, b"unknown run", "r" * 5000),
+            (sweeps, {}, b"unknown run", "moe\udcff"),
+            (sweeps, {}, b"unknown run", ""),
+            (sweeps, {}, b"unknown run", "ringattn ringattn_train"),
             (attn, {"STEPS": "bench bnech"}, b"unknown step 'bnech'"),
             (attn, {"STEPS": "s" * 5000}, b"unknown step"),
             (attn, {"STEPS": "ref \udcff"}, b"unknown step"),

@@ -10,6 +10,12 @@
 # ctest_gpu); none makes them all. A command is at most 10 minutes on the GPU machine: name a
 # few runs per call.
 cd "$(dirname "$0")/../.." || exit 1
+RUNS="allreduce allreduce_n20 alltoall moe moe_mixtral moe_validate ringattn ringattn_train ctest_gpu"
+for w in "$@"; do # a misspelt run must not silently make nothing (checked before the build)
+  ok=0
+  for k in $RUNS; do [ "$w" = "$k" ] && ok=1; done
+  [ "$ok" = 1 ] || { printf "%s: unknown run '%.40s' (known: %s)\n" "$0" "$w" "$RUNS" >&2; exit 2; }
+done
 . tools/device/common.sh
 begin
 RUN=(launcher/collbench-run --build build --out "$OUT/results" --)
