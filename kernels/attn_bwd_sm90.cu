@@ -25,7 +25,8 @@ static cb_attn_args_t cb_attn_bwd_fwd_args(const cb_attn_bwd_args_t *a) {
   return f;
 }
 
-static_assert(cb_attn_bwd_smem_bytes(128) <= 227 * 1024, "the D = 128 backward must fit an sm_90 CTA's shared memory");
+static_assert(cb_attn_bwd_smem_bytes(128) <= CB_SM90_SMEM_MAX,
+              "the D = 128 backward must fit an sm_90 CTA's shared memory");
 
 template <typename T, int D>
 static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, cudaStream_t s, char *why, size_t n) {

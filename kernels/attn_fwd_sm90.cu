@@ -16,6 +16,9 @@
 #include "attn_sm90_kernel.cuh"
 #include "sm90_tma.h"
 
+static_assert(cb_attn_sm90_smem_bytes(128, CB_SM90_BLOCK_N) <= CB_SM90_SMEM_MAX,
+              "the D = 128 forward must fit an sm_90 CTA's shared memory");
+
 template <typename T, int D, int kBlockN, bool kPingPong>
 static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
   const cb_attn_params p = cb_attn_params_of(a);

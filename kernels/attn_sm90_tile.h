@@ -30,7 +30,8 @@ static constexpr int CB_SM90_PRODUCER_REGS = 24;  /* setmaxnreg of the producer 
 static constexpr int CB_SM90_CONSUMER_REGS = 240; /* setmaxnreg of each consumer warpgroup */
 static constexpr bool CB_SM90_PINGPONG = true;    /* consumer warpgroups take turns (attn_sm90_kernel.cuh) */
 
-static constexpr int CB_SM90_BLOCK_N = 128; /* keys per K/V tile */
+static constexpr int CB_SM90_BLOCK_N = 128;            /* keys per K/V tile */
+static constexpr size_t CB_SM90_SMEM_MAX = 227 * 1024; /* dynamic shared memory one sm_90 CTA may have */
 
 /* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants
  * 1024-byte aligned tiles), the tiles, then the mbarriers. */
