@@ -45,9 +45,6 @@ static void gath_bwd_comm(cb_inst_t *in, cudaStream_t s) {
   gather_kv(in, s);
   reduce_sums(in, s);
 }
-static int gath_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return cb_ra_pass_supported(p, 1, why, n) && cb_ra_supported_cudnn(w, p, why, n);
-}
 
 static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   gath_t *g = calloc(1, sizeof *g);
@@ -117,7 +114,7 @@ const cb_algo_t cb_algo_ringattn_nccl_allgather_cudnn = {
     .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
     .nphases = 1,
     .graph_ok = 1,
-    .supported = gath_supported_cudnn,
+    .supported = cb_ra_supported_cudnn,
     .setup = gath_setup_cudnn,
     .run = cb_ra_run,
     .check = cb_ra_check,

@@ -105,8 +105,9 @@ void cb_ra_attend_rows(const cb_ra_t *x, const void *q, float *o, float *lse, vo
 
 /* Every ringattn algorithm's supported(): shape and dtype checks, the rank limit. */
 int cb_ra_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
-/* The same for a cuDNN row (full: `single`): cuDNN in this build (else CB_ATTN_NO_CUDNN), and a
- * mask cuDNN has for every block pair the ring makes (attn_split.h). */
+/* The same for a cuDNN row (full: `single`): first its pass (cb_ra_pass_supported: a backward
+ * needs a recent enough cuDNN), cuDNN in this build (else CB_ATTN_NO_CUDNN), and a mask cuDNN
+ * has for every block pair the ring makes (attn_split.h). */
 int cb_ra_cudnn_supported(const cb_world_t *w, const cb_params_t *p, int full, char *why, size_t n);
 int cb_ra_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n); /* full = 0 */
 

@@ -74,6 +74,7 @@ static int check_masks(uint64_t S, int P, int causal, char *why, size_t n) {
 }
 
 int cb_ra_cudnn_supported(const cb_world_t *w, const cb_params_t *p, int full, char *why, size_t n) {
+  if (!cb_ra_pass_supported(p, 1, why, n)) return 0; /* a backward needs a recent enough cuDNN */
   if (!cb_ra_supported(w, p, why, n)) return 0;
   if (!cb_cudnn_available(why, n)) return 0;
   /* a sequence that does not shard is the bench's own row (cb_attn_seq_check) */

@@ -36,10 +36,6 @@ static void nring_teardown(cb_inst_t *in) {
   cb_ra_teardown(in);
 }
 
-static int nring_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return cb_ra_pass_supported(p, 1, why, n) && cb_ra_supported_cudnn(w, p, why, n);
-}
-
 static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   nring_t *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
@@ -136,7 +132,7 @@ const cb_algo_t cb_algo_ringattn_nccl_ring_cudnn = {
     .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
     .nphases = 1,
     .graph_ok = 1,
-    .supported = nring_supported_cudnn,
+    .supported = cb_ra_supported_cudnn,
     .setup = nring_setup_cudnn,
     .run = cb_ra_run,
     .check = cb_ra_check,

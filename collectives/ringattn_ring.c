@@ -57,7 +57,7 @@ static int ring_supported(const cb_world_t *w, const cb_params_t *p, char *why, 
 }
 
 static int ring_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return ring_supported(w, p, why, n) && cb_ra_pass_supported(p, 1, why, n) && cb_ra_cudnn_supported(w, p, 0, why, n);
+  return ring_supported(w, p, why, n) && cb_ra_cudnn_supported(w, p, 0, why, n);
 }
 
 static void ring_fwd(cb_inst_t *in, cudaStream_t s);

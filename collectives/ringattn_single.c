@@ -41,7 +41,7 @@ static int single_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
   return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }
 static int single_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return cb_ra_pass_supported(p, 1, why, n) && cb_ra_cudnn_supported(w, p, 1, why, n);
+  return cb_ra_cudnn_supported(w, p, 1, why, n);
 }
 
 static void single_fwd(cb_inst_t *in, cudaStream_t s) {
