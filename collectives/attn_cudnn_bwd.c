@@ -136,8 +136,9 @@ static cb_cudnn_key_t bwd_key(const cb_cudnn_key_t *k) {
 int cb_cudnn_bwd_supported(char *why, size_t n) {
   const size_t v = cudnnGetVersion();
   if (v >= 91002) return 1;
-  snprintf(why, n, "not supported: the cuDNN backward needs cuDNN 9.10.2 or newer (loaded: %zu.%zu.%zu)", v / 10000,
-           v / 100 % 100, v % 100);
+  char loaded[32];
+  cb_cudnn_loaded(loaded, sizeof loaded);
+  snprintf(why, n, "not supported: the cuDNN backward needs cuDNN 9.10.2 or newer (loaded: %s)", loaded);
   return 0;
 }
 
@@ -147,10 +148,12 @@ static int shape_supported(const cb_cudnn_key_t *k, char *why, size_t n) {
   char shape[180];
   cb_cudnn_key_text(k, shape, sizeof shape);
   if (v <= 91500 && k->kv_len % 128) {
+    char loaded[32];
+    cb_cudnn_loaded(loaded, sizeof loaded);
     snprintf(why, n,
-             "not supported: cuDNN %zu.%zu.%zu's SDPA backward needs s_kv a multiple of 128 (%s; cudnn-frontend adds "
+             "not supported: cuDNN %s's SDPA backward needs s_kv a multiple of 128 (%s; cudnn-frontend adds "
              "a padding mask there, collbench does not: use cuDNN 9.16 or newer)",
-             v / 10000, v / 100 % 100, v % 100, shape);
+             loaded, shape);
     return -1;
   }
   if (k->q_len == 1 && k->kv_len == 1) { /* cudnn-frontend refuses it */

@@ -27,10 +27,15 @@ int cb_cudnn_try(cudnnStatus_t st, const char *what, char *why, size_t n) {
   return -1;
 }
 
-int cb_cudnn_version(char *buf, size_t n) {
+void cb_cudnn_loaded(char *buf, size_t n) {
   const size_t v = cudnnGetVersion();
-  snprintf(buf, n, "%zu.%zu.%zu (headers %d.%d.%d)", v / 10000, v / 100 % 100, v % 100, CUDNN_MAJOR, CUDNN_MINOR,
-           CUDNN_PATCHLEVEL);
+  snprintf(buf, n, "%zu.%zu.%zu", v / 10000, v / 100 % 100, v % 100);
+}
+
+int cb_cudnn_version(char *buf, size_t n) {
+  char loaded[32];
+  cb_cudnn_loaded(loaded, sizeof loaded);
+  snprintf(buf, n, "%s (headers %d.%d.%d)", loaded, CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL);
   return 1;
 }
 

@@ -66,6 +66,8 @@ void cb_cudnn_check(cudnnStatus_t st, const char *call, const char *file, int li
 /* The non-fatal form, for what a shape may legitimately fail (graph, heuristics, plan): 0, or
  * -1 with "what: error: detail" in why. */
 int cb_cudnn_try(cudnnStatus_t st, const char *what, char *why, size_t n);
+/* "9.19.0": the version of the cuDNN library this process loaded (cudnnGetVersion). */
+void cb_cudnn_loaded(char *buf, size_t n);
 
 /* A finalized tensor descriptor [4 dims, strides]; virtual ones get the next free id. */
 cb_cudnn_desc_t cb_cudnn_tensor(cb_cudnn_graph_t *g, int64_t uid, cudnnDataType_t dt, const int64_t *dim,

@@ -30,6 +30,9 @@
 #include "ringattn_bwd.h"
 
 #define CB_RA_MAX_STEPS 64 /* ranks of one ring (events per step) */
+/* The peer rings' flags (ringattn_ring.c, ringattn_ring_bwd.c): each on its own 256-byte line,
+ * and their K/V slots start 256-byte aligned. */
+#define CB_RA_FLAG_STRIDE 256
 
 typedef struct cb_ra {
   const cb_world_t *w;

@@ -40,11 +40,9 @@ typedef struct ring {
 } ring_t;
 
 enum { FLAG_ARRIVED = 0, FLAG_FREED = 2, FLAGS = 4 };
-/* each flag on its own 256-byte line, and the slots start 256-byte aligned */
-#define FLAG_STRIDE 256
 
 static uint32_t *flag_of(const ring_t *g, int rank_local, int which, int slot) {
-  return (uint32_t *)((char *)g->pm.ptrs[rank_local] + g->flags_off + (size_t)(which + slot) * FLAG_STRIDE);
+  return (uint32_t *)((char *)g->pm.ptrs[rank_local] + g->flags_off + (size_t)(which + slot) * CB_RA_FLAG_STRIDE);
 }
 
 static void *slot_of(const ring_t *g, int rank_local, int slot) {
@@ -84,10 +82,10 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
     free(g);
     return -1;
   }
-  g->slot_bytes = CB_ALIGN_UP(g->x.kv_bytes, FLAG_STRIDE);
+  g->slot_bytes = CB_ALIGN_UP(g->x.kv_bytes, CB_RA_FLAG_STRIDE);
   g->flags_off = 2 * g->slot_bytes;
   if (cb_ra_alloc(&g->x, (void **)&g->counter, sizeof(uint32_t), why, n) ||
-      cb_peer_alloc(in->world, g->flags_off + FLAGS * FLAG_STRIDE, &g->pm, why, n)) {
+      cb_peer_alloc(in->world, g->flags_off + FLAGS * CB_RA_FLAG_STRIDE, &g->pm, why, n)) {
     cb_ra_free(&g->x);
     free(g);
     return -1;

@@ -34,7 +34,6 @@
 #include "ringattn_common.h"
 
 enum { KV_ARRIVED = 0, KV_FREED = 2, D_ARRIVED = 4, D_FREED = 6, HOME_ARRIVED = 8, NFLAGS = 9 };
-#define STRIDE 256
 
 struct cb_ra_ring_bwd {
   cb_peer_mem_t pm;
@@ -45,7 +44,7 @@ struct cb_ra_ring_bwd {
 };
 
 static uint32_t *flag(const struct cb_ra_ring_bwd *g, int rank, int which) {
-  return (uint32_t *)((char *)g->pm.ptrs[rank] + g->flags_off + (size_t)which * STRIDE);
+  return (uint32_t *)((char *)g->pm.ptrs[rank] + g->flags_off + (size_t)which * CB_RA_FLAG_STRIDE);
 }
 static void *kv_slot(const struct cb_ra_ring_bwd *g, int rank, int s) {
   return (char *)g->pm.ptrs[rank] + (size_t)s * g->kv_slot;
@@ -60,12 +59,12 @@ static float *home(const struct cb_ra_ring_bwd *g, int rank) {
 int cb_ra_ring_bwd_setup(cb_inst_t *in, cb_ra_t *x, struct cb_ra_ring_bwd **out, char *why, size_t n) {
   struct cb_ra_ring_bwd *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  g->kv_slot = CB_ALIGN_UP(x->kv_bytes, STRIDE);
-  g->d_slot = CB_ALIGN_UP(2 * x->kv_elems * sizeof(float), STRIDE);
+  g->kv_slot = CB_ALIGN_UP(x->kv_bytes, CB_RA_FLAG_STRIDE);
+  g->d_slot = CB_ALIGN_UP(2 * x->kv_elems * sizeof(float), CB_RA_FLAG_STRIDE);
   g->d_off = 2 * g->kv_slot;
   g->home_off = g->d_off + 2 * g->d_slot;
   g->flags_off = g->home_off + g->d_slot;
-  if (cb_peer_alloc(in->world, g->flags_off + NFLAGS * STRIDE, &g->pm, why, n)) {
+  if (cb_peer_alloc(in->world, g->flags_off + NFLAGS * CB_RA_FLAG_STRIDE, &g->pm, why, n)) {
     free(g);
     return -1;
   }
