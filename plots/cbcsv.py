@@ -251,5 +251,7 @@ def _parse_attn(r, rec, col, path, n):
         raise InputError(f"{path}:{n}: column causal is {r['causal']}, expected 0 or 1")
     if r["pass"] not in PASSES:
         raise InputError(f"{path}:{n}: column pass is '{r['pass'][:40]}', expected fwd, bwd, both or empty")
+    if r["family"] == "ringattn" and not r["pass"]:
+        r["pass"] = "fwd"  # a ringattn row from before --pass is the forward: the readers see "fwd"
     if r["family"] == "ringattn" and not r["skipped"] and r["causal"] is None:
         raise InputError(f"{path}:{n}: measured ringattn row has no causal (0 or 1)")

@@ -36,8 +36,8 @@ def _copy_ce(r, ranks):
 
 
 def _ring(r, ranks):
-    if r["family"] != "ringattn" or r["algo"] not in ("ring", "ring_cudnn") or r["pass"] not in ("", "fwd"):
-        return None  # pass "" : a CSV from before --pass, forward only
+    if r["family"] != "ringattn" or r["algo"] not in ("ring", "ring_cudnn") or r["pass"] != "fwd":
+        return None  # the forward's rows only (cbcsv reads an empty pass as fwd)
     shape = [r[k] for k in G.ATTN_SHAPE]
     if not r["comm_us"] or r["dtype"] not in ELEM_BYTES or None in shape or ranks < 2:
         return None

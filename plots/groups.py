@@ -145,13 +145,13 @@ def make_groups(rows):
     return [Group(k, buckets[k]) for k in sorted(buckets, key=order)]
 
 
-PASS_PART = {"bwd": "bwd", "both": "fwd+bwd"}  # ringattn --pass; the forward (fwd or empty) adds none
+PASS_PART = {"bwd": "bwd", "both": "fwd+bwd"}  # ringattn --pass; the forward (fwd) adds none
 
 
 def attn_config(row, varying):
     """A ringattn row's config parts: its pass unless the forward (bwd, fwd+bwd), the varying
     shape columns (d128), then causal or noncausal (always last)."""
-    pass_part = PASS_PART.get(row.get("pass") or "")
+    pass_part = PASS_PART.get(row["pass"])
     return ((pass_part,) if pass_part else ()) + tuple(f"{ATTN_PREFIX[c]}{row[c]}" for c in varying) + \
         ("causal" if row["causal"] else "noncausal",)
 

@@ -75,10 +75,10 @@ class Side:
         for r in rows:
             if r["family"] == "moe" and r["phase"] not in ("", "roundtrip"):
                 continue
-            # ringattn: the pass (a row without one is from before --pass: the forward), causal
-            # and the attention shape tell its variants apart (else one overwrites the other at
-            # the same S, and a backward row would be judged against a forward one)
-            variant = ((r.get("pass") or "fwd",) + tuple(r.get(c) for c in ("causal",) + G.ATTN_SHAPE)
+            # ringattn: the pass (cbcsv reads an empty one as fwd), causal and the attention
+            # shape tell its variants apart (else one overwrites the other at the same S, and a
+            # backward row would be judged against a forward one)
+            variant = ((r["pass"],) + tuple(r.get(c) for c in ("causal",) + G.ATTN_SHAPE)
                        if r["family"] == "ringattn" else ())
             algo = "nccl" if self.imported and r["algo"] == "nccl-tests" else r["algo"]
             key = (r["family"], algo, r["dtype"], r["op"], r["inplace"], r["mode"], r["model"], r["routing"]) + variant
