@@ -408,12 +408,14 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   return CB_ARGS_OK;
 }
 
+/* The refusal of ringattn's own options in another family (moe and the classic ones). */
+static const char ATTN_ONLY[] =
+    "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to the ringattn "
+    "family";
+
 /* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
 static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
-  if (s->attn_opt)
-    return cb_argp_fail(
-        p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to "
-           "the ringattn family");
+  if (s->attn_opt) return cb_argp_fail(p, "%s", ATTN_ONLY);
   if (s->size) return cb_argp_fail(p, "moe sweeps tokens per rank: use --tokens instead of -b/-e/-f/-i");
   if (!a->ndtypes) a->dtypes[a->ndtypes++] = CB_BF16;
   for (int t = 0; t < a->ndtypes; t++)
@@ -451,10 +453,7 @@ static int finish_classic(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
   if (s->moe_opt)
     return cb_argp_fail(p, "--tokens/--hidden/--topk/--experts/--routing/--model/--uneven/--validate/--overlap/"
                            "--drop apply only to the moe family");
-  if (s->attn_opt)
-    return cb_argp_fail(
-        p, "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to "
-           "the ringattn family");
+  if (s->attn_opt) return cb_argp_fail(p, "%s", ATTN_ONLY);
   if (s->factor_given && s->step_given)
     return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
   if (s->list && (s->factor_given || s->step_given || s->bounds))
