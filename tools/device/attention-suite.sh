@@ -18,13 +18,13 @@
 # STEPS="shared ref sdpa" as two calls (each about 350 s from a fresh machine).
 cd "$(dirname "$0")/../.." || exit 1
 . tools/device/common.sh
+KNOWN="bench tests shared ref sdpa refbwd"
 STEPS=${STEPS:-bench tests shared ref sdpa}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 for w in $STEPS; do # a misspelt step must not silently run nothing
-  case $w in
-    bench | tests | shared | ref | sdpa | refbwd) ;;
-    *) printf "%s: unknown step '%.40s' in STEPS (bench tests shared ref sdpa refbwd)\n" "$0" "$w" >&2; exit 2 ;;
-  esac
+  ok=0
+  for k in $KNOWN; do [ "$w" = "$k" ] && ok=1; done
+  [ "$ok" = 1 ] || { printf "%s: unknown step '%.40s' in STEPS (%s)\n" "$0" "$w" "$KNOWN" >&2; exit 2; }
 done
 root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
 if [ -n "$root" ] && [ -d "$root/include" ]; then
