@@ -213,21 +213,23 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
      * while dP^T runs; dV += P^T dO is issued as soon as P^T is packed, then dS^T once dP^T is in */
     const bool need_mask =
         n0 + CB_BWD_BLOCK_N > p.kv_len || (p.causal && cb_attn_row_keys(p, m0) < n0 + CB_BWD_BLOCK_N);
-#pragma unroll
-    for (int j = 0; j < 8; j++)
-#pragma unroll
-      for (int r = 0; r < 2; r++)
-#pragma unroll
-        for (int e = 0; e < 2; e++) {
-          const int x = 4 * j + 2 * r + e;
-          bool vis = true;
-          if (need_mask) {
-            const int m = min(m0 + 8 * j + 2 * q4 + e, p.q_len - 1);
-            vis = kr[r] < p.kv_len && (!p.causal || kpos[r] <= cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, m));
-          }
-          st[x] = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -sl[8 * j + 2 * q4 + e])) : 0.0f;
-        }
     uint32_t pa[4][4], dsa[4][4];
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) /* 16 query columns a step: this nesting compiled 12 % faster (decisions.md) */
+#pragma unroll
+      for (int j = 2 * kk; j < 2 * kk + 2; j++)
+#pragma unroll
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+          for (int e = 0; e < 2; e++) {
+            const int x = 4 * j + 2 * r + e;
+            bool vis = true;
+            if (need_mask) {
+              const int m = min(m0 + 8 * j + 2 * q4 + e, p.q_len - 1);
+              vis = kr[r] < p.kv_len && (!p.causal || kpos[r] <= cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, m));
+            }
+            st[x] = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -sl[8 * j + 2 * q4 + e])) : 0.0f;
+          }
     cb_sm90_pack_p<DT, 64>(st, pa);
     cb_wgmma_fence();
 #pragma unroll
@@ -287,9 +289,10 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
       for (int j = 0; j < 8; j++) {
         if (j < j0 || j >= j0 + 4 * cb_bwd_dq_boxes(D)) continue;
         const int cc = 8 * (j - j0) + 2 * q4; /* column within the warpgroup's part */
+        const float x0 = dq[4 * j + 2 * r], x1 = dq[4 * j + 2 * r + 1]; /* (as in the measured PTX) */
         *reinterpret_cast<float2 *>(buf + (cc / 32) * (CB_BWD_BLOCK_M * 128) + ml * 128 +
                                     ((((cc % 32) / 4) ^ (ml % 8)) * 16) + (cc % 4) * 4) =
-            make_float2(bp.scale * dq[4 * j + 2 * r], bp.scale * dq[4 * j + 2 * r + 1]);
+            make_float2(bp.scale * x0, bp.scale * x1);
       }
     }
     cb_fence_proxy_async_smem();
