@@ -289,7 +289,8 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
       for (int j = 0; j < 8; j++) {
         if (j < j0 || j >= j0 + 4 * cb_bwd_dq_boxes(D)) continue;
         const int cc = 8 * (j - j0) + 2 * q4; /* column within the warpgroup's part */
-        const float x0 = dq[4 * j + 2 * r], x1 = dq[4 * j + 2 * r + 1]; /* (as in the measured PTX) */
+        /* the values named first: the measured kernel's PTX (decisions.md) */
+        const float x0 = dq[4 * j + 2 * r], x1 = dq[4 * j + 2 * r + 1];
         *reinterpret_cast<float2 *>(buf + (cc / 32) * (CB_BWD_BLOCK_M * 128) + ml * 128 +
                                     ((((cc % 32) / 4) ^ (ml % 8)) * 16) + (cc % 4) * 4) =
             make_float2(bp.scale * x0, bp.scale * x1);
