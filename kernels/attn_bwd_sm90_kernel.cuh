@@ -195,15 +195,15 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
 #pragma unroll
     for (int ks = 0; ks < D / 16; ks++) { /* S^T = K Q^T: its own group, so P can start before dP^T is in */
       const uint32_t off = (ks / 4) * kKHalf + (ks % 4) * 32;
-      cb_wgmma_ss64<0, 0>(st, cb_wgmma_desc_sw128(k_addr + off + c * 64 * 128, 16, 1024),
-                          cb_wgmma_desc_sw128(qs + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
+      cb_wgmma_ss<64>(st, cb_wgmma_desc_sw128(k_addr + off + c * 64 * 128, 16, 1024),
+                      cb_wgmma_desc_sw128(qs + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
     }
     cb_wgmma_commit();
 #pragma unroll
     for (int ks = 0; ks < D / 16; ks++) { /* dP^T = V dO^T */
       const uint32_t off = (ks / 4) * kKHalf + (ks % 4) * 32;
-      cb_wgmma_ss64<0, 0>(dpt, cb_wgmma_desc_sw128(v_addr + off + c * 64 * 128, 16, 1024),
-                          cb_wgmma_desc_sw128(dos + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
+      cb_wgmma_ss<64>(dpt, cb_wgmma_desc_sw128(v_addr + off + c * 64 * 128, 16, 1024),
+                      cb_wgmma_desc_sw128(dos + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
     }
     cb_wgmma_commit();
     cb_wgmma_wait<1>(); /* S^T is in; dP^T may still run */
@@ -262,8 +262,8 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
       const uint32_t dsa_addr = ds_addr + (it & 1) * kDSBytes, kcol = k_addr + (D == 128 ? c : 0) * kKHalf;
 #pragma unroll
       for (int kk = 0; kk < CB_BWD_BLOCK_N / 16; kk++) /* dQ = dS K over the 128 keys */
-        cb_wgmma_ss64<1, 1>(dq, cb_wgmma_desc_sw128(dsa_addr + kk * 2048, kDSBytes, 1024),
-                            cb_wgmma_desc_sw128(kcol + kk * 2048, kKHalf, 1024), kk > 0, DT::bf16);
+        cb_wgmma_ss<64, 1, 1>(dq, cb_wgmma_desc_sw128(dsa_addr + kk * 2048, kDSBytes, 1024),
+                              cb_wgmma_desc_sw128(kcol + kk * 2048, kKHalf, 1024), kk > 0, DT::bf16);
       cb_wgmma_commit();
     }
     cb_wgmma_fence();

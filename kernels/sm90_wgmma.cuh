@@ -1,4 +1,5 @@
-/* Hopper warpgroup matrix multiply-accumulate (wgmma, sm_90a) for kernels/attn_fwd_sm90.cu:
+/* Hopper warpgroup matrix multiply-accumulate (wgmma, sm_90a) for the attention kernels
+ * (kernels/attn_sm90_kernel.cuh, the forward; kernels/attn_bwd_sm90_kernel.cuh, the backward):
  * shared-memory matrix descriptors, the fence / commit / wait that order the asynchronous
  * operations, and the instruction shapes the attention kernel issues.
  *
@@ -24,8 +25,8 @@
  *   MN-major (the output dimension contiguous: V for P V, transposed on the fly): leading
  *     offset = bytes from one 64-column atom to the next along N, stride offset = 1024 (from
  *     one group of 8 keys to the next); the k16 step s starts 16 s rows = 2048 s bytes further.
- * The wrappers below are mechanical (one per shape the kernel issues: S with 128-key tiles, O at
- * head dims 64 and 128): the register lists are long. */
+ * The wrappers below are mechanical (one per shape the kernels issue: both operands from shared
+ * memory at N 64 and 128, A from registers at N 64 and 128): the register lists are long. */
 #ifndef CB_SM90_WGMMA_CUH
 #define CB_SM90_WGMMA_CUH
 
@@ -62,10 +63,6 @@ __device__ __forceinline__ void cb_wgmma_fence_operand(uint32_t (&r)[N][4]) {
     for (int j = 0; j < 4; j++) asm volatile("" : "+r"(r[i][j])::"memory");
 }
 
-/* D[64 x N] = A[64 x 16] B[16 x N] (+ D when acc != 0), A and B K-major in shared memory;
- * bf16 or fp16 inputs (a compile-time constant at every call). */
-template <int N>
-__device__ __forceinline__ void cb_wgmma_ss(float (&d)[N / 2], uint64_t a, uint64_t b, int acc, bool bf16);
 /* D[64 x N] += A[64 x 16] B[16 x N], A in registers, B MN-major in shared memory. */
 template <int N>
 __device__ __forceinline__ void cb_wgmma_rs_tb(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b, bool bf16);
@@ -87,20 +84,6 @@ __device__ __forceinline__ void cb_wgmma_rs_tb(float (&d)[N / 2], const uint32_t
       "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
       "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), \
       "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-
-#define CB_WGMMA_SS_N128(ty)                                                         \
-  "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                       \
-  "wgmma.mma_async.sync.aligned.m64n128k16.f32." ty "." ty " {"                      \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"   \
-  "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
-template <>
-__device__ __forceinline__ void cb_wgmma_ss<128>(float (&d)[64], uint64_t a, uint64_t b, int acc, bool bf16) {
-  if (bf16) asm volatile(CB_WGMMA_SS_N128("bf16") : CB_WGMMA_D64 : "l"(a), "l"(b), "r"(acc));
-  else asm volatile(CB_WGMMA_SS_N128("f16") : CB_WGMMA_D64 : "l"(a), "l"(b), "r"(acc));
-}
 
 #define CB_WGMMA_RS_TB_N64(ty)                                                     \
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." ty "." ty " {"                     \
@@ -128,19 +111,35 @@ __device__ __forceinline__ void cb_wgmma_rs_tb<128>(float (&d)[64], const uint32
   else asm volatile(CB_WGMMA_RS_TB_N128("f16") : CB_WGMMA_D64 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 }
 
-/* D[64 x 64] = A[64 x 16] B[16 x 64] (+ D when acc != 0), A and B in shared memory, each K-major
- * (kTA / kTB = 0) or MN-major (1): the backward kernel's S^T = K Q^T, dP^T = V dO^T (both
- * K-major) and dQ = dS K (dS stored [key][row], K [key][dim]: both MN-major). */
+/* D[64 x N] = A[64 x 16] B[16 x N] (+ D when acc != 0), N = 64 or 128, A and B in shared
+ * memory, each K-major (kTA / kTB = 0) or MN-major (1); bf16 or fp16 inputs (a compile-time
+ * constant at every call). The forward's S = Q K^T (N 128, both K-major); the backward's
+ * S^T = K Q^T, dP^T = V dO^T (N 64, both K-major) and dQ = dS K (dS stored [key][row], K
+ * [key][dim]: both MN-major). */
 #define CB_WGMMA_SS_N64(ty)                                                        \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                     \
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." ty "." ty " {"                     \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "         \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
   "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
-template <int kTA, int kTB>
-__device__ __forceinline__ void cb_wgmma_ss64(float (&d)[32], uint64_t a, uint64_t b, int acc, bool bf16) {
-  if (bf16) asm volatile(CB_WGMMA_SS_N64("bf16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
-  else asm volatile(CB_WGMMA_SS_N64("f16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+#define CB_WGMMA_SS_N128(ty)                                                         \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                       \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." ty "." ty " {"                      \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"   \
+  "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+template <int N, int kTA = 0, int kTB = 0>
+__device__ __forceinline__ void cb_wgmma_ss(float (&d)[N / 2], uint64_t a, uint64_t b, int acc, bool bf16) {
+  static_assert(N == 64 || N == 128, "cb_wgmma_ss: N is 64 or 128");
+  if constexpr (N == 64) {
+    if (bf16) asm volatile(CB_WGMMA_SS_N64("bf16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+    else asm volatile(CB_WGMMA_SS_N64("f16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+  } else {
+    if (bf16) asm volatile(CB_WGMMA_SS_N128("bf16") : CB_WGMMA_D64 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+    else asm volatile(CB_WGMMA_SS_N128("f16") : CB_WGMMA_D64 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+  }
 }
 
 #endif
