@@ -57,6 +57,10 @@ int cb_attn_bwd_reference(const cb_attn_bwd_args_t *a, cudaStream_t s, char *why
 /* The argument checks both run first: 0, or -1 with the reason. */
 int cb_attn_bwd_check_args(const cb_attn_bwd_args_t *a, char *why, size_t n);
 
+/* The forward's arguments on the same shape (dq as o, first set): the forward's checks and the
+ * kernel's parameters take the shape from them. */
+cb_attn_args_t cb_attn_bwd_fwd_args(const cb_attn_bwd_args_t *a);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,7 +1,7 @@
 /* Argument checks of the backward block-pair launchers (attn_bwd.h): cb_attn_bwd and
  * cb_attn_bwd_reference both run cb_attn_bwd_check_args first and launch nothing on bad input.
  * The shape, flag, scale and position rules are the forward's (attn_args.cu, cb_attn_check_args,
- * called here on the same shape); the backward adds its own buffers. Host code. */
+ * called here on the same shape, cb_attn_bwd_fwd_args); the backward adds its own buffers. Host code. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,12 +21,17 @@ extern "C" int cb_attn_bwd_check_args(const cb_attn_bwd_args_t *a, char *why, si
     snprintf(why, n, "attention backward: dout, dq, dk and dv must be 16-byte aligned, lse and delta 4-byte");
     return -1;
   }
-  /* the forward's rules on the same shape: dq stands in for o (fp32, same layout and alignment) */
-  cb_attn_args_t f;
+  /* the forward's rules on the same shape */
+  const cb_attn_args_t f = cb_attn_bwd_fwd_args(a);
+  return cb_attn_check_args(&f, why, n);
+}
+
+extern "C" cb_attn_args_t cb_attn_bwd_fwd_args(const cb_attn_bwd_args_t *a) {
+  cb_attn_args_t f; /* dq stands in for o (fp32, same layout and alignment) */
   memset(&f, 0, sizeof f);
   f.q = a->q, f.k = a->k, f.v = a->v, f.o = a->dq, f.lse = (float *)a->lse;
   f.batch = a->batch, f.heads = a->heads, f.kv_heads = a->kv_heads, f.head_dim = a->head_dim;
   f.q_len = a->q_len, f.kv_len = a->kv_len, f.bf16 = a->bf16, f.causal = a->causal;
-  f.qpos = a->qpos, f.kvpos = a->kvpos, f.scale = a->scale;
-  return cb_attn_check_args(&f, why, n);
+  f.qpos = a->qpos, f.kvpos = a->kvpos, f.scale = a->scale, f.first = 1, f.final = 0;
+  return f;
 }

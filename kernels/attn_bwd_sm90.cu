@@ -4,7 +4,6 @@
  * (sm90_tma.h). sm_90 only: elsewhere, or where TMA cannot take the tensors, the call is refused
  * with the reason ("not supported: ..."), which the ring's rows carry. */
 #include <cuda.h>
-#include <stdint.h>
 #include <stdio.h>
 
 #include "attn.h"
@@ -12,18 +11,6 @@
 #include "attn_bwd_sm90_kernel.cuh"
 #include "attn_params.h"
 #include "sm90_tma.h"
-
-/* the forward's argument form of a backward call, for the shared checks and the params */
-static cb_attn_args_t cb_attn_bwd_fwd_args(const cb_attn_bwd_args_t *a) {
-  cb_attn_args_t f;
-  memset(&f, 0, sizeof f);
-  f.q = a->q, f.k = a->k, f.v = a->v;
-  f.o = a->dq, f.lse = const_cast<float *>(a->lse);
-  f.batch = a->batch, f.heads = a->heads, f.kv_heads = a->kv_heads, f.head_dim = a->head_dim;
-  f.q_len = a->q_len, f.kv_len = a->kv_len, f.bf16 = a->bf16, f.causal = a->causal;
-  f.qpos = a->qpos, f.kvpos = a->kvpos, f.scale = a->scale, f.first = 1, f.final = 0;
-  return f;
-}
 
 static_assert(cb_attn_bwd_smem_bytes(128) <= CB_SM90_SMEM_MAX,
               "the D = 128 backward must fit an sm_90 CTA's shared memory");
@@ -56,17 +43,8 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
 }
 
 extern "C" int cb_attn_bwd(const cb_attn_bwd_args_t *a, cudaStream_t s, char *why, size_t n) {
-  if (!a) {
-    snprintf(why, n, "attention backward: no arguments");
-    return -1;
-  }
+  if (cb_attn_bwd_check_args(a, why, n) < 0) return -1;
   const cb_attn_args_t f = cb_attn_bwd_fwd_args(a);
-  if (cb_attn_check_args(&f, why, n) < 0) return -1;
-  if (!a->dout || !a->delta || !a->dk || !a->dv ||
-      (((uintptr_t)a->dout | (uintptr_t)a->dq | (uintptr_t)a->dk | (uintptr_t)a->dv) % 16) || (uintptr_t)a->delta % 4) {
-    snprintf(why, n, "attention backward: missing or misaligned buffer (dout, dq, dk, dv 16-byte; delta 4-byte)");
-    return -1;
-  }
   if (a->q_len == 0 || a->kv_len == 0) return 0; /* nothing to add */
   char use[160];
   if (!cb_attn_fwd_sm90_usable(&f, use, sizeof use)) {
