@@ -59,8 +59,7 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   x->forward = gath_fwd, x->fwd_compute = attend_all, x->fwd_comm = gather_kv;
   x->backward = gath_bwd, x->bwd_compute = bwd_all, x->bwd_comm = gath_bwd_comm;
   if (cb_ra_setup_pass(x, in, 0, NULL, 0, why, n) ||
-      (CB_ATTN_PASS_HAS_BWD(x->pass) &&
-       cb_ra_alloc(x, (void **)&g->dall, 2 * x->kv_elems * sizeof(float) * (size_t)x->P, why, n))) {
+      (CB_ATTN_PASS_HAS_BWD(x->pass) && cb_ra_alloc(x, (void **)&g->dall, x->bwd.dkv_bytes * (size_t)x->P, why, n))) {
     cb_ra_teardown(in);
     return -1;
   }

@@ -3,7 +3,6 @@
  * ringattn_cudnn_bwd.c), the local kernel for ring_over_single and `single`'s backward. */
 #include "ringattn_bwd.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,7 +53,7 @@ cb_attn_bwd_args_t cb_ra_bwd_pair(const cb_ra_t *x, const void *q, const void *d
   a.q_len = (int)q_len, a.kv_len = (int)kv_len;
   a.bf16 = x->bf16, a.causal = x->causal;
   a.qpos = qpos, a.kvpos = kvpos;
-  a.scale = 1.0f / sqrtf((float)x->cfg->head_dim);
+  a.scale = x->scale;
   return a;
 }
 
@@ -115,12 +114,9 @@ static int local_forward(cb_ra_t *x, uint64_t seed, cudaStream_t s, char *why, s
 int cb_ra_bwd_init(cb_ra_t *x, const cb_inst_t *in, float *home, int parts, char *why, size_t n) {
   const cb_attn_config_t *c = x->cfg;
   cb_ra_bwd_t *b = &x->bwd;
-  const size_t lse_elems = (size_t)c->batch * c->heads * (size_t)x->rows;
-  b->dkv_elems = 2 * x->kv_elems;
-  b->dkv_bytes = b->dkv_elems * sizeof(float);
-  b->dkv = home;
+  b->dkv = home; /* (its sizes: cb_ra_init) */
   if (cb_ra_alloc(x, &b->dout, x->q_elems * x->elem, why, n) ||
-      cb_ra_alloc(x, (void **)&b->delta, lse_elems * sizeof(float), why, n) ||
+      cb_ra_alloc(x, (void **)&b->delta, x->lse_elems * sizeof(float), why, n) ||
       cb_ra_alloc(x, (void **)&b->dq, x->q_elems * sizeof(float), why, n) ||
       (!home && cb_ra_alloc(x, (void **)&b->dkv, b->dkv_bytes, why, n)) ||
       (parts && cb_ra_alloc(x, (void **)&b->part, b->dkv_bytes, why, n)))

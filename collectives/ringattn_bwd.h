@@ -28,7 +28,7 @@ struct cb_inst;
 typedef struct cb_ra_bwd {
   void *dout;
   float *delta, *dq, *dkv, *part;
-  size_t dkv_elems; /* floats of dK and dV together (2 x the K/V block's elements) */
+  size_t dkv_elems; /* floats of dK and dV together (2 x the K/V block's elements; set by cb_ra_init) */
   size_t dkv_bytes;
   /* cuDNN rows (ringattn_cudnn_bwd.c): one call's dQ [batch][q_len][heads][head_dim] and dK | dV
    * [batch][kv_len][kv_heads][head_dim] in the dtype, and its rows' lse [batch][heads][q_len] */

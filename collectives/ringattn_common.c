@@ -79,10 +79,15 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, int block, char *why, 
   x->q_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->heads * (size_t)c->head_dim;
   x->kv_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->kv_heads * (size_t)c->head_dim;
   x->kv_bytes = 2 * x->kv_elems * x->elem;
-  size_t lse_elems = (size_t)c->batch * (size_t)c->heads * (size_t)x->rows;
+  x->lse_elems = (size_t)c->batch * (size_t)c->heads * (size_t)x->rows;
+  x->scale = 1.0f / sqrtf((float)c->head_dim);
+  if (CB_ATTN_PASS_HAS_BWD(x->pass)) { /* one block's dK | dV sums (fp32): what the backward moves */
+    x->bwd.dkv_elems = 2 * x->kv_elems;
+    x->bwd.dkv_bytes = x->bwd.dkv_elems * sizeof(float);
+  }
   if (cb_ra_alloc(x, &x->q, x->q_elems * x->elem, why, n) || cb_ra_alloc(x, &x->kv, x->kv_bytes, why, n) ||
       cb_ra_alloc(x, (void **)&x->o, x->q_elems * sizeof(float), why, n) ||
-      cb_ra_alloc(x, (void **)&x->lse, lse_elems * sizeof(float), why, n) ||
+      cb_ra_alloc(x, (void **)&x->lse, x->lse_elems * sizeof(float), why, n) ||
       cb_ra_alloc(x, &x->out, x->q_elems * x->elem, why, n)) {
     cb_ra_free(x);
     return -1;
@@ -146,7 +151,7 @@ void cb_ra_attend_rows(const cb_ra_t *x, const void *q, float *o, float *lse, vo
   a.causal = x->causal;
   a.qpos = qpos;
   a.kvpos = kvpos;
-  a.scale = 1.0f / sqrtf((float)x->cfg->head_dim);
+  a.scale = x->scale;
   a.first = first;
   a.final = final;
   char why[256] = "";

@@ -44,6 +44,8 @@ typedef struct cb_ra {
   size_t elem;
   size_t q_elems, kv_elems; /* kv_elems: elements of K (= of V) in one block */
   size_t kv_bytes;          /* one K/V block, K and V */
+  size_t lse_elems;         /* the rows' log-sum-exp (also delta, cuDNN's stats): batch x heads x rows */
+  float scale;              /* the softmax scale, 1/sqrt(head_dim), of every block kernel */
   cb_attn_runs_t runs;      /* global positions of this rank's rows */
   void *q, *kv, *out;
   float *o, *lse;

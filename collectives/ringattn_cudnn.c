@@ -20,7 +20,6 @@
  *
  * Every shape a forward or a measurement uses is prepared (cuDNN plans built) in setup:
  * the P source blocks of the ring and the local block. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,11 +95,9 @@ int cb_ra_cudnn_prepare_pair(cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos
 }
 
 int cb_ra_cudnn_init(cb_ra_t *x, char *why, size_t n) {
-  const cb_attn_config_t *c = x->cfg;
   if (cb_cudnn_create(&x->cudnn, why, n)) return -1;
-  const size_t stats = (size_t)c->batch * (size_t)c->heads * (size_t)x->rows;
   if (cb_ra_alloc(x, &x->cudnn_o, x->q_elems * x->elem, why, n) ||
-      cb_ra_alloc(x, (void **)&x->cudnn_stats, stats * sizeof(float), why, n))
+      cb_ra_alloc(x, (void **)&x->cudnn_stats, x->lse_elems * sizeof(float), why, n))
     return -1;
   cb_attn_pos_t contiguous = {0, x->rows, x->rows};
   if (cb_ra_cudnn_prepare_pair(x, contiguous, contiguous, 0, why, n)) return -1;
@@ -125,7 +122,7 @@ void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb
   const size_t q_row = (size_t)cfg->heads * cfg->head_dim * x->elem; /* bytes of one row */
   const size_t kv_row = (size_t)cfg->kv_heads * cfg->head_dim * x->elem;
   const char *q = x->q, *k = kv, *v = (const char *)kv + x->kv_elems * x->elem;
-  const float scale = 1.0f / sqrtf((float)cfg->head_dim); /* as collbench's kernel (ringattn_common.c) */
+  const float scale = x->scale;
   for (int i = 0; i < nc; i++) {
     const cb_attn_call_t *c = &calls[i];
     const cb_cudnn_key_t key = cb_ra_cudnn_key(x, c);

@@ -25,7 +25,6 @@
  *
  * Plans: every pair the schemes run (the local block on contiguous positions, and this rank's
  * queries against each rank's block) is prepared in setup, before anything is timed. */
-#include <math.h>
 #include <stdio.h>
 
 #include "attn_add_rows.h"
@@ -35,12 +34,10 @@
 #include "ringattn_cudnn.h"
 
 int cb_ra_cudnn_bwd_init(cb_ra_t *x, char *why, size_t n) {
-  const cb_attn_config_t *c = x->cfg;
   cb_ra_bwd_t *b = &x->bwd;
-  const size_t stats = (size_t)c->batch * (size_t)c->heads * (size_t)x->rows;
   if (cb_ra_alloc(x, &b->cudnn_dq, x->q_elems * x->elem, why, n) ||
       cb_ra_alloc(x, &b->cudnn_dkv, 2 * x->kv_elems * x->elem, why, n) ||
-      cb_ra_alloc(x, (void **)&b->cudnn_stats, stats * sizeof(float), why, n))
+      cb_ra_alloc(x, (void **)&b->cudnn_stats, x->lse_elems * sizeof(float), why, n))
     return -1;
   const size_t ws = cb_cudnn_mem(x->cudnn);
   cb_attn_pos_t contiguous = {0, x->rows, x->rows};
@@ -81,7 +78,7 @@ void cb_ra_cudnn_bwd_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv
   const char *q = x->q, *out = x->out, *dout = b->dout;
   const char *k = kv, *v = (const char *)kv + x->kv_elems * x->elem;
   char *dk_blk = b->cudnn_dkv, *dv_blk = (char *)b->cudnn_dkv + x->kv_elems * x->elem;
-  const float scale = 1.0f / sqrtf((float)cfg->head_dim); /* as collbench's kernel (ringattn_bwd.c) */
+  const float scale = x->scale;
   for (int i = 0; i < nc; i++) {
     const cb_attn_call_t *c = &calls[i];
     if (!c->kv_len) continue;

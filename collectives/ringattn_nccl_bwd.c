@@ -42,7 +42,7 @@ int cb_ra_nccl_bwd_setup(cb_inst_t *in, cb_ra_t *x, void *const slot[2], struct 
   for (int k = 0; k < NCCL_BWD_EVENTS; k++)
     for (int i = 0; i < CB_RA_MAX_STEPS; i++)
       CB_CUDA(cudaEventCreateWithFlags(&event_row(g, k)[i], cudaEventDisableTiming));
-  const size_t bytes = 2 * x->kv_elems * sizeof(float);
+  const size_t bytes = x->bwd.dkv_bytes;
   if (cb_ra_alloc(x, (void **)&g->d[0], bytes, why, n) || cb_ra_alloc(x, (void **)&g->d[1], bytes, why, n) ||
       cb_ra_alloc(x, (void **)&g->acc0, bytes, why, n))
     return -1;

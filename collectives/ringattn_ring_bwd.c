@@ -60,7 +60,7 @@ int cb_ra_ring_bwd_setup(cb_inst_t *in, cb_ra_t *x, struct cb_ra_ring_bwd **out,
   struct cb_ra_ring_bwd *g = calloc(1, sizeof *g);
   if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   g->kv_slot = CB_ALIGN_UP(x->kv_bytes, CB_RA_FLAG_STRIDE);
-  g->d_slot = CB_ALIGN_UP(2 * x->kv_elems * sizeof(float), CB_RA_FLAG_STRIDE);
+  g->d_slot = CB_ALIGN_UP(x->bwd.dkv_bytes, CB_RA_FLAG_STRIDE);
   g->d_off = 2 * g->kv_slot;
   g->home_off = g->d_off + 2 * g->d_slot;
   g->flags_off = g->home_off + g->d_slot;

@@ -186,7 +186,6 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
   }
   if (err) return -1;
 
-  const size_t lse_elems = (size_t)c->batch * c->heads * (size_t)x->rows;
   struct {
     const char *name;
     const void *dev;
@@ -197,7 +196,7 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
       {"k", x->kv, x->kv_elems, (size_t)c->kv_heads * c->head_dim, 0, 0},
       {"v", (const char *)x->kv + x->kv_elems * x->elem, x->kv_elems, (size_t)c->kv_heads * c->head_dim, 0, 0},
       {"out", x->out, x->q_elems, (size_t)c->heads * c->head_dim, 0, 0},
-      {"lse", x->lse, lse_elems, 0, 1, 1},
+      {"lse", x->lse, x->lse_elems, 0, 1, 1},
       /* the backward's (ringattn_bwd.h; fp32 gradients) */
       {"dout", x->bwd.dout, x->q_elems, (size_t)c->heads * c->head_dim, 0, 0},
       {"dq", x->bwd.dq, x->q_elems, (size_t)c->heads * c->head_dim, 1, 0},
