@@ -10,7 +10,8 @@
  * collbench's forward kernel, whose output the forward check of the same call compares).
  * Tolerance, per tensor, as the forward's (issue 12): 2 x the max error of a naive
  * low-precision backward of the same rows (cb_attn_bwd_reference_naive: scores, P, dP and dS
- * rounded to the dtype, delta from the rounded output, results rounded), plus 1e-6. */
+ * rounded to the dtype, delta from the rounded output, results rounded), plus 1e-6
+ * (CB_RA_TOLERANCE, ringattn_common.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,7 +171,7 @@ long long cb_ra_bwd_check(cb_inst_t *in, cudaStream_t s, unsigned long long seed
   cb_wait_stream(s);
   float tol[NT];
   for (int t = 0; t < NT; t++) {
-    tol[t] = (float)(2.0 * h[3 * t + 1] + 1e-6);
+    tol[t] = CB_RA_TOLERANCE(h[3 * t + 1]);
     compare(x, got[t], ref[t], row[t], second[t], win, nw, tol[t], u.acc + 3 * (NT + t), s);
   }
   CB_CUDA(cudaMemcpyAsync(h, u.acc, sizeof h, cudaMemcpyDeviceToHost, s));

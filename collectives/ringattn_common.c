@@ -264,9 +264,7 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   double h[6];
   CB_CUDA(cudaMemcpyAsync(h, acc, sizeof h, cudaMemcpyDeviceToHost, s));
   cb_wait_stream(s);
-  /* bf16/fp16: max abs error <= 2 x the naive low-precision error (issue 12); the floor keeps a
-   * degenerate problem (all-equal scores) from demanding exactness. */
-  const float tol = (float)(2.0 * h[4] + 1e-6);
+  const float tol = CB_RA_TOLERANCE(h[4]);
   off = 0;
   for (int b = 0; b < c->batch; b++)
     for (int i = 0; i < nw; i++) {

@@ -33,6 +33,10 @@
 /* The peer rings' flags (ringattn_ring.c, ringattn_ring_bwd.c): each on its own 256-byte line,
  * and their K/V slots start 256-byte aligned. */
 #define CB_RA_FLAG_STRIDE 256
+/* Every check's bound (bf16/fp16, issue 12): max abs error <= 2 x the max error of a naive
+ * low-precision computation of the same rows; the 1e-6 floor keeps a degenerate problem
+ * (all-equal scores) from demanding exactness. */
+#define CB_RA_TOLERANCE(naive_err) ((float)(2.0 * (naive_err) + 1e-6))
 
 typedef struct cb_ra {
   const cb_world_t *w;
