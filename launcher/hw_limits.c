@@ -1,84 +1,28 @@
-/* Implementation of hw_limits.h. NVML is declared here, not included: the build machine has no
- * driver and CUDA 13's toolkit ships no nvml.h. The few types and constants below are NVML's
- * public ABI (nvml.h: nvmlReturn_t is an int enum with NVML_SUCCESS 0, nvmlDevice_t an opaque
- * pointer, nvmlFieldValue_t a 40-byte struct whose value is an 8-byte union). */
+/* Implementation of hw_limits.h: a GPU's links through NVML (nvml.h loads it), a node's NICs
+ * from sysfs. */
 #define _DEFAULT_SOURCE
 #include "hw_limits.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct cb_nvml_device *cb_nvml_device_t;
-typedef struct {
-  unsigned int field_id, scope_id;
-  long long timestamp, latency_us;
-  int value_type, ret;
-  union {
-    double d;
-    unsigned int ui;
-    unsigned long ul;
-    unsigned long long ull;
-    long long sll;
-    int si;
-    unsigned short us;
-  } value;
-} cb_nvml_field_t;
+#include "nvml.h"
 
-enum {
-  CB_NVML_SUCCESS = 0,
-  CB_NVML_ERROR_INVALID_ARGUMENT = 2, /* a link index past the GPU's last link */
-  CB_NVML_ERROR_NOT_SUPPORTED = 3,    /* a GPU without NVLink */
-  CB_NVML_FEATURE_ENABLED = 1,
-  CB_NVML_FI_NVLINK_SPEED_MBPS_COMMON = 90, /* NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: MB/s of each active link */
-  CB_NVLINK_LINKS_PROBED = 32               /* past NVML_NVLINK_MAX_LINKS (18): the rest answer INVALID_ARGUMENT */
-};
+enum { CB_NVLINK_LINKS_PROBED = 32 /* past NVML_NVLINK_MAX_LINKS (18): the rest answer INVALID_ARGUMENT */ };
 
-typedef struct {
-  int (*init)(void);
-  int (*shutdown)(void);
-  const char *(*error)(int);
-  int (*by_busid)(const char *, cb_nvml_device_t *);
-  int (*link_state)(cb_nvml_device_t, unsigned, int *);
-  int (*fields)(cb_nvml_device_t, int, cb_nvml_field_t *);
-  int (*gen)(cb_nvml_device_t, unsigned *), (*width)(cb_nvml_device_t, unsigned *);
-  int (*max_gen)(cb_nvml_device_t, unsigned *), (*max_width)(cb_nvml_device_t, unsigned *);
-} cb_nvml_t;
+/* The entry points cb_gpu_limits calls; a library without one of them is reported by name. */
+static const unsigned kNvmlNeeded = CB_NVML_FN_BIT(CB_NVML_FN_INIT) | CB_NVML_FN_BIT(CB_NVML_FN_SHUTDOWN) |
+                                    CB_NVML_FN_BIT(CB_NVML_FN_ERROR_STRING) | CB_NVML_FN_BIT(CB_NVML_FN_BY_BUSID) |
+                                    CB_NVML_FN_BIT(CB_NVML_FN_LINK_STATE) | CB_NVML_FN_BIT(CB_NVML_FN_FIELD_VALUES) |
+                                    CB_NVML_FN_BIT(CB_NVML_FN_PCIE_GEN) | CB_NVML_FN_BIT(CB_NVML_FN_PCIE_WIDTH) |
+                                    CB_NVML_FN_BIT(CB_NVML_FN_PCIE_MAX_GEN) | CB_NVML_FN_BIT(CB_NVML_FN_PCIE_MAX_WIDTH);
 
 /* Appends "; text" (or text) to the note. */
 static void note_add(cb_gpu_limits_t *g, const char *text) {
   size_t len = strlen(g->note);
   snprintf(g->note + len, sizeof g->note - len, "%s%s", len ? "; " : "", text);
-}
-
-static const char *nvml_err(const cb_nvml_t *n, int rc) {
-  const char *s = n->error ? n->error(rc) : NULL;
-  return s ? s : "unknown NVML error";
-}
-
-/* dlsym(h, name), or NULL with *missing set to the first name not found. */
-static void *sym(void *h, const char *name, const char **missing) {
-  void *p = dlsym(h, name);
-  if (!p && !*missing) *missing = name;
-  return p;
-}
-
-/* The symbols collbench uses; returns the first one missing, or NULL. */
-static const char *nvml_bind(void *h, cb_nvml_t *n) {
-  const char *missing = NULL;
-  n->init = (int (*)(void))sym(h, "nvmlInit_v2", &missing);
-  n->shutdown = (int (*)(void))sym(h, "nvmlShutdown", &missing);
-  n->error = (const char *(*)(int))sym(h, "nvmlErrorString", &missing);
-  n->by_busid = (int (*)(const char *, cb_nvml_device_t *))sym(h, "nvmlDeviceGetHandleByPciBusId_v2", &missing);
-  n->link_state = (int (*)(cb_nvml_device_t, unsigned, int *))sym(h, "nvmlDeviceGetNvLinkState", &missing);
-  n->fields = (int (*)(cb_nvml_device_t, int, cb_nvml_field_t *))sym(h, "nvmlDeviceGetFieldValues", &missing);
-  n->gen = (int (*)(cb_nvml_device_t, unsigned *))sym(h, "nvmlDeviceGetCurrPcieLinkGeneration", &missing);
-  n->width = (int (*)(cb_nvml_device_t, unsigned *))sym(h, "nvmlDeviceGetCurrPcieLinkWidth", &missing);
-  n->max_gen = (int (*)(cb_nvml_device_t, unsigned *))sym(h, "nvmlDeviceGetMaxPcieLinkGeneration", &missing);
-  n->max_width = (int (*)(cb_nvml_device_t, unsigned *))sym(h, "nvmlDeviceGetMaxPcieLinkWidth", &missing);
-  return missing;
 }
 
 /* The common per-link rate in GB/s (NVML's MB/s / 1000), or -1 with the note. */
@@ -90,7 +34,7 @@ static double link_rate_gbs(const cb_nvml_t *n, cb_nvml_device_t dev, cb_gpu_lim
   if (rc == CB_NVML_SUCCESS) rc = f.ret;
   char why[160];
   if (rc != CB_NVML_SUCCESS) {
-    snprintf(why, sizeof why, "NVLink per-link rate unreadable (NVML field %d: %s)", f.field_id, nvml_err(n, rc));
+    snprintf(why, sizeof why, "NVLink per-link rate unreadable (NVML field %d: %s)", f.field_id, cb_nvml_error(n, rc));
     note_add(g, why);
     return -1;
   }
@@ -119,7 +63,7 @@ static void nvlink(const cb_nvml_t *n, cb_nvml_device_t dev, cb_gpu_limits_t *g)
     if (rc == CB_NVML_ERROR_INVALID_ARGUMENT || rc == CB_NVML_ERROR_NOT_SUPPORTED) continue; /* no such link */
     if (rc != CB_NVML_SUCCESS) {
       char why[160];
-      snprintf(why, sizeof why, "NVLink %u state unreadable (%s)", l, nvml_err(n, rc));
+      snprintf(why, sizeof why, "NVLink %u state unreadable (%s)", l, cb_nvml_error(n, rc));
       note_add(g, why);
       return;
     }
@@ -144,7 +88,7 @@ static void pcie_one(const cb_nvml_t *n, int (*get)(cb_nvml_device_t, unsigned *
     return;
   }
   char why[128];
-  snprintf(why, sizeof why, "PCIe %s unreadable (%s)", what, nvml_err(n, rc));
+  snprintf(why, sizeof why, "PCIe %s unreadable (%s)", what, cb_nvml_error(n, rc));
   note_add(g, why);
 }
 
@@ -152,25 +96,22 @@ void cb_gpu_limits(const char *busid, cb_gpu_limits_t *g) {
   memset(g, 0, sizeof *g);
   g->nvlink_gbs = -1;
   g->nvlink_links = g->pcie_gen = g->pcie_width = g->pcie_max_gen = g->pcie_max_width = -1;
-  void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char *e = dlerror();
-    if (!e || strstr(e, "No such file")) note_add(g, "NVML not available: libnvidia-ml.so.1 not found");
-    else snprintf(g->note, sizeof g->note, "NVML not available: libnvidia-ml.so.1 cannot be loaded (%s)", e);
+  cb_nvml_t n;
+  char why[sizeof g->note - sizeof "NVML not available: " + 1]; /* the note's room after that prefix */
+  if (cb_nvml_open(&n, why, sizeof why) != 0) {
+    snprintf(g->note, sizeof g->note, "NVML not available: %s", why);
     return;
   }
-  cb_nvml_t n;
-  memset(&n, 0, sizeof n);
-  const char *missing = nvml_bind(h, &n);
+  const char *missing = cb_nvml_lacks(&n, kNvmlNeeded);
   int rc;
   cb_nvml_device_t dev = NULL;
   if (missing) {
     snprintf(g->note, sizeof g->note, "NVML not available: libnvidia-ml.so.1 lacks %s", missing);
   } else if ((rc = n.init()) != CB_NVML_SUCCESS) {
-    snprintf(g->note, sizeof g->note, "NVML not available: nvmlInit_v2 failed (%s)", nvml_err(&n, rc));
+    snprintf(g->note, sizeof g->note, "NVML not available: nvmlInit_v2 failed (%s)", cb_nvml_error(&n, rc));
   } else {
     if ((rc = n.by_busid(busid, &dev)) != CB_NVML_SUCCESS) {
-      snprintf(g->note, sizeof g->note, "NVML does not find GPU %s (%s)", busid, nvml_err(&n, rc));
+      snprintf(g->note, sizeof g->note, "NVML does not find GPU %s (%s)", busid, cb_nvml_error(&n, rc));
     } else {
       nvlink(&n, dev, g);
       pcie_one(&n, n.gen, dev, "generation", &g->pcie_gen, g);
@@ -180,7 +121,7 @@ void cb_gpu_limits(const char *busid, cb_gpu_limits_t *g) {
     }
     n.shutdown();
   }
-  dlclose(h);
+  cb_nvml_close(&n);
 }
 
 /* The first line of path, or NULL when it cannot be read (empty, missing, or a read error:
