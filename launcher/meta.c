@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "meta.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "cb_gitrev.h"
 #include "error.h"
 #include "nccl_common.h"
+#include "nvml.h"
 
 #ifndef CB_VERSION
 #error "CB_VERSION (CMake's project version) must be defined by the build"
@@ -23,17 +23,14 @@ extern char **environ;
 
 void cb_driver_version(int cuda_driver_version, char *buf, size_t n) {
   snprintf(buf, n, "CUDA driver API %d.%d", cuda_driver_version / 1000, (cuda_driver_version % 1000) / 10);
-  void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!h) return;
-  int (*init)(void) = (int (*)(void))dlsym(h, "nvmlInit_v2");
-  int (*ver)(char *, unsigned) = (int (*)(char *, unsigned))dlsym(h, "nvmlSystemGetDriverVersion");
-  int (*shut)(void) = (int (*)(void))dlsym(h, "nvmlShutdown");
+  cb_nvml_t nvml;
+  if (cb_nvml_open(&nvml, NULL, 0) != 0) return;
   char v[96];
-  if (init && ver && init() == 0) {
-    if (ver(v, sizeof v) == 0) snprintf(buf, n, "%s", v);
-    if (shut) shut();
+  if (nvml.init && nvml.driver_version && nvml.init() == CB_NVML_SUCCESS) {
+    if (nvml.driver_version(v, sizeof v) == CB_NVML_SUCCESS) snprintf(buf, n, "%s", v);
+    if (nvml.shutdown) nvml.shutdown();
   }
-  dlclose(h);
+  cb_nvml_close(&nvml);
 }
 
 /* This rank's record, from its world. */

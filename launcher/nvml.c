@@ -17,6 +17,7 @@ static const char *const kNames[CB_NVML_FN_COUNT] = {
     [CB_NVML_FN_PCIE_WIDTH] = "nvmlDeviceGetCurrPcieLinkWidth",
     [CB_NVML_FN_PCIE_MAX_GEN] = "nvmlDeviceGetMaxPcieLinkGeneration",
     [CB_NVML_FN_PCIE_MAX_WIDTH] = "nvmlDeviceGetMaxPcieLinkWidth",
+    [CB_NVML_FN_DRIVER_VERSION] = "nvmlSystemGetDriverVersion",
 };
 
 /* dlsym of fn's name, or NULL with fn's bit set in n->missing. */
@@ -46,6 +47,7 @@ int cb_nvml_open(cb_nvml_t *n, char *why, size_t len) {
   n->width = (int (*)(cb_nvml_device_t, unsigned *))sym(n, CB_NVML_FN_PCIE_WIDTH);
   n->max_gen = (int (*)(cb_nvml_device_t, unsigned *))sym(n, CB_NVML_FN_PCIE_MAX_GEN);
   n->max_width = (int (*)(cb_nvml_device_t, unsigned *))sym(n, CB_NVML_FN_PCIE_MAX_WIDTH);
+  n->driver_version = (int (*)(char *, unsigned))sym(n, CB_NVML_FN_DRIVER_VERSION);
   return 0;
 }
 

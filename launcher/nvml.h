@@ -1,6 +1,6 @@
 /* NVML loaded at run time, in one place: the few ABI types and constants collbench needs, the
  * dlopen of libnvidia-ml.so.1 and the binding of its entry points. hw_limits.c reads a GPU's
- * NVLink and PCIe links through it. Nothing links against NVML, so a
+ * NVLink and PCIe links through it, meta.c the driver version. Nothing links against NVML, so a
  * machine without the driver builds and runs collbench; and NVML is declared here, not
  * included, because CUDA 13's toolkit ships no nvml.h. The declarations are NVML's public ABI
  * (nvml.h: nvmlReturn_t is an int enum with NVML_SUCCESS 0, nvmlDevice_t an opaque pointer,
@@ -46,6 +46,7 @@ typedef enum {
   CB_NVML_FN_PCIE_WIDTH,     /* nvmlDeviceGetCurrPcieLinkWidth */
   CB_NVML_FN_PCIE_MAX_GEN,   /* nvmlDeviceGetMaxPcieLinkGeneration */
   CB_NVML_FN_PCIE_MAX_WIDTH, /* nvmlDeviceGetMaxPcieLinkWidth */
+  CB_NVML_FN_DRIVER_VERSION, /* nvmlSystemGetDriverVersion */
   CB_NVML_FN_COUNT
 } cb_nvml_fn_t;
 #define CB_NVML_FN_BIT(fn) (1u << (fn))
@@ -63,6 +64,7 @@ typedef struct {
   int (*fields)(cb_nvml_device_t, int, cb_nvml_field_t *);
   int (*gen)(cb_nvml_device_t, unsigned *), (*width)(cb_nvml_device_t, unsigned *);
   int (*max_gen)(cb_nvml_device_t, unsigned *), (*max_width)(cb_nvml_device_t, unsigned *);
+  int (*driver_version)(char *, unsigned);
 } cb_nvml_t;
 
 /* Loads libnvidia-ml.so.1 and binds every entry point it has. Returns 0; or -1 when it cannot
