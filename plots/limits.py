@@ -55,9 +55,10 @@ def _check(lim, where):
     return lim
 
 
-def load_limits(run_dir, meta):
+def load_limits(run_dir, meta, link):
     """The limits object of a run ({} when nothing was recorded), with "nvlink_from": whose
-    nvlink_gbs it is (NVML's active links x per-link rate, or nvidia-smi's sum in link_gbs)."""
+    nvlink_gbs it is (NVML's active links x per-link rate, or nvidia-smi's sum in link_gbs);
+    link is the run's link_gbs figure (cbcsv.read_link: None when absent)."""
     lim = dict(_check(meta.get("limits") or {}, os.path.join(run_dir, "results.json")))
     if lim.get("nvlink_gbs"):
         links = lim.get("nvlink_links")
@@ -75,10 +76,8 @@ def load_limits(run_dir, meta):
                 lim[k] = v
                 if k == "nvlink_gbs":
                     lim["nvlink_from"] = "nvidia-smi nvlink -s: limits.json"
-    if not lim.get("nvlink_gbs"):
-        link = cbcsv.read_link(run_dir)
-        if link:
-            lim["nvlink_gbs"], lim["nvlink_from"] = link, "nvidia-smi nvlink -s: link_gbs"
+    if not lim.get("nvlink_gbs") and link:
+        lim["nvlink_gbs"], lim["nvlink_from"] = link, "nvidia-smi nvlink -s: link_gbs"
     return lim
 
 
@@ -165,20 +164,21 @@ def cross_check(lim, limit, ce, ref, judged):
     return text
 
 
-def section(run_arg, load_meta, shared=None, ref_dir=None):
+def section(run_arg, load, shared=None, ref_dir=None):
     """Markdown lines: the figure's cross-check, then one line per algorithm (and dtype, mode) at
-    its largest measured size. load_meta(run_dir) gives the run's results.json meta (verdict.py's
-    reader); shared(run_dir) why a run's ranks share a GPU ("" when they do not; verdict.py's
-    test); ref_dir the reference the verdict compared the run with (None: none), whose copy-engine
-    rows stand in when the run has none."""
-    run = cbcsv.load(run_arg, warn=False)
-    meta = load_meta(run.run_dir)
+    its largest measured size. load(run_arg) gives a run as verdict.py's reader holds it (rows as
+    .run, a cbcsv.Run; results.json meta as .meta; link_gbs as .link), so no folder is read again
+    here; shared(run_dir) why a run's ranks share a GPU ("" when they do not; verdict.py's test);
+    ref_dir the reference the verdict compared the run with (None: none), whose copy-engine rows
+    stand in when the run has none."""
+    side = load(run_arg)
+    run, meta = side.run, side.meta
     good = [r for r in run.measured if r["wrong"] == 0]
     rows = [r for r in good if r["family"] in CLASSIC]
     if not good:
         return []
     ranks, nodes = shape(run, meta)
-    lim = load_limits(run.run_dir, meta)
+    lim = load_limits(run.run_dir, meta, side.link)
     limit, what = bound(lim, ranks, nodes)
     lines = ["### Against the hardware", ""]
     why = shared(run.run_dir) if shared and ranks > 1 else ""
@@ -186,8 +186,8 @@ def section(run_arg, load_meta, shared=None, ref_dir=None):
         return lines + [f"No share of a limit and no link measured: ranks share a GPU ({why}).", ""] if rows else []
     ce, ref = link_rate(run, meta, shared), None
     if ce is None and ref_dir and ranks > 1 and nodes == 1:
-        ref_run = cbcsv.load(ref_dir, warn=False)
-        ce, ref = link_rate(ref_run, load_meta(ref_run.run_dir), shared), os.path.normpath(ref_dir)
+        ref_side = load(ref_dir)
+        ce, ref = link_rate(ref_side.run, ref_side.meta, shared), os.path.normpath(ref_dir)
     if not rows and not ce:
         return []
     if limit is None:

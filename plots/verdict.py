@@ -49,18 +49,13 @@ NPOINTS = 2  # largest / smallest common sizes compared
 LAT_FLOOR_US = 0.5  # latency differences below this are never SLOW/FAST
 
 
-def load_meta(run_dir):
-    """The metadata of a results folder, its shape checked (plots/cbmeta.py)."""
-    return cbmeta.load(run_dir)
-
-
 class Side:
     """One run: rows by comparison key, and what identifies its hardware."""
 
     def __init__(self, run_dir):
         self.run = cbcsv.load(run_dir, warn=False)
         self.dir = run_dir
-        self.meta = load_meta(self.run.run_dir)
+        self.meta = cbmeta.load(self.run.run_dir)  # its shape checked
         # a run imported from nccl-tests (plots/nccl_tests.py): its rows are NCCL's, so they are
         # compared with a collbench reference's `nccl` rows; it can never be a reference itself
         self.imported = self.meta.get("tool") == "nccl-tests"
@@ -86,6 +81,23 @@ class Side:
 
     def label(self):
         return f"{self.gpu} × {self.ranks} ranks, {self.nodes} node(s)"
+
+
+def reader():
+    """A Side loader for one invocation of main(): the verdict, the refusal check, the reference
+    search and the section against the hardware all ask for the run and its reference, and each
+    Side parses and checks a whole CSV and results.json, so each folder is read once. Keyed by
+    the resolved folder and the CSV's name ("x", "x/" and "x/results.csv" are one run). Callers
+    without one read afresh (load=Side: tests/fuzz/fuzz_json.py rewrites a folder between calls)."""
+    sides = {}
+
+    def load(arg):
+        csv_path, run_dir, _ = cbcsv.resolve(arg)
+        key = os.path.join(os.path.realpath(run_dir), os.path.basename(csv_path))
+        if key not in sides:
+            sides[key] = Side(arg)
+        return sides[key]
+    return load
 
 
 def judge(m, r, bw, bw_tol, lat_tol):
@@ -183,8 +195,8 @@ def causes(ref, run):
     return found
 
 
-def verdict(ref_dir, run_dir, bw_tol, lat_tol, found_by=""):
-    ref, run = Side(ref_dir), Side(run_dir)
+def verdict(ref_dir, run_dir, bw_tol, lat_tol, found_by="", load=Side):
+    ref, run = load(ref_dir), load(run_dir)
     title = f"## Verdict: {run.family} against {os.path.normpath(ref_dir)}"
     lines = [title, ""]
     if found_by:
@@ -278,10 +290,10 @@ def reference_dirs(root):
     return [d for d in dirs if os.path.normpath(d) in tracked] if tracked else dirs
 
 
-def find_reference(root, run_dir):
+def find_reference(root, run_dir, load=Side):
     """(run, best, refused): best = (shared rows, path, why chosen) or None; refused = [(path,
     reason)] for the runs of the same family that could not be the reference."""
-    run = Side(run_dir)
+    run = load(run_dir)
     me = os.path.realpath(run_dir)
     best, refused = None, []  # best: ((shared rows, date, folder), path)
     for d in reference_dirs(root):
@@ -289,7 +301,7 @@ def find_reference(root, run_dir):
         if os.path.realpath(path) == me:
             continue
         try:
-            cand = Side(path)
+            cand = load(path)
         except cbcsv.InputError:
             continue
         why = refusal(cand, run)
@@ -327,18 +339,19 @@ def main():
     if not (0 < a.bw_tol < 1 and 0 < a.lat_tol < 1):
         print("verdict: --bw-tol and --lat-tol must be fractions between 0 and 1", file=sys.stderr)
         return 2
+    load = reader()
     try:
         if a.find:
             if not os.path.isdir(a.ref):
                 raise cbcsv.InputError(f"{a.ref}: not a folder")
-            run, best, refused = find_reference(a.ref, a.run)
-            lines = found_verdict(a, run, best, refused)
+            run, best, refused = find_reference(a.ref, a.run, load)
+            lines = found_verdict(a, run, best, refused, load)
             ref_dir = best[1] if best else None
         else:
-            lines = verdict(a.ref, a.run, a.bw_tol, a.lat_tol)
-            ref_dir = None if refusal(Side(a.ref), Side(a.run)) else a.ref
+            lines = verdict(a.ref, a.run, a.bw_tol, a.lat_tol, load=load)
+            ref_dir = None if refusal(load(a.ref), load(a.run)) else a.ref
         # against the hardware, reference or not; the reference's copy-engine rows stand in for the run's
-        lines += limits.section(a.run, load_meta, lambda d: shared_gpu(Side(d)), ref_dir)
+        lines += limits.section(a.run, load, lambda d: shared_gpu(load(d)), ref_dir)
     except cbcsv.InputError as e:
         print(f"verdict: {e}", file=sys.stderr)
         return 2
@@ -350,7 +363,7 @@ def main():
     return 0
 
 
-def found_verdict(a, run, best, refused):
+def found_verdict(a, run, best, refused, load):
     """The verdict of --find: against the reference found, or why there is none."""
     if shared_gpu(run):
         return [f"## Verdict: {run.family}", "", not_comparable(run), ""]
@@ -374,7 +387,7 @@ def found_verdict(a, run, best, refused):
                 f"it (in a git checkout only committed runs count).",
                 ""] + refused_lines(refused)
     lines = verdict(best[1], a.run, a.bw_tol, a.lat_tol,
-                    found_by=f"Reference `{os.path.normpath(best[1])}` (found automatically), {best[2]}.")
+                    found_by=f"Reference `{os.path.normpath(best[1])}` (found automatically), {best[2]}.", load=load)
     return lines + refused_lines(refused)
 
 
