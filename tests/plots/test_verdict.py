@@ -6,7 +6,8 @@ the right verdict for each; like compared with like only: another GPU model, ran
 count refused with its reason, a run whose ranks share a GPU (however recorded) NOT COMPARABLE,
 and such a run never a reference; the reference found automatically among a reference tree
 (named, with why, and the refused ones with their reasons) and not found for another GPU;
-summary.md's verdict section replaced, not duplicated; bad input refused with exit 2.
+summary.md's verdict section replaced, not duplicated; bad input refused with exit 2; each run
+folder read once per invocation (the run, its reference and every candidate --find looks at).
 usage: test_verdict.py WORKDIR"""
 import csv
 import json
@@ -65,6 +66,53 @@ def edit_csv(folder, fn):
 
 def no_rows_judged(out):
     return not any(f"**{v}**" in out for v in ("OK", "SLOW", "FAST"))
+
+
+# python3 -c COUNT_OPENS SCRIPT ARGS: runs SCRIPT with every path it opens counted (builtins.open
+# and os.open, the readers' two ways in), then the counts on stderr as "opened N PATH" lines
+COUNT_OPENS = r"""
+import builtins, collections, os, runpy, sys
+opened = collections.Counter()
+def counted(real):
+    def wrapper(path, *args, **kwargs):
+        if isinstance(path, str):
+            opened[os.path.realpath(path)] += 1
+        return real(path, *args, **kwargs)
+    return wrapper
+builtins.open, os.open = counted(builtins.open), counted(os.open)
+sys.argv = sys.argv[1:]
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+finally:
+    sys.stderr.write("".join(f"opened {n} {p}\n" for p, n in sorted(opened.items())))
+"""
+
+
+def read_once(root):
+    """A run against a reference (the section against the hardware reads the reference too: these
+    runs have no copy-engine rows) and --find in root: results.csv, results.json and link_gbs of
+    each folder opened once (they were: the run's 5 times, its reference's 4)."""
+    candidates = [os.path.join(root, *n.split("/")) for n in ("h200x2/allreduce", "a100x2/allreduce",
+                                                                   "h200x4/allreduce", "h200x2/allreduce-shared")]
+    for what, args, folders, want in (
+            ("against a reference", [os.path.join(DATA, "reference"), os.path.join(DATA, "normal")],
+             [os.path.join(DATA, "reference"), os.path.join(DATA, "normal")], "**OK**"),
+            ("--find", ["--find", root, os.path.join(DATA, "slow")], [os.path.join(DATA, "slow")] + candidates,
+             "(found automatically)")):
+        rc, out, err = run(sys.executable, "-c", COUNT_OPENS, VERDICT, *args)
+        opened, errors = {}, []
+        for line in err.splitlines():
+            if line.startswith("opened "):
+                n, path = line.split(" ", 2)[1:]
+                opened[path] = int(n)
+            else:
+                errors.append(line)
+        check(rc == 0 and want in out and "### Against the hardware" in out,
+              f"read once, {what}: the verdict and the section against the hardware ({rc} {errors[-3:]})")
+        for folder in folders:
+            for name in ("results.csv", "results.json", "link_gbs"):
+                n = opened.get(os.path.realpath(os.path.join(folder, name)), 0)
+                check(n == 1, f"read once, {what}: {os.path.normpath(folder)}/{name} opened once (got {n})")
 
 
 def refused_runs(work):
@@ -185,6 +233,7 @@ def main():
 
     refused_runs(work)
     root = find_tests(work)
+    read_once(root)
     only_other = os.path.join(work, "results-a100")
     shutil.copytree(os.path.join(DATA, "other-gpu"), os.path.join(only_other, "a100x2", "allreduce"))
     rc, out, _ = run(sys.executable, VERDICT, "--find", only_other, os.path.join(DATA, "normal"))
