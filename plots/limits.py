@@ -128,13 +128,13 @@ def shape(run, meta):
         raise cbcsv.InputError(f"{run.csv_path}: its rank or node count is not a whole number")
 
 
-def link_rate(run, meta, shared):
-    """The copy-engine rate of a run that can measure a link (one node, 2 or more ranks, each on
-    a GPU of its own: shared(run_dir) == ""), else None."""
-    ranks, nodes = shape(run, meta)
-    if ranks < 2 or nodes != 1 or (shared and shared(run.run_dir)):
+def link_rate(side, shared):
+    """The copy-engine rate of a loaded run (section's load) that can measure a link (one node,
+    2 or more ranks, each on a GPU of its own: shared(side) == ""), else None."""
+    ranks, nodes = shape(side.run, side.meta)
+    if ranks < 2 or nodes != 1 or (shared and shared(side)):
         return None
-    return ce_rate.measure(run, ranks)
+    return ce_rate.measure(side.run, ranks)
 
 
 def cross_check(lim, limit, ce, ref, judged):
@@ -168,7 +168,7 @@ def section(run_arg, load, shared=None, ref_dir=None):
     """Markdown lines: the figure's cross-check, then one line per algorithm (and dtype, mode) at
     its largest measured size. load(run_arg) gives a run as verdict.py's reader holds it (rows as
     .run, a cbcsv.Run; results.json meta as .meta; link_gbs as .link), so no folder is read again
-    here; shared(run_dir) why a run's ranks share a GPU ("" when they do not; verdict.py's test);
+    here; shared(side) why a loaded run's ranks share a GPU ("" when they do not; verdict.py's test);
     ref_dir the reference the verdict compared the run with (None: none), whose copy-engine rows
     stand in when the run has none."""
     side = load(run_arg)
@@ -181,13 +181,13 @@ def section(run_arg, load, shared=None, ref_dir=None):
     lim = load_limits(run.run_dir, meta, side.link)
     limit, what = bound(lim, ranks, nodes)
     lines = ["### Against the hardware", ""]
-    why = shared(run.run_dir) if shared and ranks > 1 else ""
+    why = shared(side) if shared and ranks > 1 else ""
     if why:
         return lines + [f"No share of a limit and no link measured: ranks share a GPU ({why}).", ""] if rows else []
-    ce, ref = link_rate(run, meta, shared), None
+    ce, ref = link_rate(side, shared), None
     if ce is None and ref_dir and ranks > 1 and nodes == 1:
         ref_side = load(ref_dir)
-        ce, ref = link_rate(ref_side.run, ref_side.meta, shared), os.path.normpath(ref_dir)
+        ce, ref = link_rate(ref_side, shared), os.path.normpath(ref_dir)
     if not rows and not ce:
         return []
     if limit is None:

@@ -294,7 +294,7 @@ def find_reference(root, run_dir, load=Side):
     """(run, best, refused): best = (shared rows, path, why chosen) or None; refused = [(path,
     reason)] for the runs of the same family that could not be the reference."""
     run = load(run_dir)
-    me = os.path.realpath(run_dir)
+    me = os.path.realpath(run.run.run_dir)  # a CSV path names its folder's run too
     best, refused = None, []  # best: ((shared rows, date, folder), path)
     for d in reference_dirs(root):
         path = os.path.join(root, d)
@@ -351,7 +351,7 @@ def main():
             lines = verdict(a.ref, a.run, a.bw_tol, a.lat_tol, load=load)
             ref_dir = None if refusal(load(a.ref), load(a.run)) else a.ref
         # against the hardware, reference or not; the reference's copy-engine rows stand in for the run's
-        lines += limits.section(a.run, load, lambda d: shared_gpu(load(d)), ref_dir)
+        lines += limits.section(a.run, load, shared_gpu, ref_dir)
     except cbcsv.InputError as e:
         print(f"verdict: {e}", file=sys.stderr)
         return 2

@@ -7,7 +7,9 @@ count refused with its reason, a run whose ranks share a GPU (however recorded) 
 and such a run never a reference; the reference found automatically among a reference tree
 (named, with why, and the refused ones with their reasons) and not found for another GPU;
 summary.md's verdict section replaced, not duplicated; bad input refused with exit 2; each run
-folder read once per invocation (the run, its reference and every candidate --find looks at).
+folder read once per invocation (the run, its reference and every candidate --find looks at); a
+run named by its CSV (results.csv in the tree --find searches, or another name) judged as its
+folder's run, never its own reference.
 usage: test_verdict.py WORKDIR"""
 import csv
 import json
@@ -194,6 +196,13 @@ def find_tests(work):
     check(rc == 0 and "**NOT COMPARABLE: ranks share a GPU (correctness only)**" in out and
           no_rows_judged(out) and "become the reference" not in out,
           "--find for a shared-GPU run: NOT COMPARABLE, never offered as a reference")
+    # a run inside the tree, named by its CSV: never its own reference (the folder is the run)
+    inside = os.path.join(root, "h200x2", "allreduce-copy")
+    shutil.copytree(os.path.join(DATA, "slow"), inside)
+    rc, out, _ = run(sys.executable, VERDICT, "--find", root, os.path.join(inside, "results.csv"))
+    check(rc == 0 and f"against {want}" in out and f"against {inside}" not in out and "**SLOW**" in out,
+          "--find ROOT ROOT/x/results.csv: x is not its own reference")
+    shutil.rmtree(inside)
     # the repository's own reference tree: every run loads, the 2 x H200 all-reduce one is chosen
     real = os.path.normpath(os.path.join(ROOT, "results", "reference"))
     rc, out, err = run(sys.executable, VERDICT, "--find", real, os.path.join(DATA, "normal"))
@@ -269,6 +278,15 @@ def main():
     measured = sum(1 for r in rows if r["time_us_mean"])
     check(rc == 0 and f"{measured} measured without a correctness check (-c 0)" in out,
           f"summary: {measured} unchecked rows named as unverified ({rc} {err.strip()[:200]})")
+
+    # a run named by a CSV of another name in its folder: judged from that CSV (its results.json
+    # beside it), the same verdict as the folder's results.csv
+    other = os.path.join(work, "other-name")
+    shutil.copytree(os.path.join(DATA, "slow"), other)
+    os.rename(os.path.join(other, "results.csv"), os.path.join(other, "other.csv"))
+    rc, out, err = run(sys.executable, VERDICT, os.path.join(DATA, "reference"), os.path.join(other, "other.csv"))
+    check(rc == 0 and "**SLOW**" in out and "(0.60) @ 4 GiB–8 GiB **SLOW**" in out,
+          f"a run given as DIR/other.csv: judged (SLOW), not refused for a missing results.csv ({rc} {err.strip()[:200]})")
 
     # plots/plot --against writes the section into summary.md, once
     mine = os.path.join(work, "run")
