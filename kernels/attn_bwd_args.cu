@@ -17,7 +17,8 @@ extern "C" int cb_attn_bwd_check_args(const cb_attn_bwd_args_t *a, char *why, si
     snprintf(why, n, "attention backward: missing buffer (q, k, v, dout, lse, delta, dq, dk, dv)");
     return -1;
   }
-  if (((uintptr_t)a->dout | (uintptr_t)a->dk | (uintptr_t)a->dv) % 16 != 0 || (uintptr_t)a->delta % 4 != 0) {
+  if (((uintptr_t)a->dout | (uintptr_t)a->dq | (uintptr_t)a->dk | (uintptr_t)a->dv) % 16 != 0 ||
+      ((uintptr_t)a->lse | (uintptr_t)a->delta) % 4 != 0) {
     snprintf(why, n, "attention backward: dout, dq, dk and dv must be 16-byte aligned, lse and delta 4-byte");
     return -1;
   }
