@@ -1,8 +1,9 @@
 /* Launcher of the Hopper backward block-attention kernel (attn_bwd_sm90_kernel.cuh): cb_attn_bwd
  * of attn_bwd.h. Its arguments are checked by cb_attn_bwd_check_args (attn_bwd_args.cu: the
- * backward's buffers, then the forward's rules on the same shape); TMA maps of Q, dO (64-row boxes) and K, V (128-row
- * boxes) (sm90_tma.h). sm_90 only: elsewhere, or where TMA cannot take the tensors, the call is refused with the reason
- * ("not supported: ..."), which the ring's rows carry. */
+ * backward's buffers, then the forward's rules on the same shape); TMA maps of Q, dO (64-row
+ * boxes) and K, V (128-row boxes) (sm90_tma.h). sm_90 only: elsewhere, or where TMA cannot take
+ * the tensors, the call is refused with the reason ("not supported: ..."), which the ring's rows
+ * carry. */
 #include <cuda.h>
 #include <stdio.h>
 
