@@ -6,22 +6,25 @@
 #   2. the GPU tests of the attention kernels and the ring-attention family (one rank);
 #   3. the same with 2 ranks sharing the GPU (CB_SHARE_GPUS=1 under MPS): the ring's cross-rank
 #      paths with both block kernels (correctness only): `shared` the forward's tests, `sharedbwd`
-#      the backward's (gpu_ringattn_bwd_*);
+#      the backward's with collbench's kernel, `sharedbwdcudnn` the backward's cuDNN rows;
 #   4. the reference run: launcher/collbench-run -- ringattn with both block kernels on one rank
 #      (P = 1: the block kernels side by side), its folder under $OUT/results/reference;
 #   5. PyTorch SDPA's cuDNN and FlashAttention-2 backends on the same shapes (sdpa_anchor.py);
 #   refbwd (not by default): the backward's reference run, --pass bwd, bf16 and fp16 (as
 #      results/reference/h200x1/ringattn-bwd-kernels), and attn_bwd_test --bench beside SDPA's
 #      backward (sdpa_anchor.py --backward): block-kernels.txt's backward section; about 120 s.
-# STEPS (default "bench tests shared sharedbwd ref sdpa") picks the steps. Logs packed into $OUT/logs.tgz.
-# With the backward and cuDNN backward cases, step 2 takes about 390 s on an H200 (2026-12-02:
-# its first 31 of 39 tests 307 s) and sharedbwd longer than 300 s (10 of its 28 tests 180 s);
-# limits 480 s each: on a machine whose calls end at 600 s run STEPS=tests, STEPS=sharedbwd and
-# STEPS="bench shared ref sdpa" (then refbwd) as calls of their own.
+# STEPS (default "bench tests shared sharedbwd sharedbwdcudnn ref sdpa") picks the steps. Logs
+# packed into $OUT/logs.tgz.
+# Times on an H200 (2026-12-02), partly estimated: step 2 about 390 s (its first 31 of 39 tests
+# took 307 s; the rest estimated from the session before); the shared backward tests ran about
+# 1.5 x their one-rank times (10 of 28 in 180 s), so about 270 s for sharedbwd's 16 and 240 s for
+# sharedbwdcudnn's 12 (estimates). Limits 480 s each: on a machine whose calls end at 600 s run
+# STEPS=tests, STEPS="sharedbwd", STEPS="sharedbwdcudnn" and STEPS="bench shared ref sdpa" (then
+# refbwd) as calls of their own.
 cd "$(dirname "$0")/../.." || exit 1
 . tools/device/common.sh
-KNOWN="bench tests shared sharedbwd ref sdpa refbwd"
-STEPS=${STEPS:-bench tests shared sharedbwd ref sdpa}
+KNOWN="bench tests shared sharedbwd sharedbwdcudnn ref sdpa refbwd"
+STEPS=${STEPS:-bench tests shared sharedbwd sharedbwdcudnn ref sdpa}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
 for w in $STEPS; do # a misspelt step must not silently run nothing
   ok=0
@@ -39,11 +42,12 @@ step cmake 120 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${CUDNN_ROOT:+-DCU
 mkdir -p "$OUT/results"
 has bench && step attn_kernel_test 200 build/tests/gpu/attn_kernel_test --bench
 has tests && gpu_suite ctest_attn 480 '^gpu_(attn|ringattn)' -E '_shared4?$' # the shared cases run in step 3
-if has shared || has sharedbwd; then
+if has shared || has sharedbwd || has sharedbwdcudnn; then
   mps_start
   export CB_SHARE_GPUS=1
   has shared && gpu_suite ctest_attn_shared 480 "^gpu_ringattn" -E "^gpu_ringattn_bwd"
-  has sharedbwd && gpu_suite ctest_attn_shared_bwd 480 "^gpu_ringattn_bwd"
+  has sharedbwd && gpu_suite ctest_attn_shared_bwd 480 "^gpu_ringattn_bwd" -E "_cudnn"
+  has sharedbwdcudnn && gpu_suite ctest_attn_shared_bwd_cudnn 480 "^gpu_ringattn_bwd_cudnn"
   unset CB_SHARE_GPUS
   mps_stop
 fi
