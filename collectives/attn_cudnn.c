@@ -16,22 +16,15 @@ enum { UID_Q = 1, UID_K, UID_V, UID_O, UID_STATS, UID_SCALE, UID_NEG_INF };
 
 /* The SDPA forward with statistics (attn_cudnn.h), dims [b, h, s, d] over BSHD memory. */
 static void sdpa_ops(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k) {
-  const int64_t b = k->batch, h = k->heads, hk = k->kv_heads, d = k->head_dim, sq = k->q_len, skv = k->kv_len;
-  const int64_t qs = k->q_stride_rows, ks = k->kv_stride_rows;
-  const cudnnDataType_t io = k->bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, f32 = CUDNN_DATA_FLOAT;
-  const int64_t q_dim[4] = {b, h, sq, d}, q_str[4] = {qs * h * d, d, h * d, 1};
-  const int64_t kt_dim[4] = {b, hk, d, skv}, kt_str[4] = {ks * hk * d, d, 1, hk * d}; /* K^T: a view of K */
-  const int64_t v_dim[4] = {b, hk, skv, d}, v_str[4] = {ks * hk * d, d, hk * d, 1};
-  const int64_t o_str[4] = {sq * h * d, d, h * d, 1};
-  const int64_t s_dim[4] = {b, h, sq, skv}, s_str[4] = {h * sq * skv, sq * skv, skv, 1};
-  const int64_t r_dim[4] = {b, h, sq, 1}, r_str[4] = {h * sq, sq, 1, 1}; /* per query row */
-  const int64_t one[4] = {1, 1, 1, 1};
-  desc_t q = cb_cudnn_tensor(g, UID_Q, io, q_dim, q_str, false, false);
-  desc_t kt = cb_cudnn_tensor(g, UID_K, io, kt_dim, kt_str, false, false);
-  desc_t v = cb_cudnn_tensor(g, UID_V, io, v_dim, v_str, false, false);
-  desc_t o = cb_cudnn_tensor(g, UID_O, io, q_dim, o_str, false, false);
+  const cb_cudnn_sdpa_shape_t sh = cb_cudnn_sdpa_shape(k);
+  const cudnnDataType_t io = sh.io, f32 = CUDNN_DATA_FLOAT;
+  const int64_t *s_dim = sh.s_dim, *s_str = sh.s_str, *r_dim = sh.r_dim, *r_str = sh.r_str;
+  desc_t q = cb_cudnn_tensor(g, UID_Q, io, sh.q_dim, sh.q_str, false, false);
+  desc_t kt = cb_cudnn_tensor(g, UID_K, io, sh.kt_dim, sh.kt_str, false, false);
+  desc_t v = cb_cudnn_tensor(g, UID_V, io, sh.kv_dim, sh.kv_str, false, false);
+  desc_t o = cb_cudnn_tensor(g, UID_O, io, sh.q_dim, sh.q_out_str, false, false);
   desc_t stats = cb_cudnn_tensor(g, UID_STATS, f32, r_dim, r_str, false, false);
-  desc_t scale = cb_cudnn_tensor(g, UID_SCALE, f32, one, one, false, true);
+  desc_t scale = cb_cudnn_tensor(g, UID_SCALE, f32, sh.one, sh.one, false, true);
 
   desc_t s = cb_cudnn_virtual(g, f32, s_dim, s_str);
   cb_cudnn_matmul(g, q, kt, s);

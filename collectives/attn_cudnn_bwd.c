@@ -57,31 +57,25 @@ static void head_sum_matmul(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k, desc_t
 
 /* The SDPA backward (attn_cudnn_bwd.h), dims [b, h, s, d] over BSHD memory. */
 static void sdpa_bwd_ops(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k) {
-  const int64_t b = k->batch, h = k->heads, hk = k->kv_heads, d = k->head_dim, sq = k->q_len, skv = k->kv_len;
-  const int64_t qs = k->q_stride_rows, ks = k->kv_stride_rows;
-  const cudnnDataType_t io = k->bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF, f32 = CUDNN_DATA_FLOAT;
-  const int64_t q_dim[4] = {b, h, sq, d}, q_str[4] = {qs * h * d, d, h * d, 1}; /* Q, O, dO */
-  const int64_t dq_str[4] = {sq * h * d, d, h * d, 1};
-  const int64_t kt_dim[4] = {b, hk, d, skv}, kt_str[4] = {ks * hk * d, d, 1, hk * d}; /* K^T, V^T: views */
-  const int64_t k_dim[4] = {b, hk, skv, d}, k_str[4] = {ks * hk * d, d, hk * d, 1};
-  const int64_t dk_str[4] = {skv * hk * d, d, hk * d, 1};
-  const int64_t s_dim[4] = {b, h, sq, skv}, s_str[4] = {h * sq * skv, sq * skv, skv, 1};
+  const cb_cudnn_sdpa_shape_t sh = cb_cudnn_sdpa_shape(k);
+  const int64_t b = k->batch, h = k->heads, d = k->head_dim, sq = k->q_len, skv = k->kv_len;
+  const cudnnDataType_t io = sh.io, f32 = CUDNN_DATA_FLOAT;
+  const int64_t *q_dim = sh.q_dim, *q_str = sh.q_str; /* Q, O, dO */
+  const int64_t *s_dim = sh.s_dim, *s_str = sh.s_str, *r_dim = sh.r_dim, *r_str = sh.r_str;
   const int64_t st_dim[4] = {b, h, skv, sq}, st_str[4] = {h * sq * skv, sq * skv, 1, skv}; /* transposed views */
-  const int64_t r_dim[4] = {b, h, sq, 1}, r_str[4] = {h * sq, sq, 1, 1};                   /* per query row */
   const int64_t doo_str[4] = {h * sq * d, sq * d, h * d, 1}; /* dO * O: the frontend's strides */
   const int64_t acc_str[4] = {h * sq * d, sq * d, d, 1};     /* dQ_accum: BHSD */
-  const int64_t one[4] = {1, 1, 1, 1};
   desc_t q = cb_cudnn_tensor(g, UID_Q, io, q_dim, q_str, false, false);
-  desc_t kt = cb_cudnn_tensor(g, UID_K, io, kt_dim, kt_str, false, false);
-  desc_t vt = cb_cudnn_tensor(g, UID_V, io, kt_dim, kt_str, false, false);
+  desc_t kt = cb_cudnn_tensor(g, UID_K, io, sh.kt_dim, sh.kt_str, false, false); /* K^T, V^T: views */
+  desc_t vt = cb_cudnn_tensor(g, UID_V, io, sh.kt_dim, sh.kt_str, false, false);
   desc_t o = cb_cudnn_tensor(g, UID_O, io, q_dim, q_str, false, false);
   desc_t dout = cb_cudnn_tensor(g, UID_DO, io, q_dim, q_str, false, false);
   desc_t stats = cb_cudnn_tensor(g, UID_STATS, f32, r_dim, r_str, false, false);
-  desc_t dq = cb_cudnn_tensor(g, UID_DQ, io, q_dim, dq_str, false, false);
-  desc_t dk = cb_cudnn_tensor(g, UID_DK, io, k_dim, dk_str, false, false);
-  desc_t dv = cb_cudnn_tensor(g, UID_DV, io, k_dim, dk_str, false, false);
-  desc_t scale = cb_cudnn_tensor(g, UID_SCALE, f32, one, one, false, true);
-  desc_t unit = cb_cudnn_tensor(g, UID_ONE, f32, one, one, false, true);
+  desc_t dq = cb_cudnn_tensor(g, UID_DQ, io, q_dim, sh.q_out_str, false, false);
+  desc_t dk = cb_cudnn_tensor(g, UID_DK, io, sh.kv_dim, sh.kv_out_str, false, false);
+  desc_t dv = cb_cudnn_tensor(g, UID_DV, io, sh.kv_dim, sh.kv_out_str, false, false);
+  desc_t scale = cb_cudnn_tensor(g, UID_SCALE, f32, sh.one, sh.one, false, true);
+  desc_t unit = cb_cudnn_tensor(g, UID_ONE, f32, sh.one, sh.one, false, true);
   desc_t dq_accum = cb_cudnn_tensor(g, UID_DQ_ACCUM, f32, q_dim, acc_str, false, false);
   desc_t softmax_sum = cb_cudnn_tensor(g, UID_SOFTMAX_SUM, f32, r_dim, r_str, false, false);
 
@@ -121,7 +115,7 @@ static void sdpa_bwd_ops(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k) {
   head_sum_matmul(g, k, dst, q, dk);
 
   /* dQ = dS K through the fp32 accumulator */
-  desc_t kk = cb_cudnn_virtual(g, f32, k_dim, k_str);
+  desc_t kk = cb_cudnn_virtual(g, f32, sh.kv_dim, sh.kv_str);
   cb_cudnn_reshape(g, kt, kk);
   cb_cudnn_matmul(g, ds, kk, dq_accum);
   cb_cudnn_pointwise(g, CUDNN_POINTWISE_IDENTITY, f32, dq_accum, NULL, NULL, dq, 0);

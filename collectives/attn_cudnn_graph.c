@@ -70,6 +70,27 @@ cb_cudnn_desc_t cb_cudnn_tensor(cb_cudnn_graph_t *g, int64_t uid, cudnnDataType_
   return t;
 }
 
+cb_cudnn_sdpa_shape_t cb_cudnn_sdpa_shape(const cb_cudnn_key_t *k) {
+  const int64_t b = k->batch, h = k->heads, hk = k->kv_heads, d = k->head_dim, sq = k->q_len, skv = k->kv_len;
+  const int64_t qs = k->q_stride_rows, ks = k->kv_stride_rows;
+  return (cb_cudnn_sdpa_shape_t){
+      .io = k->bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF,
+      .q_dim = {b, h, sq, d},
+      .q_str = {qs * h * d, d, h * d, 1},
+      .q_out_str = {sq * h * d, d, h * d, 1},
+      .kt_dim = {b, hk, d, skv},
+      .kt_str = {ks * hk * d, d, 1, hk * d},
+      .kv_dim = {b, hk, skv, d},
+      .kv_str = {ks * hk * d, d, hk * d, 1},
+      .kv_out_str = {skv * hk * d, d, hk * d, 1},
+      .s_dim = {b, h, sq, skv},
+      .s_str = {h * sq * skv, sq * skv, skv, 1},
+      .r_dim = {b, h, sq, 1},
+      .r_str = {h * sq, sq, 1, 1},
+      .one = {1, 1, 1, 1},
+  };
+}
+
 cb_cudnn_desc_t cb_cudnn_virtual(cb_cudnn_graph_t *g, cudnnDataType_t dt, const int64_t *dim, const int64_t *stride) {
   return cb_cudnn_tensor(g, g->next_uid++, dt, dim, stride, true, false);
 }

@@ -60,6 +60,22 @@ typedef struct cb_cudnn_graph {
   int64_t next_uid; /* virtual tensors' ids */
 } cb_cudnn_graph_t;
 
+/* The dims and strides both SDPA graphs use, [b, h, s, d] over BSHD memory: the key's rows of
+ * buffers with q_stride_rows / kv_stride_rows rows (Q, K, V, and O, dO in the backward), the
+ * packed outputs (the forward's O, dQ, dK, dV), the scores and the per-row statistics. */
+typedef struct cb_cudnn_sdpa_shape {
+  cudnnDataType_t io;           /* the inputs' dtype */
+  int64_t q_dim[4], q_str[4];   /* Q: rows of the query buffer */
+  int64_t q_out_str[4];         /* a packed [b, s_q, h, d] output of Q's dims */
+  int64_t kt_dim[4], kt_str[4]; /* K^T (V^T): a view of K */
+  int64_t kv_dim[4], kv_str[4]; /* K, V: rows of the key buffer */
+  int64_t kv_out_str[4];        /* a packed [b, s_kv, h_kv, d] output of K's dims */
+  int64_t s_dim[4], s_str[4];   /* scores [b, h, s_q, s_kv] */
+  int64_t r_dim[4], r_str[4];   /* per query row [b, h, s_q, 1] */
+  int64_t one[4];               /* a scalar's dims and strides */
+} cb_cudnn_sdpa_shape_t;
+cb_cudnn_sdpa_shape_t cb_cudnn_sdpa_shape(const cb_cudnn_key_t *k);
+
 /* A failed cuDNN call ends the job with the call, cudnnGetErrorString and cudnnGetLastErrorString. */
 void cb_cudnn_check(cudnnStatus_t st, const char *call, const char *file, int line);
 #define CB_CUDNN(call) cb_cudnn_check((call), #call, __FILE__, __LINE__)
