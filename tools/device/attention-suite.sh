@@ -15,11 +15,10 @@
 #      backward (sdpa_anchor.py --backward): block-kernels.txt's backward section; about 120 s.
 # STEPS (default "bench tests shared sharedbwd sharedbwdcudnn ref sdpa") picks the steps. Logs
 # packed into $OUT/logs.tgz.
-# Times on an H200 (2026-12-02), partly estimated: step 2 about 390 s (its first 31 of 39 tests
-# took 307 s; the rest estimated from the session before); the shared backward tests ran about
-# 1.5 x their one-rank times (10 of 28 in 180 s), so about 270 s for sharedbwd's 16 and 240 s for
-# sharedbwdcudnn's 12 (estimates). Limits 480 s each: on a machine whose calls end at 600 s run
-# STEPS=tests, STEPS="sharedbwd", STEPS="sharedbwdcudnn" and STEPS="bench shared ref sdpa" (then
+# Times on an H200 (2026-12-02, measured, main cd19b62, each step a call of its own after the
+# build's 31 s): tests 424 s (39 tests), shared 152 s (16), sharedbwd 191 s (16), sharedbwdcudnn
+# 258 s (12). Limits: 540 s for tests, 480 s for the others. On a machine whose calls end at 600 s
+# run STEPS=tests, STEPS=sharedbwd, STEPS=sharedbwdcudnn and STEPS="bench shared ref sdpa" (then
 # refbwd) as calls of their own.
 cd "$(dirname "$0")/../.." || exit 1
 . tools/device/common.sh
@@ -41,7 +40,7 @@ step cmake 120 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${CUDNN_ROOT:+-DCU
   step build 300 cmake --build build -j "$(nproc)" || { pack; exit 1; }
 mkdir -p "$OUT/results"
 has bench && step attn_kernel_test 200 build/tests/gpu/attn_kernel_test --bench
-has tests && gpu_suite ctest_attn 480 '^gpu_(attn|ringattn)' -E '_shared4?$' # the shared cases run in step 3
+has tests && gpu_suite ctest_attn 540 '^gpu_(attn|ringattn)' -E '_shared4?$' # the shared cases run in step 3
 if has shared || has sharedbwd || has sharedbwdcudnn; then
   mps_start
   export CB_SHARE_GPUS=1
