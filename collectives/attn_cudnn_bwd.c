@@ -42,14 +42,14 @@ static int64_t extra_bytes(const cb_cudnn_key_t *k) {
 
 /* dK or dV = x^T y over every query head, summed per kv head when heads are grouped (the
  * frontend's full-head product, then a reduction over the heads' groups). */
-static void head_sum_matmul(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k, desc_t xt, desc_t y, desc_t out) {
+static void head_sum_matmul(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k, cudnnDataType_t io, desc_t xt, desc_t y,
+                            desc_t out) {
   if (k->heads == k->kv_heads) {
     cb_cudnn_matmul(g, xt, y, out);
     return;
   }
   const int64_t b = k->batch, h = k->heads, d = k->head_dim, skv = k->kv_len;
   const int64_t full_dim[4] = {b, h, skv, d}, full_str[4] = {h * skv * d, skv * d, d, 1};
-  const cudnnDataType_t io = k->bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_HALF;
   desc_t full = cb_cudnn_virtual(g, io, full_dim, full_str);
   cb_cudnn_matmul(g, xt, y, full);
   cb_cudnn_reduction(g, CUDNN_REDUCE_TENSOR_ADD, full, out);
@@ -99,7 +99,7 @@ static void sdpa_bwd_ops(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k) {
   /* dV = P^T dO */
   desc_t pt = cb_cudnn_virtual(g, io, st_dim, st_str);
   cb_cudnn_reshape(g, p, pt);
-  head_sum_matmul(g, k, pt, dout, dv);
+  head_sum_matmul(g, k, io, pt, dout, dv);
 
   /* dS = (dO V^T - softmax_sum) * P * scale */
   desc_t dp = cb_cudnn_virtual(g, f32, s_dim, s_str), centered_dp = cb_cudnn_virtual(g, f32, s_dim, s_str);
@@ -112,7 +112,7 @@ static void sdpa_bwd_ops(cb_cudnn_graph_t *g, const cb_cudnn_key_t *k) {
   /* dK = dS^T Q */
   desc_t dst = cb_cudnn_virtual(g, io, st_dim, st_str);
   cb_cudnn_reshape(g, ds, dst);
-  head_sum_matmul(g, k, dst, q, dk);
+  head_sum_matmul(g, k, io, dst, q, dk);
 
   /* dQ = dS K through the fp32 accumulator */
   desc_t kk = cb_cudnn_virtual(g, f32, sh.kv_dim, sh.kv_str);
