@@ -25,11 +25,7 @@ cd "$(dirname "$0")/../.." || exit 1
 KNOWN="bench tests shared sharedbwd sharedbwdcudnn ref sdpa refbwd"
 STEPS=${STEPS:-bench tests shared sharedbwd sharedbwdcudnn ref sdpa}
 has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
-for w in $STEPS; do # a misspelt step must not silently run nothing
-  ok=0
-  for k in $KNOWN; do [ "$w" = "$k" ] && ok=1; done
-  [ "$ok" = 1 ] || { printf "%s: unknown step '%.40s' in STEPS (%s)\n" "$0" "$w" "$KNOWN" >&2; exit 2; }
-done
+for w in $STEPS; do need_word step "$w" "$KNOWN" STEPS; done
 root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
 if [ -n "$root" ] && [ -d "$root/include" ]; then
   export CUDNN_ROOT=$root LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}

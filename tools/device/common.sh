@@ -46,6 +46,16 @@ moe_step() {
   step "$name" "$limit" "${MPIRUN[@]}" "$cb" moe --model deepseek-v3 "$@" --csv "$R/$name.csv"
 }
 
+# need_word NOUN WORD KNOWN [VAR]: exit 2 with "unknown NOUN 'WORD' [in VAR] (known: KNOWN)"
+# unless WORD is one of KNOWN's words (the scripts check their arguments before the first build,
+# so a misspelt name costs no device time and never silently runs nothing).
+need_word() {
+  local k
+  for k in $3; do [ "$2" = "$k" ] && return 0; done
+  printf "%s: unknown %s '%.40s'%s (known: %s)\n" "$0" "$1" "$2" "${4:+ in $4}" "$3" >&2
+  exit 2
+}
+
 # need_patch FILE: exit 2 with a message unless FILE is a readable regular file (the A/B
 # scripts check their patches before the first build, so a wrong name costs no device time).
 need_patch() {

@@ -11,12 +11,8 @@
 # few runs per call.
 cd "$(dirname "$0")/../.." || exit 1
 RUNS="allreduce allreduce_n20 alltoall moe moe_mixtral moe_validate ringattn ringattn_train ctest_gpu"
-for w in "$@"; do # a misspelt run must not silently make nothing (checked before the build)
-  ok=0
-  for k in $RUNS; do [ "$w" = "$k" ] && ok=1; done
-  [ "$ok" = 1 ] || { printf "%s: unknown run '%.40s' (known: %s)\n" "$0" "$w" "$RUNS" >&2; exit 2; }
-done
 . tools/device/common.sh
+for w in "$@"; do need_word run "$w" "$RUNS"; done
 begin
 RUN=(launcher/collbench-run --build build --out "$OUT/results" --)
 ONLY="$*"
