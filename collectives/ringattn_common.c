@@ -10,6 +10,7 @@
 #include "attn_cudnn.h"
 #include "attn_util.h"
 #include "error_gpu.h"
+#include "ringattn_cudnn.h"
 
 /* Checks on all rows while rows * S stays below this (the reference kernel reads every key for
  * every query row: cost ~ rows * S * heads * head_dim * 4 bytes); beyond it, windows. */

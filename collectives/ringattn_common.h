@@ -137,12 +137,6 @@ cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r);
  * the positions kvpos. */
 void cb_ra_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, int first, int final, cudaStream_t s);
 
-/* The cuDNN block kernel (ringattn_cudnn.c): context and plans (cb_ra_init calls it) and the
- * launch of one block pair (qpos: positions of the query rows). */
-int cb_ra_cudnn_init(cb_ra_t *x, char *why, size_t n);
-void cb_ra_cudnn_free(cb_ra_t *x);
-void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first, int final,
-                        cudaStream_t s);
 /* Appends the block kernel to a row's note (ringattn_common.c): "block kernel cuDNN <version>"
  * for a cuDNN row, "block kernel mma.sync (fallback: <why>)" where collbench's rows run the
  * fallback instead of the Hopper kernel, nothing for the Hopper kernel. */
