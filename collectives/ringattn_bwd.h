@@ -1,5 +1,5 @@
 /* The backward pass of the ring-attention algorithms (issue 34): the buffers every scheme
- * shares, the block-pair launch (kernels/attn_bwd.h, cb_attn_bwd), the pass dispatch and the
+ * shares, the block-pair launch (kernels/attn/attn_bwd.h, cb_attn_bwd), the pass dispatch and the
  * schemes' backward schedules (ringattn_ring_bwd.c: peer memory on the copy engine;
  * ringattn_nccl_bwd.c: ncclSend/ncclRecv; nccl_allgather's and single's in their own files).
  *
@@ -44,7 +44,7 @@ typedef struct cb_ra_bwd {
  * why. */
 int cb_ra_bwd_init(struct cb_ra *x, const struct cb_inst *in, float *home, int parts, char *why, size_t n);
 
-/* The arguments of one block pair (kernels/attn_bwd.h): q_len query rows (q, dout, lse, delta,
+/* The arguments of one block pair (kernels/attn/attn_bwd.h): q_len query rows (q, dout, lse, delta,
  * dq) at qpos against kv_len K/V rows (kv: K then V, kv_elems elements each) at kvpos, with the
  * sums into dkv (dK then dV, kv_elems floats each); batch, shape, dtype and mask from x. */
 cb_attn_bwd_args_t cb_ra_bwd_pair(const struct cb_ra *x, const void *q, const void *dout, const float *lse,

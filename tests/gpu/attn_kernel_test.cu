@@ -1,4 +1,4 @@
-/* GPU test of the block-attention kernel (kernels/attn.h) on one GPU, and its benchmark.
+/* GPU test of the block-attention kernel (kernels/attn/attn.h) on one GPU, and its benchmark.
  *
  *   attn_kernel_test           correctness: cb_attn_fwd against the fp32 reference on many
  *                              shapes; exit 1 on any failure, 77 when there is no GPU

@@ -1,10 +1,10 @@
 /* cb_attn_fwd and cb_attn_fwd_mma (attn.h): launch the mma.sync block-attention kernel of
- * attn_fwd_kernel.cuh for the dtype and head dim asked for, with its shared-memory size, or the
+ * attn_fwd_mma_kernel.cuh for the dtype and head dim asked for, with its shared-memory size, or the
  * Hopper kernel (attn_fwd_sm90.cu) where it can run. The kernel and its tuning notes are in
- * attn_fwd_kernel.cuh and attn_mma_tile.cuh. */
+ * attn_fwd_mma_kernel.cuh and attn_mma_tile.cuh. */
 #include <stdio.h>
 
-#include "attn_fwd_kernel.cuh"
+#include "attn_fwd_mma_kernel.cuh"
 #include "attn_sm90_tile.h"
 
 /* ---- launcher ---- */

@@ -15,7 +15,7 @@
  * S = 4K to 32K, docs/decisions.md) it was the fastest or within 4 % of the fastest at every
  * shape the ring uses; FlashAttention-3's 176-key tiles for non-causal D = 128 gained 4 % at
  * S = 32K only and lost 3-12 % at 4K-16K; without ping-pong every shape lost 2-20 %. The kernel
- * keeps the tile width and ping-pong as template parameters (attn_sm90_kernel.cuh; a new width
+ * keeps the tile width and ping-pong as template parameters (attn_fwd_sm90_kernel.cuh; a new width
  * needs its S wrapper in sm90_wgmma.cuh); only this variant is built. */
 #ifndef CB_ATTN_SM90_TILE_H
 #define CB_ATTN_SM90_TILE_H
@@ -28,7 +28,7 @@ static constexpr int CB_SM90_THREADS = 128 * (1 + CB_SM90_CONSUMER_WGS);
 static constexpr int CB_SM90_STAGES = 2;          /* K and V tiles in flight each */
 static constexpr int CB_SM90_PRODUCER_REGS = 24;  /* setmaxnreg of the producer warpgroup */
 static constexpr int CB_SM90_CONSUMER_REGS = 240; /* setmaxnreg of each consumer warpgroup */
-static constexpr bool CB_SM90_PINGPONG = true;    /* consumer warpgroups take turns (attn_sm90_kernel.cuh) */
+static constexpr bool CB_SM90_PINGPONG = true;    /* consumer warpgroups take turns (attn_fwd_sm90_kernel.cuh) */
 
 static constexpr int CB_SM90_BLOCK_N = 128;            /* keys per K/V tile */
 static constexpr size_t CB_SM90_SMEM_MAX = 227 * 1024; /* dynamic shared memory one sm_90 CTA may have */

@@ -1,6 +1,6 @@
 /* Helpers around the attention block kernel (attn.h) for ring attention: seeded inputs, the
  * error of an output against an fp32 reference, and the ring's cross-GPU step flags.
- * Device code in kernels/attn_util.cu.
+ * Device code in kernels/attn/attn_util.cu.
  *
  * Inputs. Element (b, position, head, d) of tensor t (0 = q, 1 = k, 2 = v) has a value drawn
  * from a hash of (seed, t, b, global position, head, d): every rank makes its own shard, the

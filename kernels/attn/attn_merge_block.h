@@ -1,6 +1,6 @@
 /* Merge of one finished attention block (another kernel's normalized output and log-sum-exp,
  * e.g. cuDNN's fused attention: collectives/attn_cudnn.h) into the running fp32 output and
- * log-sum-exp of kernels/attn.h, with cb_attn_merge (attn_merge.h): the same contract as
+ * log-sum-exp of kernels/attn/attn.h, with cb_attn_merge (attn_merge.h): the same contract as
  * cb_attn_fwd, so ring steps combine exactly whichever kernel computed a block.
  *
  * Layouts (rows = the rows of the query shard; the block covers rows [row0, row0 + q_len)):

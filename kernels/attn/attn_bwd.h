@@ -48,7 +48,7 @@ int cb_attn_bwd_delta(const void *out, const void *dout, float *delta, int batch
                       int bf16, cudaStream_t s, char *why, size_t n);
 
 /* One block pair: dq, dk, dv += this pair's gradients. The Hopper kernel (wgmma + TMA,
- * kernels/attn_bwd_sm90.cu) on sm_90, else -1 with why ("not supported: ..."). */
+ * kernels/attn/attn_bwd_sm90.cu) on sm_90, else -1 with why ("not supported: ..."). */
 int cb_attn_bwd(const cb_attn_bwd_args_t *a, cudaStream_t s, char *why, size_t n);
 
 /* The fp32 reference with the same contract (slow: one block per query row; the checks' truth). */

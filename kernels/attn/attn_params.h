@@ -1,5 +1,5 @@
 /* What the block-attention kernels read (both the Hopper kernel, attn_fwd_sm90.cu, and the
- * mma.sync fallback, attn_fwd_kernel.cuh), built once from the caller's cb_attn_args_t (attn.h)
+ * mma.sync fallback, attn_fwd_mma_kernel.cuh), built once from the caller's cb_attn_args_t (attn.h)
  * after cb_attn_check_args has bounded every position to int range. */
 #ifndef CB_ATTN_PARAMS_H
 #define CB_ATTN_PARAMS_H

@@ -1,7 +1,7 @@
 /* Forward attention over one (query block, key/value block) pair, the building block of ring
- * attention (collectives/ringattn_*.c). Device code in kernels/attn_fwd_kernel.cuh and attn_fwd.cu (tensor cores,
- * mma.sync m16n8k16, fp32 accumulation, online softmax); a plain fp32 reference in
- * kernels/attn_reference.cu for the checks.
+ * attention (collectives/ringattn_*.c). Device code in kernels/attn/attn_fwd_mma_kernel.cuh and attn_fwd.cu (tensor
+ * cores, mma.sync m16n8k16, fp32 accumulation, online softmax); a plain fp32 reference in
+ * kernels/attn/attn_reference.cu for the checks.
  *
  * Layouts (row-major, "BSHD" as FlashAttention):
  *   q    [batch][q_len][heads][head_dim]        bf16 or fp16
@@ -53,8 +53,8 @@ typedef struct cb_attn_args {
 
 /* Returns 0, or -1 with a reason (unsupported head_dim, heads % kv_heads != 0, ...) without
  * launching anything. Launch errors are left to the caller's cudaGetLastError check. Runs the
- * Hopper kernel (wgmma + TMA, kernels/attn_fwd_sm90.cu) on sm_90 and the mma.sync kernel
- * (kernels/attn_fwd_kernel.cuh) on other GPUs; cb_attn_fwd_kernel_name says which (for row
+ * Hopper kernel (wgmma + TMA, kernels/attn/attn_fwd_sm90.cu) on sm_90 and the mma.sync kernel
+ * (kernels/attn/attn_fwd_mma_kernel.cuh) on other GPUs; cb_attn_fwd_kernel_name says which (for row
  * notes: "wgmma", or "mma.sync (fallback: <why>)" written into buf). */
 int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *buf, size_t n);
@@ -67,7 +67,7 @@ const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *buf, size_t n
 int cb_attn_fwd_sm90(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why, size_t n);
 int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n);
 
-/* The mma.sync kernel (kernels/attn_fwd_kernel.cuh), the one cb_attn_fwd runs off sm_90, run
+/* The mma.sync kernel (kernels/attn/attn_fwd_mma_kernel.cuh), the one cb_attn_fwd runs off sm_90, run
  * on any GPU: for the test, which checks it on a Hopper GPU too. Same contract and return as
  * cb_attn_fwd. */
 int cb_attn_fwd_mma(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);

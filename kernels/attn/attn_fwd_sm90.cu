@@ -1,4 +1,4 @@
-/* Launcher of the Hopper block-attention kernel (attn_sm90_kernel.cuh): the TMA tensor maps of
+/* Launcher of the Hopper block-attention kernel (attn_fwd_sm90_kernel.cuh): the TMA tensor maps of
  * Q, K and V encoded on the host, the instantiated (dtype, head dim, key tile, ping-pong)
  * variants, and the test whether this device and these arguments can take the kernel. Built
  * for sm_90a only (kernels/CMakeLists.txt); cb_attn_fwd (attn_fwd.cu) calls it on sm_90 devices
@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 #include "attn.h"
+#include "attn_fwd_sm90_kernel.cuh"
 #include "attn_params.h"
-#include "attn_sm90_kernel.cuh"
 #include "sm90_tma.h"
 
 static_assert(cb_attn_sm90_smem_bytes(128, CB_SM90_BLOCK_N) <= CB_SM90_SMEM_MAX,

@@ -1,6 +1,6 @@
 /* The Hopper (sm_90a) block-attention forward kernel, FlashAttention-3's structure in CUDA C
  * with inline PTX (launched from attn_fwd_sm90.cu; contract in attn.h; tile choice in
- * attn_sm90_tile.h; softmax and epilogue in attn_sm90_softmax.cuh / attn_sm90_epilogue.cuh).
+ * attn_sm90_tile.h; softmax and epilogue in attn_sm90_softmax.cuh / attn_fwd_sm90_epilogue.cuh).
  *
  * Roles. Warpgroup 0 is the producer: after giving most of its registers away (setmaxnreg) one
  * thread issues every TMA load of the CTA: Q once, then K and V tile by tile into a 2-stage ring.
@@ -40,8 +40,8 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "attn_fwd_sm90_epilogue.cuh"
 #include "attn_params.h"
-#include "attn_sm90_epilogue.cuh"
 #include "attn_sm90_softmax.cuh"
 #include "attn_sm90_tile.h"
 #include "mma_ptx.cuh"

@@ -1,4 +1,4 @@
-/* The tile of the mma.sync attention kernel (attn_fwd_kernel.cuh, the fallback for GPUs without
+/* The tile of the mma.sync attention kernel (attn_fwd_mma_kernel.cuh, the fallback for GPUs without
  * wgmma): the CTA's shape, the main loop each head dim takes and why, the shared-memory budget,
  * and the checked copy of a tile into the swizzled shared-memory layout.
  *

@@ -1,5 +1,5 @@
-/* Online-softmax, log-sum-exp merge and position math of block attention (kernels/attn.h), one copy for
- * the tensor-core kernel (attn_fwd_kernel.cuh), the reference kernel (attn_reference.cu) and the CPU
+/* Online-softmax, log-sum-exp merge and position math of block attention (kernels/attn/attn.h), one copy for
+ * the tensor-core kernel (attn_fwd_mma_kernel.cuh), the reference kernel (attn_reference.cu) and the CPU
  * test (tests/cpu/test_attn_merge.c). Plain C11 can include it (static inline); nvcc compiles
  * the same functions for host and device.
  *
