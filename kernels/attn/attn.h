@@ -59,12 +59,11 @@ typedef struct cb_attn_args {
 int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *buf, size_t n);
 
-/* The Hopper kernel with its key tile and warpgroup ping-pong named explicitly (block_n 0 = the
- * built one, CB_SM90_BLOCK_N of attn_sm90_tile.h; any other pair is refused with the reason),
- * for the test; -1 with why where the device or the arguments cannot take it.
- * cb_attn_fwd_sm90_usable: 1 when this device is sm_90 and the arguments suit TMA, else 0
- * with the reason. */
-int cb_attn_fwd_sm90(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why, size_t n);
+/* The Hopper kernel (kernels/attn/attn_fwd_sm90.cu), the one cb_attn_fwd runs on sm_90, run
+ * explicitly: -1 with why where the device or the arguments cannot take it (for the test, which
+ * checks it beside the mma.sync kernel). cb_attn_fwd_sm90_usable: 1 when this device is sm_90
+ * and the arguments suit TMA, else 0 with the reason. */
+int cb_attn_fwd_sm90(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n);
 
 /* The mma.sync kernel (kernels/attn/attn_fwd_mma_kernel.cuh), the one cb_attn_fwd runs off sm_90, run

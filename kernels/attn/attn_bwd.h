@@ -43,7 +43,8 @@ typedef struct cb_attn_bwd_args {
 } cb_attn_bwd_args_t;
 
 /* delta[b][h][i] = sum_d dout[b][i][h][d] * out[b][i][h][d] (fp32), once per backward pass
- * before the block pairs (out: the forward's 16-bit output). Returns 0 or -1 with why. */
+ * before the block pairs (out: the forward's 16-bit output; the preprocess,
+ * kernels/attn/attn_bwd_preprocess.cu). Returns 0 or -1 with why. */
 int cb_attn_bwd_delta(const void *out, const void *dout, float *delta, int batch, int q_len, int heads, int head_dim,
                       int bf16, cudaStream_t s, char *why, size_t n);
 

@@ -13,7 +13,7 @@
 #include "attn_params.h"
 #include "sm90_tma.h"
 
-static_assert(cb_attn_bwd_smem_bytes(128) <= CB_SM90_SMEM_MAX,
+static_assert(cb_attn_bwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
               "the D = 128 backward must fit an sm_90 CTA's shared memory");
 
 template <typename T, int D>
@@ -29,7 +29,7 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
       cb_sm90_map(&tv, a->v, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
       cb_sm90_map_f32(&tdq, a->dq, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n))
     return -1;
-  const size_t smem = cb_attn_bwd_smem_bytes(D);
+  const size_t smem = cb_attn_bwd_sm90_smem_bytes(D);
   auto kernel = cb_attn_bwd_sm90_kernel<T, D>;
   const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) {

@@ -1,7 +1,7 @@
 /* Helpers around the backward block pair (attn_bwd.h) for ring attention's backward pass and its
  * check: the naive low-precision backward the check's tolerance is derived from, fp32 delta, and
  * fp32 element-wise kernels (a += b, rounding to the 16-bit dtype). Device code in
- * kernels/attn/attn_bwd_util.cu and attn_bwd_ref.cu. */
+ * kernels/attn/attn_bwd_util.cu, attn_bwd_preprocess.cu (delta) and attn_bwd_ref.cu. */
 #ifndef CB_ATTN_BWD_UTIL_H
 #define CB_ATTN_BWD_UTIL_H
 

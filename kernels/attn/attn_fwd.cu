@@ -5,7 +5,6 @@
 #include <stdio.h>
 
 #include "attn_fwd_mma_kernel.cuh"
-#include "attn_sm90_tile.h"
 
 /* ---- launcher ---- */
 
@@ -56,6 +55,6 @@ extern "C" const char *cb_attn_fwd_kernel_name(const cb_attn_args_t *a, char *bu
 
 extern "C" int cb_attn_fwd(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
   char tmp[160];
-  if (a && cb_attn_fwd_sm90_usable(a, tmp, sizeof tmp)) return cb_attn_fwd_sm90(a, 0, CB_SM90_PINGPONG, s, why, n);
+  if (a && cb_attn_fwd_sm90_usable(a, tmp, sizeof tmp)) return cb_attn_fwd_sm90(a, s, why, n);
   return cb_attn_fwd_mma(a, s, why, n);
 }

@@ -1,8 +1,7 @@
 /* Launcher of the Hopper block-attention kernel (attn_fwd_sm90_kernel.cuh): the TMA tensor maps of
- * Q, K and V encoded on the host, the instantiated (dtype, head dim, key tile, ping-pong)
- * variants, and the test whether this device and these arguments can take the kernel. Built
- * for sm_90a only (kernels/CMakeLists.txt); cb_attn_fwd (attn_fwd.cu) calls it on sm_90 devices
- * and falls back to the mma.sync kernel elsewhere.
+ * Q, K and V encoded on the host, the instantiated (dtype, head dim) kernels, and the test whether this device and
+ * these arguments can take the kernel. Built for sm_90a only (kernels/CMakeLists.txt); cb_attn_fwd (attn_fwd.cu) calls
+ * it on sm_90 devices and falls back to the mma.sync kernel elsewhere.
  *
  * Tensor maps (sm90_tma.h): rows past the end of a tensor arrive as zeros, which is how partial
  * tiles and any q_len / kv_len are handled: the kernel masks keys past kv_len and never stores
@@ -16,10 +15,10 @@
 #include "attn_params.h"
 #include "sm90_tma.h"
 
-static_assert(cb_attn_sm90_smem_bytes(128, CB_SM90_BLOCK_N) <= CB_SM90_SMEM_MAX,
+static_assert(cb_attn_fwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
               "the D = 128 forward must fit an sm_90 CTA's shared memory");
 
-template <typename T, int D, int kBlockN, bool kPingPong>
+template <typename T, int D>
 static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
   const cb_attn_params p = cb_attn_params_of(a);
   CUtensorMap tq, tk, tv;
@@ -28,12 +27,12 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
   if (a->kv_len == 0) { /* no key tile is ever loaded (every CTA has 0 tiles): any valid map will do */
     tk = tq;
     tv = tq;
-  } else if (cb_sm90_map(&tk, a->k, bf16, D, a->kv_heads, a->kv_len, a->batch, kBlockN, why, n) ||
-             cb_sm90_map(&tv, a->v, bf16, D, a->kv_heads, a->kv_len, a->batch, kBlockN, why, n)) {
+  } else if (cb_sm90_map(&tk, a->k, bf16, D, a->kv_heads, a->kv_len, a->batch, CB_SM90_BLOCK_N, why, n) ||
+             cb_sm90_map(&tv, a->v, bf16, D, a->kv_heads, a->kv_len, a->batch, CB_SM90_BLOCK_N, why, n)) {
     return -1;
   }
-  const size_t smem = cb_attn_sm90_smem_bytes(D, kBlockN);
-  auto kernel = cb_attn_fwd_sm90_kernel<T, D, kBlockN, kPingPong>;
+  const size_t smem = cb_attn_fwd_sm90_smem_bytes(D);
+  auto kernel = cb_attn_fwd_sm90_kernel<T, D>;
   const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) {
     snprintf(why, n, "attention (wgmma): cannot set %zu bytes of shared memory per CTA: %s", smem,
@@ -44,18 +43,6 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
                   (unsigned)a->batch);
   kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, p);
   return 0;
-}
-
-/* The shipped variant for both head dims: 128-key tiles, ping-pong on (attn_sm90_tile.h; the
- * 176-key tiles and the schedule without ping-pong lost on an H200: docs/decisions.md). */
-template <typename T>
-static int cb_sm90_dispatch(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why, size_t n) {
-  if (block_n == CB_SM90_BLOCK_N && pingpong == CB_SM90_PINGPONG)
-    return a->head_dim == 128 ? cb_sm90_launch<T, 128, CB_SM90_BLOCK_N, CB_SM90_PINGPONG>(a, s, why, n)
-                              : cb_sm90_launch<T, 64, CB_SM90_BLOCK_N, CB_SM90_PINGPONG>(a, s, why, n);
-  snprintf(why, n, "attention (wgmma): only %d-key tiles with%s ping-pong are built (asked: %d keys, ping-pong %d)",
-           CB_SM90_BLOCK_N, CB_SM90_PINGPONG ? "" : "out", block_n, pingpong);
-  return -1;
 }
 
 extern "C" int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n) {
@@ -78,12 +65,12 @@ extern "C" int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_
   return 1;
 }
 
-extern "C" int cb_attn_fwd_sm90(const cb_attn_args_t *a, int block_n, int pingpong, cudaStream_t s, char *why,
-                                size_t n) {
+extern "C" int cb_attn_fwd_sm90(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
   if (cb_attn_check_args(a, why, n) < 0) return -1;
   if (a->q_len == 0) return 0;
   if (!cb_attn_fwd_sm90_usable(a, why, n)) return -1;
-  if (block_n <= 0) block_n = CB_SM90_BLOCK_N;
-  return a->bf16 ? cb_sm90_dispatch<__nv_bfloat16>(a, block_n, pingpong, s, why, n)
-                 : cb_sm90_dispatch<__half>(a, block_n, pingpong, s, why, n);
+  if (a->bf16)
+    return a->head_dim == 128 ? cb_sm90_launch<__nv_bfloat16, 128>(a, s, why, n)
+                              : cb_sm90_launch<__nv_bfloat16, 64>(a, s, why, n);
+  return a->head_dim == 128 ? cb_sm90_launch<__half, 128>(a, s, why, n) : cb_sm90_launch<__half, 64>(a, s, why, n);
 }

@@ -10,8 +10,8 @@
 #include "attn_params.h"
 #include "attn_sm90_softmax.cuh"
 
-template <typename T, typename DT, int D, int kBlockN>
-__device__ __forceinline__ void cb_sm90_epilogue(const cb_attn_params &p, const cb_sm90_softmax<kBlockN> &sm,
+template <typename T, typename DT, int D>
+__device__ __forceinline__ void cb_sm90_epilogue(const cb_attn_params &p, const cb_sm90_softmax &sm,
                                                  const float (&o)[D / 2], const int (&row)[2], int b, int h) {
   const int q = threadIdx.x % 4;
   const size_t q_stride = (size_t)p.heads * D;

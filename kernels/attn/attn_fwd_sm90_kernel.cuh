@@ -23,7 +23,7 @@
  * S_i = Q K_i^T and O += P_{i-1} V_{i-1}, then, while P V runs on the tensor cores, waits for
  * S_i alone (wait_group 1) and runs the softmax of tile i; then waits for P V, rescales O and
  * packs P_i. So the exponentials of one tile overlap the P V of the previous one.
- * Ping-pong (kPingPong): the two consumer warpgroups take turns to issue their GEMMs through a
+ * Ping-pong: the two consumer warpgroups take turns to issue their GEMMs through a
  * pair of named barriers, so that one's softmax runs while the other's GEMMs own the tensor
  * cores (FlashAttention-3's inter-warpgroup schedule). Warpgroup 1 lets warpgroup 0 go first;
  * each iteration syncs on its own barrier before issuing and arrives on the other's after; the
@@ -51,12 +51,12 @@
 /* named barriers 1 and 2: the consumer warpgroups' turns (ping-pong) */
 static constexpr int CB_SM90_BAR_TURN = 1;
 
-template <typename T, int D, int kBlockN, bool kPingPong>
+template <typename T, int D>
 __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_attn_fwd_sm90_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                             const __grid_constant__ CUtensorMap tv, const cb_attn_params p) {
   using DT = cb_mma_op<T>;
-  constexpr int S = CB_SM90_STAGES;
+  constexpr int S = CB_SM90_STAGES, kBlockN = CB_SM90_BLOCK_N;
   constexpr int kHalves = D / 64;
   constexpr uint32_t kQHalf = CB_SM90_BLOCK_M * 128, kKVHalf = kBlockN * 128; /* bytes */
   constexpr uint32_t kQBytes = kHalves * kQHalf, kKVBytes = kHalves * kKVHalf;
@@ -130,13 +130,13 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
 #pragma unroll
   for (int hh = 0; hh < 2; hh++) lim[hh] = row[hh] < p.q_len ? cb_attn_row_keys(p, row[hh]) : 0;
 
-  cb_sm90_softmax<kBlockN> sm;
+  cb_sm90_softmax sm;
   sm.init();
   float o[D / 2];
 #pragma unroll
   for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
   if (ntiles == 0) {
-    cb_sm90_epilogue<T, DT, D, kBlockN>(p, sm, o, row, b, h);
+    cb_sm90_epilogue<T, DT, D>(p, sm, o, row, b, h);
     return;
   }
   float s[kBlockN / 2];
@@ -167,13 +167,9 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
                              }
                              cb_wgmma_commit();
   };
-  auto turn_wait = [&] {
-    if constexpr (kPingPong) cb_named_bar_sync(CB_SM90_BAR_TURN + c, kConsumers);
-  };
-  auto turn_pass = [&] {
-    if constexpr (kPingPong) cb_named_bar_arrive(CB_SM90_BAR_TURN + (c ^ 1), kConsumers);
-  };
-  if (kPingPong && c == 1) cb_named_bar_arrive(CB_SM90_BAR_TURN, kConsumers); /* warpgroup 0 first */
+  auto turn_wait = [&] { cb_named_bar_sync(CB_SM90_BAR_TURN + c, kConsumers); };
+  auto turn_pass = [&] { cb_named_bar_arrive(CB_SM90_BAR_TURN + (c ^ 1), kConsumers); };
+  if (c == 1) cb_named_bar_arrive(CB_SM90_BAR_TURN, kConsumers); /* warpgroup 0 first */
 
   cb_mbar_wait(q_full, 0);
   /* the first tile (the last keys): S and its softmax alone */
@@ -217,8 +213,8 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_wgmma_fence_operand(pa);
     cb_mbar_arrive(&v_empty[sp]);
   }
-  if (kPingPong && c == 0) cb_named_bar_sync(CB_SM90_BAR_TURN, kConsumers); /* the extra arrival */
-  cb_sm90_epilogue<T, DT, D, kBlockN>(p, sm, o, row, b, h);
+  if (c == 0) cb_named_bar_sync(CB_SM90_BAR_TURN, kConsumers); /* the extra arrival */
+  cb_sm90_epilogue<T, DT, D>(p, sm, o, row, b, h);
 }
 
 #endif

@@ -1,6 +1,7 @@
-/* What the block-attention kernels read (both the Hopper kernel, attn_fwd_sm90.cu, and the
- * mma.sync fallback, attn_fwd_mma_kernel.cuh), built once from the caller's cb_attn_args_t (attn.h)
- * after cb_attn_check_args has bounded every position to int range. */
+/* What the block-attention kernels read (the Hopper kernels, attn_fwd_sm90.cu and
+ * attn_bwd_sm90.cu, and the mma.sync fallback, attn_fwd_mma_kernel.cuh), built once from the
+ * caller's cb_attn_args_t (attn.h) after cb_attn_check_args has bounded every position to int
+ * range. */
 #ifndef CB_ATTN_PARAMS_H
 #define CB_ATTN_PARAMS_H
 
@@ -52,6 +53,16 @@ static inline cb_attn_params cb_attn_params_of(const cb_attn_args_t *a) {
   p.final = a->final;
   return p;
 }
+
+/* What the Hopper backward kernel reads (attn_bwd_sm90_kernel.cuh), built by its launcher
+ * (attn_bwd_sm90.cu) from cb_attn_bwd_args_t (attn_bwd.h). */
+struct cb_attn_bwd_params {
+  cb_attn_params f; /* q, k, v, shapes, positions, scale (the forward's) */
+  const void *dout;
+  const float *lse, *delta;
+  float *dq, *dk, *dv;
+  float scale; /* dQ and dK are scaled by it (dS is taken against the scaled scores) */
+};
 
 /* Global position of row i of a block (one or two runs, attn.h), in int. */
 CB_HD int cb_attn_pos(int start0, int len0, int start1, int i) { return i < len0 ? start0 + i : start1 + (i - len0); }

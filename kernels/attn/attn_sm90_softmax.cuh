@@ -11,11 +11,12 @@
 #include <stdint.h>
 
 #include "attn_merge.h"
+#include "attn_sm90_tile.h"
 #include "mma_ptx.cuh"
 
-template <int kBlockN>
 struct cb_sm90_softmax {
-  static constexpr int kVals = kBlockN / 2; /* scores per thread per tile */
+  static constexpr int kBlockN = CB_SM90_BLOCK_N; /* keys per tile */
+  static constexpr int kVals = kBlockN / 2;       /* scores per thread per tile */
   float m[2], l[2];
 
   __device__ __forceinline__ void init() {
