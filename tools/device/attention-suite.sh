@@ -12,7 +12,7 @@
 #   5. PyTorch SDPA's cuDNN and FlashAttention-2 backends on the same shapes (sdpa_anchor.py);
 #   refbwd (not by default): the backward's reference run, --pass bwd, bf16 and fp16 (as
 #      results/reference/h200x1/ringattn-bwd-kernels), and attn_bwd_test --bench beside SDPA's
-#      backward (sdpa_anchor.py --backward): block-kernels.txt's backward section; about 120 s.
+#      backward (sdpa_anchor.py --backward): docs/decisions/attention-hopper.md's backward tables; about 120 s.
 # STEPS (default "bench tests shared sharedbwd sharedbwdcudnn ref sdpa") picks the steps. Logs
 # packed into $OUT/logs.tgz.
 # Times on an H200 (2026-12-02, measured, main cd19b62, each step a call of its own after the
