@@ -86,21 +86,25 @@ def check(root):
 
 
 def unlisted(root):
-    """Source files of each layer folder that its CMakeLists.txt does not name."""
+    """Source files of each layer folder, its sub-folders included (kernels/attn/), that no
+    CMakeLists.txt of the layer names."""
     errors = []
     for layer in ALLOWED:
         folder = os.path.join(root, layer)
-        cmake = os.path.join(folder, "CMakeLists.txt")
         if not os.path.isdir(folder):
             continue
-        listed = set()
-        if os.path.exists(cmake):
-            with open(cmake, encoding="utf-8") as f:
-                text = re.sub(r"#.*", "", f.read())
-            listed = set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
-        for name in sorted(os.listdir(folder)):
-            if name.endswith((".c", ".cu")) and name not in listed:
-                errors.append(f"{layer}/{name}: not listed in {layer}/CMakeLists.txt (the build would leave it out)")
+        listed, found = set(), []
+        for d, _, names in os.walk(folder):
+            for name in sorted(names):
+                if name == "CMakeLists.txt":
+                    with open(os.path.join(d, name), encoding="utf-8") as f:
+                        text = re.sub(r"#.*", "", f.read())
+                    listed |= set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
+                elif name.endswith((".c", ".cu")):
+                    found.append(os.path.relpath(os.path.join(d, name), root))
+        for rel in sorted(found):
+            if os.path.basename(rel) not in listed:
+                errors.append(f"{rel}: not listed in {layer}/CMakeLists.txt (the build would leave it out)")
     return errors
 
 
@@ -114,11 +118,14 @@ def self_test():
         "topologies/placement.c": '#include "world.h"\n',                 # sideways
         "launcher/args.h": '#include "world.h"\n#include "missing.h"\n',  # fine; unresolved
         "tests/t.c": '#include "args.h"\n',
-        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n)\n# peer.c in a comment does not count\n",
+        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n  sub/listed.cu\n)\n# peer.c in a comment does not count\n",
+        "kernels/sub/listed.cu": '#include "error.h"\n',
+        "kernels/sub/unlisted.cu": "",                                    # unlisted, in a sub-folder
         "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\n",                # unlisted
     }
     expect = ["kernels/k.cu:2", "collectives/peer.c:1", "collectives/peer.c:2",
-              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c"]
+              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c",
+              "kernels/sub/unlisted.cu"]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
