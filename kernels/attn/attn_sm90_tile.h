@@ -25,8 +25,9 @@
  * query tiles of BLOCK_M = 64 rows (Q, dO and their statistics) stream through a 3-stage ring.
  * Per query tile a consumer holds S^T and dP^T (64 keys x 64 queries fp32: 32 + 32 registers),
  * P^T and dS^T as 16-bit A operands (16 + 16) and dQ's 64 x 64 accumulator (32) besides dK and dV
- * (D = 128: 128); ptxas fits that in the 240 without spilling. Shared memory: K, V 2 x 128 x D; Q, dO 3 stages x 2 x 64
- * x D; dS^T 2 x 128 x 64 16-bit; the dQ buffers 2 x 64 x (32 per box) fp32; the statistics; D = 128: 226.6 KB of 227.
+ * (D = 128: 128); ptxas fits that in the 240 without spilling. Shared memory: K, V 2 x 128 x D;
+ * Q, dO 3 stages x 2 x 64 x D; dS^T 2 x 128 x 64 16-bit; the dQ buffers 2 x 64 x (32 per box)
+ * fp32; the statistics; D = 128: 226.6 KB of 227.
  * Why these: FlashAttention-3's causal D = 128 shape (64 x 128, two consumer warpgroups splitting
  * the keys, P^T and dS^T from registers in the dV and dK products); 3 stages measured +-1 %
  * against 2 on their own and shipped with the dQ reductions they went with. */
