@@ -39,7 +39,4 @@ int cb_attn_block_is_cudnn(const char *algo);
 int cb_attn_block_algos(const char (*in)[CB_ATTN_NAME_MAX], int nin, int kernels, int given,
                         char (*out)[CB_ATTN_NAME_MAX], int cap, int *nout, char *why, size_t n);
 
-/* The row text of a cuDNN algorithm in a build without cuDNN (attn_cudnn_none.c uses it). */
-#define CB_ATTN_NO_CUDNN "not available: built without cuDNN"
-
 #endif

@@ -4,7 +4,8 @@
 Layers, lowest first (docs/architecture.md, "Layers"):
     base/         checked calls, error exits, environment knobs, string buffer, shared limits
     kernels/      device code and its launchers             (may include base)
-    collectives/  host side of the algorithms, world, peer  (may include kernels, base)
+    cudnn/        the cuDNN binding, beside kernels         (may include base)
+    collectives/  host side of the algorithms, world, peer  (may include kernels, cudnn, base)
     topologies/   placement, beside collectives             (may include base)
     launcher/     the program                               (may include everything above)
 tests/ may include any layer.
@@ -29,9 +30,10 @@ import tempfile
 ALLOWED = {
     "base": {"base"},
     "kernels": {"kernels", "base"},
-    "collectives": {"collectives", "kernels", "base"},
+    "cudnn": {"cudnn", "base"},
+    "collectives": {"collectives", "kernels", "cudnn", "base"},
     "topologies": {"topologies", "base"},
-    "launcher": {"launcher", "collectives", "kernels", "topologies", "base"},
+    "launcher": {"launcher", "collectives", "kernels", "cudnn", "topologies", "base"},
 }
 GENERATED = {"cb_gitrev.h"}  # written into the build tree by launcher/gitrev.cmake
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
@@ -109,15 +111,18 @@ def self_test():
     files = {
         "base/error.h": "",
         "kernels/k.cu": '#include "error.h"\n#include "world.h"\n',      # up: collectives
+        "kernels/k2.cu": '#include "attn_cudnn.h"\n',                    # sideways: cudnn
+        "cudnn/attn_cudnn.h": '#include "error.h"\n#include "peer.h"\n',  # fine; up: collectives
         "collectives/world.h": '#include "error.h"\n',
         "collectives/peer.c": '#include "../base/error.h"\n#include "args.h"\n',  # path; up
+        "collectives/peer.h": '#include "attn_cudnn.h"\n',                # fine: cudnn is below
         "topologies/placement.c": '#include "world.h"\n',                 # sideways
         "launcher/args.h": '#include "world.h"\n#include "missing.h"\n',  # fine; unresolved
         "tests/t.c": '#include "args.h"\n',
-        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n)\n# peer.c in a comment does not count\n",
+        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n  k2.cu\n)\n# peer.c in a comment does not count\n",
         "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\n",                # unlisted
     }
-    expect = ["kernels/k.cu:2", "collectives/peer.c:1", "collectives/peer.c:2",
+    expect = ["kernels/k.cu:2", "kernels/k2.cu:1", "cudnn/attn_cudnn.h:2", "collectives/peer.c:1", "collectives/peer.c:2",
               "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c"]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():

@@ -3,7 +3,6 @@
  * else of the build changes. Needs neither cuDNN nor a GPU, so the CPU tests link it as it is. */
 #include <stdio.h>
 
-#include "attn_block.h"
 #include "attn_cudnn.h"
 #include "attn_cudnn_bwd.h"
 #include "error.h"

@@ -1,5 +1,7 @@
 /* cuDNN's fused attention (the cuDNN 9 graph API, C: cudnn_graph.h / cudnn_backend.h) as a
- * block kernel for ring attention: one scaled-dot-product forward per call, with the softmax
+ * block kernel for ring attention (the binding of cudnn/: it needs only base/, and the
+ * attention wing's cuDNN block kernel, collectives/attn/ringattn_block_cudnn.c, is its one
+ * user besides the metadata): one scaled-dot-product forward per call, with the softmax
  * statistics, so its block output merges into the running output exactly like collbench's
  * kernel (kernels/attn_merge_block.h).
  *
@@ -33,6 +35,10 @@
 #include "attn_cudnn_key.h"
 
 typedef struct cb_cudnn cb_cudnn_t;
+
+/* What every entry point of a build without cuDNN answers (attn_cudnn_none.c), and so the text
+ * of the cuDNN rows there. */
+#define CB_ATTN_NO_CUDNN "not available: built without cuDNN"
 
 /* "9.19.0 (headers 9.19.0)": the library this process loaded (cudnnGetVersion) and the headers
  * it was built with; or CB_ATTN_NO_CUDNN. Returns 1 when built with cuDNN, else 0. Needs no GPU. */
