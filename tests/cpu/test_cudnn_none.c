@@ -1,6 +1,6 @@
 /* CPU test of the cuDNN rows in a build without cuDNN: this program links
- * collectives/attn_cudnn_none.c (what CMake builds when cuDNN is not found or -DCB_CUDNN=OFF)
- * with the real supported() of the cuDNN rows (collectives/ringattn_cudnn.c), so the row text
+ * cudnn/attn_cudnn_none.c (what CMake builds when cuDNN is not found or -DCB_CUDNN=OFF)
+ * with the real supported() of the cuDNN rows (collectives/attn/ringattn_cudnn.c), so the row text
  * is checked without configuring a second build: every cuDNN row says "not available: built
  * without cuDNN" (after the shape checks every ringattn row makes), the metadata says the same,
  * and the context cannot be made; the backward (attn_cudnn_bwd.h) likewise: its plans cannot

@@ -17,8 +17,9 @@ the layer folders; a header name found in two layer folders is an error (the com
 pick one silently). Unresolved names fail too, except headers the build generates.
 
 The build lists its files (no globs), so the check also fails when a .c or .cu file of a layer
-folder is not named in that folder's CMakeLists.txt: a file added but not listed would
-otherwise be left out of the build without a word.
+folder is not named in that folder's CMakeLists.txt (a sub-folder's, such as collectives/attn/,
+where it has one): a file added but not listed would otherwise be left out of the build without
+a word.
 
 Usage: check_layers.py ROOT          check the tree at ROOT (exit 1 on any violation)
        check_layers.py --self-test   prove the check fails on a planted violation"""
@@ -88,21 +89,29 @@ def check(root):
 
 
 def unlisted(root):
-    """Source files of each layer folder that its CMakeLists.txt does not name."""
+    """Source files of each layer folder (and of its sub-folders) that the nearest CMakeLists.txt
+    does not name: a sub-folder with a CMakeLists.txt of its own lists its files there."""
     errors = []
     for layer in ALLOWED:
         folder = os.path.join(root, layer)
-        cmake = os.path.join(folder, "CMakeLists.txt")
         if not os.path.isdir(folder):
             continue
-        listed = set()
-        if os.path.exists(cmake):
-            with open(cmake, encoding="utf-8") as f:
-                text = re.sub(r"#.*", "", f.read())
-            listed = set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
-        for name in sorted(os.listdir(folder)):
-            if name.endswith((".c", ".cu")) and name not in listed:
-                errors.append(f"{layer}/{name}: not listed in {layer}/CMakeLists.txt (the build would leave it out)")
+        for dirpath, dirnames, names in os.walk(folder):
+            dirnames.sort()
+            owner = dirpath
+            while owner != folder and not os.path.exists(os.path.join(owner, "CMakeLists.txt")):
+                owner = os.path.dirname(owner)
+            cmake = os.path.join(owner, "CMakeLists.txt")
+            listed = set()
+            if os.path.exists(cmake):
+                with open(cmake, encoding="utf-8") as f:
+                    text = re.sub(r"#.*", "", f.read())
+                listed = set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
+            for name in sorted(names):
+                if name.endswith((".c", ".cu")) and name not in listed:
+                    rel = os.path.relpath(os.path.join(dirpath, name), root)
+                    where = os.path.relpath(cmake, root)
+                    errors.append(f"{rel}: not listed in {where} (the build would leave it out)")
     return errors
 
 
@@ -120,10 +129,14 @@ def self_test():
         "launcher/args.h": '#include "world.h"\n#include "missing.h"\n',  # fine; unresolved
         "tests/t.c": '#include "args.h"\n',
         "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n  k2.cu\n)\n# peer.c in a comment does not count\n",
-        "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\n",                # unlisted
+        "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\nadd_subdirectory(attn)\n",  # unlisted
+        "collectives/attn/ring.c": '#include "world.h"\n',                  # fine: listed in attn/
+        "collectives/attn/save.c": "",                                      # unlisted in attn/
+        "collectives/attn/CMakeLists.txt": "target_sources(c PRIVATE ring.c)\n# save.c\n",
     }
     expect = ["kernels/k.cu:2", "kernels/k2.cu:1", "cudnn/attn_cudnn.h:2", "collectives/peer.c:1", "collectives/peer.c:2",
-              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c"]
+              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c",
+              "collectives/attn/save.c"]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
