@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const cb_attn_schemes[] = {"single", "ring", "nccl_ring", "nccl_allgather", NULL};
+#include "ringattn_schemes.h"
+
+#define SCHEME_NAME(name, ...) #name,
+const char *const cb_attn_schemes[] = {CB_RA_SCHEMES(SCHEME_NAME) NULL};
 
 int cb_attn_block_parse(const char *s, int *bits) {
   if (strcmp(s, "collbench") == 0) *bits = CB_ATTN_BLOCK_COLLBENCH;

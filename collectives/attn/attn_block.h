@@ -5,8 +5,9 @@
  * Every ringattn scheme runs with either kernel, as two rows of the registry: the scheme's
  * name (`ring`: collbench's kernel) and the name with CB_ATTN_CUDNN_SUFFIX (`ring_cudnn`).
  * The algorithm name is what a row says, so tables and charts tell the kernels apart without a
- * new column. cb_attn_schemes lists the schemes; the registry holds both rows of each (a CPU
- * test compares the two lists through `collbench ringattn --algo help`). */
+ * new column. cb_attn_schemes lists the schemes of ringattn_schemes.h, the table the registry's
+ * rows are made from (a CPU test compares the two through `collbench ringattn --algo help`). The
+ * kernels themselves: ringattn_block_kernel.h. */
 #ifndef CB_ATTN_BLOCK_H
 #define CB_ATTN_BLOCK_H
 
@@ -17,7 +18,7 @@ enum cb_attn_block_bits { CB_ATTN_BLOCK_COLLBENCH = 1, CB_ATTN_BLOCK_CUDNN = 2 }
 #define CB_ATTN_CUDNN_SUFFIX "_cudnn"
 #define CB_ATTN_NAME_MAX 32 /* bytes of an algorithm name (launcher/args.h CB_NAME_MAX) */
 
-/* The ringattn schemes (single, ring, nccl_ring, nccl_allgather), NULL-terminated. */
+/* The ringattn schemes (single, ring, nccl_ring, nccl_allgather: ringattn_schemes.h), NULL-terminated. */
 extern const char *const cb_attn_schemes[];
 
 /* "collbench", "cudnn", "both" -> CB_ATTN_BLOCK_* bits. Returns 0 or -1. */

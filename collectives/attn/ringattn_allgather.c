@@ -5,15 +5,15 @@
  * into that block's fp32 dK|dV sums ([P][dK|dV], P more fp32 blocks), and a reduce-scatter
  * (sum) hands every rank the complete sums of its own block. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "attn_block.h"
 #include "error_gpu.h"
-#include "ringattn_common.h"
+#include "ringattn_block_kernel.h"
+#include "ringattn_bwd.h"
+#include "ringattn_pass.h"
+#include "ringattn_scheme.h"
 
 typedef struct gath {
-  cb_ra_t x;   /* first (ringattn_common.h) */
+  cb_ra_t x;   /* first: the row's shared state (ringattn_scheme.h) */
   void *all;   /* [P][K/V block] in rank order */
   float *dall; /* backward: [P][dK|dV] fp32 in rank order (NULL for --pass fwd) */
 } gath_t;
@@ -46,32 +46,23 @@ static void gath_bwd_comm(cb_inst_t *in, cudaStream_t s) {
   reduce_sums(in, s);
 }
 
-static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
-  gath_t *g = calloc(1, sizeof *g);
-  if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_ra_init(&g->x, in, 0, block, why, n) || cb_ra_alloc(&g->x, &g->all, g->x.kv_bytes * (size_t)g->x.P, why, n)) {
-    cb_ra_free(&g->x);
-    free(g);
-    return -1;
-  }
-  in->priv = g;
+static int gath_setup(cb_inst_t *in, char *why, size_t n) {
+  gath_t *g = in->priv;
   cb_ra_t *x = &g->x;
-  x->forward = gath_fwd, x->fwd_compute = attend_all, x->fwd_comm = gather_kv;
-  x->backward = gath_bwd, x->bwd_compute = bwd_all, x->bwd_comm = gath_bwd_comm;
-  if (cb_ra_setup_pass(x, in, 0, NULL, 0, why, n) ||
-      (CB_ATTN_PASS_HAS_BWD(x->pass) && cb_ra_alloc(x, (void **)&g->dall, x->bwd.dkv_bytes * (size_t)x->P, why, n))) {
-    cb_ra_teardown(in);
+  if (cb_ra_alloc(x, &g->all, x->kv_bytes * (size_t)x->P, why, n) || cb_ra_setup_pass(x, in, NULL, 0, why, n) ||
+      (CB_ATTN_PASS_HAS_BWD(x->pass) && cb_ra_alloc(x, (void **)&g->dall, x->bwd.dkv_bytes * (size_t)x->P, why, n)))
     return -1;
-  }
-  in->mem_bytes = g->x.mem;
+  in->mem_bytes = x->mem;
   snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches",
-           in->p.causal ? "zigzag" : "contiguous shards", g->x.P);
-  cb_ra_block_note(&g->x, in->note, sizeof in->note);
+           in->p.causal ? "zigzag" : "contiguous shards", x->P);
   return 0;
 }
 
-static int gath_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
-static int gath_setup_cudnn(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n); }
+static void gath_teardown(cb_inst_t *in) {
+  gath_t *g = in->priv;
+  CB_CUDA(cudaFree(g->all));
+  CB_CUDA(cudaFree(g->dall));
+}
 
 static void gather_kv(cb_inst_t *in, cudaStream_t s) {
   gath_t *g = in->priv;
@@ -91,32 +82,14 @@ static void gath_fwd(cb_inst_t *in, cudaStream_t s) {
   attend_all(in, s);
 }
 
-const cb_algo_t cb_algo_ringattn_nccl_allgather = {
-    .name = "nccl_allgather",
-    .family = CB_RINGATTN,
-    .summary = "ncclAllGather of K/V, then one local pass over all blocks (no overlap)",
-    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
-    .nphases = 1,
-    .graph_ok = 1,
-    .supported = cb_ra_supported,
+const cb_ra_scheme_t cb_ra_scheme_nccl_allgather = {
+    .state_size = sizeof(gath_t),
     .setup = gath_setup,
-    .run = cb_ra_run,
-    .check = cb_ra_check,
-    .teardown = cb_ra_teardown,
-    .measure = cb_ra_measure,
-};
-
-const cb_algo_t cb_algo_ringattn_nccl_allgather_cudnn = {
-    .name = "nccl_allgather" CB_ATTN_CUDNN_SUFFIX,
-    .family = CB_RINGATTN,
-    .summary = "nccl_allgather with cuDNN's fused attention as the block kernel",
-    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
-    .nphases = 1,
-    .graph_ok = 1,
-    .supported = cb_ra_supported_cudnn,
-    .setup = gath_setup_cudnn,
-    .run = cb_ra_run,
-    .check = cb_ra_check,
-    .teardown = cb_ra_teardown,
-    .measure = cb_ra_measure,
+    .teardown = gath_teardown,
+    .forward = gath_fwd,
+    .backward = gath_bwd,
+    .fwd_compute = attend_all,
+    .fwd_comm = gather_kv,
+    .bwd_compute = bwd_all,
+    .bwd_comm = gath_bwd_comm,
 };

@@ -1,4 +1,4 @@
-/* The backward pass's check (ringattn_bwd.h, cb_ra_bwd_check): dQ, dK and dV of the scheme's
+/* The backward pass's check (ringattn_check.h, cb_ra_bwd_check): dQ, dK and dV of the scheme's
  * backward against the fp32 reference (kernels/attn_bwd.h, cb_attn_bwd_reference) on the
  * windows of cb_ra_check_windows: dQ of the rank's query rows in the windows (their queries
  * against the whole sequence's keys), dK and dV of the rank's K/V rows in the windows (the whole
@@ -11,7 +11,7 @@
  * Tolerance, per tensor, as the forward's (issue 12): 2 x the max error of a naive
  * low-precision backward of the same rows (cb_attn_bwd_reference_naive: scores, P, dP and dS
  * rounded to the dtype, delta from the rounded output, results rounded), plus 1e-6
- * (CB_RA_TOLERANCE, ringattn_common.h). */
+ * (CB_RA_TOLERANCE, ringattn_check.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +19,8 @@
 #include "attn_bwd_util.h"
 #include "attn_util.h"
 #include "error_gpu.h"
-#include "ringattn_common.h"
+#include "ringattn_check.h"
+#include "ringattn_scheme.h"
 
 enum { T_DQ, T_DK, T_DV, NT }; /* per tensor: naive error acc[t][0..2], scheme's error acc[NT + t][0..2] */
 static const char *const tensor_name[NT] = {"dq", "dk", "dv"};
@@ -121,14 +122,14 @@ static void compare(const cb_ra_t *x, const float *got, const float *ref, size_t
     }
 }
 
-long long cb_ra_bwd_check(cb_inst_t *in, cudaStream_t s, unsigned long long seed) {
+long long cb_ra_bwd_check(cb_inst_t *in, cudaStream_t s, uint64_t seed) {
   cb_ra_t *x = in->priv;
   const cb_attn_config_t *c = x->cfg;
   cb_ra_bwd_t *g = &x->bwd;
   cb_attn_fill(g->dout, x->bf16, 3, c->batch, x->rows, c->heads, c->head_dim, cb_ra_pos(x->runs), seed, s);
   CB_CUDA(cudaMemsetAsync(g->dq, 0xff, x->q_elems * sizeof(float), s)); /* NaN */
   CB_CUDA(cudaMemsetAsync(g->dkv, 0xff, g->dkv_bytes, s));
-  x->backward(in, s);
+  x->scheme->backward(in, s);
 
   cb_ra_window_t win[CB_RA_CHECK_MAX_WINDOWS];
   const int nw = cb_ra_check_windows(x, win);

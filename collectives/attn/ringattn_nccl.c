@@ -8,22 +8,19 @@
  * Two receive slots: the ring holds two K/V blocks beyond its own. Works across nodes (NCCL's
  * network transport), which is what the peer-memory ring cannot do. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "attn_block.h"
 #include "error_gpu.h"
-#include "ringattn_common.h"
+#include "ringattn_block_kernel.h"
+#include "ringattn_nccl_bwd.h"
+#include "ringattn_pass.h"
+#include "ringattn_scheme.h"
 
 typedef struct nring {
-  cb_ra_t x; /* first (ringattn_common.h) */
+  cb_ra_t x; /* first: the row's shared state (ringattn_scheme.h) */
   void *slot[2];
   struct cb_ra_nccl_bwd *bwd; /* ringattn_nccl_bwd.c; NULL for --pass fwd */
 } nring_t;
 
-static void nring_fwd(cb_inst_t *in, cudaStream_t s);
-static void nring_compute_only(cb_inst_t *in, cudaStream_t s);
-static void nring_comm_only(cb_inst_t *in, cudaStream_t s);
 static void nring_bwd(cb_inst_t *in, cudaStream_t s) { cb_ra_nccl_bwd_run(in, ((nring_t *)in->priv)->bwd, s); }
 static void nring_bwd_compute(cb_inst_t *in, cudaStream_t s) {
   cb_ra_nccl_bwd_compute(in, ((nring_t *)in->priv)->bwd, s);
@@ -33,37 +30,21 @@ static void nring_bwd_comm(cb_inst_t *in, cudaStream_t s) { cb_ra_nccl_bwd_comm(
 static void nring_teardown(cb_inst_t *in) {
   nring_t *g = in->priv;
   cb_ra_nccl_bwd_free(g->bwd);
-  cb_ra_teardown(in);
+  CB_CUDA(cudaFree(g->slot[0]));
+  CB_CUDA(cudaFree(g->slot[1]));
 }
 
-static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
-  nring_t *g = calloc(1, sizeof *g);
-  if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_ra_init(&g->x, in, 0, block, why, n) || cb_ra_alloc(&g->x, &g->slot[0], g->x.kv_bytes, why, n) ||
-      cb_ra_alloc(&g->x, &g->slot[1], g->x.kv_bytes, why, n)) {
-    cb_ra_free(&g->x);
-    free(g);
-    return -1;
-  }
-  in->priv = g;
+static int nring_setup(cb_inst_t *in, char *why, size_t n) {
+  nring_t *g = in->priv;
   cb_ra_t *x = &g->x;
-  x->forward = nring_fwd, x->fwd_compute = nring_compute_only, x->fwd_comm = nring_comm_only;
-  x->backward = nring_bwd, x->bwd_compute = nring_bwd_compute, x->bwd_comm = nring_bwd_comm;
+  if (cb_ra_alloc(x, &g->slot[0], x->kv_bytes, why, n) || cb_ra_alloc(x, &g->slot[1], x->kv_bytes, why, n)) return -1;
   if (CB_ATTN_PASS_HAS_BWD(x->pass) ? cb_ra_nccl_bwd_setup(in, x, g->slot, &g->bwd, why, n)
-                                    : cb_ra_setup_pass(x, in, 0, NULL, 0, why, n)) {
-    nring_teardown(in);
+                                    : cb_ra_setup_pass(x, in, NULL, 0, why, n))
     return -1;
-  }
-  in->mem_bytes = g->x.mem;
+  in->mem_bytes = x->mem;
   snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream",
            in->p.causal ? "zigzag" : "contiguous shards");
-  cb_ra_block_note(&g->x, in->note, sizeof in->note);
   return 0;
-}
-
-static int nring_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
-static int nring_setup_cudnn(cb_inst_t *in, char *why, size_t n) {
-  return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n);
 }
 
 /* Step i's exchange on stream c: send `block` to next, receive slot (i+1)%2 from prev. */
@@ -110,32 +91,14 @@ static void nring_comm_only(cb_inst_t *in, cudaStream_t s) {
   for (int i = 0; i + 1 < g->x.P; i++) exchange(g, in->world, i, i == 0 ? g->x.kv : g->slot[i % 2], s);
 }
 
-const cb_algo_t cb_algo_ringattn_nccl_ring = {
-    .name = "nccl_ring",
-    .family = CB_RINGATTN,
-    .summary = "the same ring with ncclSend/ncclRecv on a communication stream",
-    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
-    .nphases = 1,
-    .graph_ok = 1,
-    .supported = cb_ra_supported,
+const cb_ra_scheme_t cb_ra_scheme_nccl_ring = {
+    .state_size = sizeof(nring_t),
     .setup = nring_setup,
-    .run = cb_ra_run,
-    .check = cb_ra_check,
     .teardown = nring_teardown,
-    .measure = cb_ra_measure,
-};
-
-const cb_algo_t cb_algo_ringattn_nccl_ring_cudnn = {
-    .name = "nccl_ring" CB_ATTN_CUDNN_SUFFIX,
-    .family = CB_RINGATTN,
-    .summary = "nccl_ring with cuDNN's fused attention as the block kernel",
-    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
-    .nphases = 1,
-    .graph_ok = 1,
-    .supported = cb_ra_supported_cudnn,
-    .setup = nring_setup_cudnn,
-    .run = cb_ra_run,
-    .check = cb_ra_check,
-    .teardown = nring_teardown,
-    .measure = cb_ra_measure,
+    .forward = nring_fwd,
+    .backward = nring_bwd,
+    .fwd_compute = nring_compute_only,
+    .fwd_comm = nring_comm_only,
+    .bwd_compute = nring_bwd_compute,
+    .bwd_comm = nring_bwd_comm,
 };

@@ -1,4 +1,4 @@
-/* ringattn `nccl_ring`'s backward pass (ringattn_bwd.h): the schedule of ringattn_ring_bwd.c with
+/* ringattn `nccl_ring`'s backward pass (ringattn_nccl_bwd.h): the schedule of ringattn_ring_bwd.c with
  * ncclSend/ncclRecv on the communication stream instead of peer copies and flags. Per step i,
  * on the comm stream: the K/V exchange (the block held for step i to next, the block for step
  * i + 1 from prev, as the forward's nccl_ring), then, once step i's sums are complete, the sums'
@@ -16,8 +16,11 @@
 
 #include "attn_bwd_util.h"
 #include "error_gpu.h"
+#include "ringattn_block_kernel.h"
+#include "ringattn_bwd.h"
 #include "ringattn_bwd_plan.h"
-#include "ringattn_common.h"
+#include "ringattn_nccl_bwd.h"
+#include "ringattn_pass.h"
 
 struct cb_ra_nccl_bwd {
   void *slot[2]; /* the forward's K/V receive slots */
@@ -46,7 +49,7 @@ int cb_ra_nccl_bwd_setup(cb_inst_t *in, cb_ra_t *x, void *const slot[2], struct 
   if (cb_ra_alloc(x, (void **)&g->d[0], bytes, why, n) || cb_ra_alloc(x, (void **)&g->d[1], bytes, why, n) ||
       cb_ra_alloc(x, (void **)&g->acc0, bytes, why, n))
     return -1;
-  return cb_ra_setup_pass(x, in, 0, NULL, 1, why, n);
+  return cb_ra_setup_pass(x, in, NULL, 1, why, n);
 }
 
 void cb_ra_nccl_bwd_free(struct cb_ra_nccl_bwd *g) {
@@ -54,7 +57,9 @@ void cb_ra_nccl_bwd_free(struct cb_ra_nccl_bwd *g) {
   for (int k = 0; k < NCCL_BWD_EVENTS; k++)
     for (int i = 0; i < CB_RA_MAX_STEPS; i++)
       if (event_row(g, k)[i]) CB_CUDA(cudaEventDestroy(event_row(g, k)[i]));
-  free(g); /* the buffers are the cb_ra_t's (cb_ra_alloc) */
+  void *buf[] = {g->d[0], g->d[1], g->acc0}; /* (slot: the forward's, nccl_ring's own) */
+  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) CB_CUDA(cudaFree(buf[i]));
+  free(g);
 }
 
 /* One grouped exchange on c: `bytes` of send to next, of recv from prev. */

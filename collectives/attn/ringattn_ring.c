@@ -20,19 +20,19 @@
  * (attn_util.h: value(k) = (forward - 1) * fills_per_forward + k), so graph replays stay in step
  * and a sender waits for freed >= value(k) - 1 before fill k. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "attn_block.h"
 #include "attn_util.h"
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "peer.h"
+#include "ringattn_block_kernel.h"
 #include "ringattn_bwd_plan.h"
-#include "ringattn_common.h"
+#include "ringattn_pass.h"
+#include "ringattn_ring_bwd.h"
+#include "ringattn_scheme.h"
 
 typedef struct ring {
-  cb_ra_t x; /* first: the shared check finds it (ringattn_common.h) */
+  cb_ra_t x; /* first: the row's shared state (ringattn_scheme.h) */
   cb_peer_mem_t pm;
   size_t slot_bytes, flags_off;
   uint32_t *counter;          /* forwards so far (device memory of this rank) */
@@ -50,17 +50,9 @@ static void *slot_of(const ring_t *g, int rank_local, int slot) {
 }
 
 static int ring_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (!cb_ra_supported(w, p, why, n)) return 0;
   return cb_peer_supported(w, why, n);
 }
 
-static int ring_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  return ring_supported(w, p, why, n) && cb_ra_cudnn_supported(w, p, 0, why, n);
-}
-
-static void ring_fwd(cb_inst_t *in, cudaStream_t s);
-static void ring_compute_only(cb_inst_t *in, cudaStream_t s);
-static void ring_comm_only(cb_inst_t *in, cudaStream_t s);
 static void ring_bwd(cb_inst_t *in, cudaStream_t s) {
   ring_t *g = in->priv;
   cb_ra_ring_bwd_run(in, g->bwd, s);
@@ -73,49 +65,28 @@ static void ring_bwd_comm(cb_inst_t *in, cudaStream_t s) {
   ring_t *g = in->priv;
   cb_ra_ring_bwd_comm(in, g->bwd, s);
 }
-static void ring_teardown(cb_inst_t *in);
 
-static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
-  ring_t *g = calloc(1, sizeof *g);
-  if (!g) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
-  if (cb_ra_init(&g->x, in, 0, block, why, n)) {
-    free(g);
-    return -1;
-  }
-  g->slot_bytes = CB_ALIGN_UP(g->x.kv_bytes, CB_RA_FLAG_STRIDE);
-  g->flags_off = 2 * g->slot_bytes;
-  if (cb_ra_alloc(&g->x, (void **)&g->counter, sizeof(uint32_t), why, n) ||
-      cb_peer_alloc(in->world, g->flags_off + FLAGS * CB_RA_FLAG_STRIDE, &g->pm, why, n)) {
-    cb_ra_free(&g->x);
-    free(g);
-    return -1;
-  }
-  CB_CUDA(cudaMemset(g->counter, 0, sizeof(uint32_t)));
-  in->priv = g;
+static int ring_setup(cb_inst_t *in, char *why, size_t n) {
+  ring_t *g = in->priv;
   cb_ra_t *x = &g->x;
-  x->forward = ring_fwd, x->fwd_compute = ring_compute_only, x->fwd_comm = ring_comm_only;
-  x->backward = ring_bwd, x->bwd_compute = ring_bwd_compute, x->bwd_comm = ring_bwd_comm;
-  if (CB_ATTN_PASS_HAS_BWD(x->pass) ? cb_ra_ring_bwd_setup(in, x, &g->bwd, why, n)
-                                    : cb_ra_setup_pass(x, in, 0, NULL, 0, why, n)) {
-    ring_teardown(in);
+  g->slot_bytes = CB_ALIGN_UP(x->kv_bytes, CB_RA_FLAG_STRIDE);
+  g->flags_off = 2 * g->slot_bytes;
+  if (cb_ra_alloc(x, (void **)&g->counter, sizeof(uint32_t), why, n) ||
+      cb_peer_alloc(in->world, g->flags_off + FLAGS * CB_RA_FLAG_STRIDE, &g->pm, why, n))
     return -1;
-  }
-  in->mem_bytes = g->x.mem + g->pm.bytes + (g->bwd ? cb_ra_ring_bwd_peer_bytes(g->bwd) : 0);
-  /* No SM moves data (the copy engine does): the sms column is the attention kernel's grid
-   * (cb_attn_fwd_ctas). --sms does not cap it: it caps communication kernels, and this ring has
-   * none. cuDNN does not say what grid it launches: not reported (0). */
-  int64_t ctas = cb_attn_fwd_ctas((int64_t)g->x.rows, in->p.attn->heads, in->p.attn->batch);
-  in->sms = block == CB_ATTN_BLOCK_CUDNN
-                ? 0
-                : cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas, in->world->sm_count);
+  CB_CUDA(cudaMemset(g->counter, 0, sizeof(uint32_t)));
+  if (CB_ATTN_PASS_HAS_BWD(x->pass) ? cb_ra_ring_bwd_setup(in, x, &g->bwd, why, n)
+                                    : cb_ra_setup_pass(x, in, NULL, 0, why, n))
+    return -1;
+  in->mem_bytes = x->mem + g->pm.bytes + (g->bwd ? cb_ra_ring_bwd_peer_bytes(g->bwd) : 0);
+  /* No SM moves data (the copy engine does): the sms column is the attention kernel's grid.
+   * --sms does not cap it: it caps communication kernels, and this ring has none. A block
+   * kernel that does not say what grid it launches (cuDNN) is not reported (0). */
+  in->sms = x->block->sms ? x->block->sms(x) : 0;
   snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped",
            in->p.causal ? "zigzag" : "contiguous shards");
-  cb_ra_block_note(&g->x, in->note, sizeof in->note);
   return 0;
 }
-
-static int ring_setup(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_COLLBENCH, why, n); }
-static int ring_setup_cudnn(cb_inst_t *in, char *why, size_t n) { return setup_block(in, CB_ATTN_BLOCK_CUDNN, why, n); }
 
 static void ring_fwd(cb_inst_t *in, cudaStream_t s) {
   ring_t *g = in->priv;
@@ -179,37 +150,18 @@ static void ring_teardown(cb_inst_t *in) {
   ring_t *g = in->priv;
   cb_ra_ring_bwd_free(g->bwd);
   cb_peer_free(&g->pm);
-  cb_ra_free(&g->x);
-  free(g);
-  in->priv = NULL;
+  CB_CUDA(cudaFree(g->counter));
 }
 
-const cb_algo_t cb_algo_ringattn_ring = {
-    .name = "ring",
-    .family = CB_RINGATTN,
-    .summary = "K/V rotate over peer memory on the copy engine, overlapped with the block kernel; zigzag for causal",
-    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
-    .nphases = 1,
-    .graph_ok = 1,
+const cb_ra_scheme_t cb_ra_scheme_ring = {
+    .state_size = sizeof(ring_t),
     .supported = ring_supported,
     .setup = ring_setup,
-    .run = cb_ra_run,
-    .check = cb_ra_check,
     .teardown = ring_teardown,
-    .measure = cb_ra_measure,
-};
-
-const cb_algo_t cb_algo_ringattn_ring_cudnn = {
-    .name = "ring" CB_ATTN_CUDNN_SUFFIX,
-    .family = CB_RINGATTN,
-    .summary = "ring with cuDNN's fused attention as the block kernel (TransformerEngine's context-parallel form)",
-    .dtypes = CB_DT(CB_BF16) | CB_DT(CB_HALF),
-    .nphases = 1,
-    .graph_ok = 1,
-    .supported = ring_supported_cudnn,
-    .setup = ring_setup_cudnn,
-    .run = cb_ra_run,
-    .check = cb_ra_check,
-    .teardown = ring_teardown,
-    .measure = cb_ra_measure,
+    .forward = ring_fwd,
+    .backward = ring_bwd,
+    .fwd_compute = ring_compute_only,
+    .fwd_comm = ring_comm_only,
+    .bwd_compute = ring_bwd_compute,
+    .bwd_comm = ring_bwd_comm,
 };

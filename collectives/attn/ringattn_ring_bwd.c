@@ -1,4 +1,4 @@
-/* ringattn `ring`'s backward pass (ringattn_bwd.h): K/V rotate over peer memory on the copy
+/* ringattn `ring`'s backward pass (ringattn_ring_bwd.h): K/V rotate over peer memory on the copy
  * engine as in the forward (ringattn_ring.c), and the fp32 dK/dV partial sums of each block
  * travel behind it, one rank per step, until the last transfer takes them home
  * (ringattn_bwd_plan.h). The host never waits; every wait is a flag kernel (graph-capturable).
@@ -30,8 +30,11 @@
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "peer.h"
+#include "ringattn_block_kernel.h"
+#include "ringattn_bwd.h"
 #include "ringattn_bwd_plan.h"
-#include "ringattn_common.h"
+#include "ringattn_pass.h"
+#include "ringattn_ring_bwd.h"
 
 enum { KV_ARRIVED = 0, KV_FREED = 2, D_ARRIVED = 4, D_FREED = 6, HOME_ARRIVED = 8, NFLAGS = 9 };
 
@@ -77,7 +80,7 @@ int cb_ra_ring_bwd_setup(cb_inst_t *in, cb_ra_t *x, struct cb_ra_ring_bwd **out,
       cb_ra_alloc(x, (void **)&g->acc0, g->d_slot, why, n))
     return -1;
   CB_CUDA(cudaMemset(g->counter, 0, sizeof(uint32_t)));
-  return cb_ra_setup_pass(x, in, 0, home(g, g->pm.me), 1, why, n);
+  return cb_ra_setup_pass(x, in, home(g, g->pm.me), 1, why, n);
 }
 
 size_t cb_ra_ring_bwd_peer_bytes(const struct cb_ra_ring_bwd *g) { return g->pm.bytes; }
@@ -89,6 +92,8 @@ void cb_ra_ring_bwd_free(struct cb_ra_ring_bwd *g) {
     if (g->summed[i]) CB_CUDA(cudaEventDestroy(g->summed[i]));
   }
   cb_peer_free(&g->pm);
+  CB_CUDA(cudaFree(g->counter));
+  CB_CUDA(cudaFree(g->acc0));
   free(g);
 }
 

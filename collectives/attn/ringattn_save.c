@@ -1,4 +1,4 @@
-/* --save DIR for ringattn (ringattn_common.h, cb_ra_save): the first check's q, k, v, output
+/* --save DIR for ringattn (ringattn_save.h): the first check's q, k, v, output
  * and log-sum-exp as NumPy .npy files, every rank's shard put back in sequence order, so a
  * user can verify collbench's attention with their own tools:
  *
@@ -24,7 +24,7 @@
 #include "attn_merge.h"
 #include "attn_save_dir.h"
 #include "error_gpu.h"
-#include "ringattn_common.h"
+#include "ringattn_save.h"
 #include "strbuf.h"
 
 static float half_to_float(uint16_t h) {
@@ -197,7 +197,7 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
       {"v", (const char *)x->kv + x->kv_elems * x->elem, x->kv_elems, (size_t)c->kv_heads * c->head_dim, 0, 0},
       {"out", x->out, x->q_elems, (size_t)c->heads * c->head_dim, 0, 0},
       {"lse", x->lse, x->lse_elems, 0, 1, 1},
-      /* the backward's (ringattn_bwd.h; fp32 gradients) */
+      /* the backward's (ringattn_state.h; fp32 gradients) */
       {"dout", x->bwd.dout, x->q_elems, (size_t)c->heads * c->head_dim, 0, 0},
       {"dq", x->bwd.dq, x->q_elems, (size_t)c->heads * c->head_dim, 1, 0},
       {"dk", x->bwd.dkv, x->kv_elems, (size_t)c->kv_heads * c->head_dim, 1, 0},

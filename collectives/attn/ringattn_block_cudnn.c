@@ -1,4 +1,5 @@
-/* cuDNN's fused attention as the ring's block kernel (ringattn_common.h, the *_cudnn rows).
+/* cuDNN's fused attention as the ring's block kernel, forward (the entry cb_ra_block_cudnn of
+ * ringattn_block_kernel.h, the *_cudnn rows; its backward: ringattn_block_cudnn_bwd.c).
  *
  * One block-kernel launch of collbench's kernel becomes the calls of attn_split.h: cuDNN has
  * no mask for the zigzag's two-run positions, but every (query run, key run) pair the ring
@@ -11,7 +12,7 @@
  * TransformerEngine's ring does with it); the merge weights of a row sum to 1, so the merged
  * output carries at most one such rounding per row beyond collbench's fp32 path, plus the final
  * one. The check's tolerance (2 x a naive low-precision computation, which also rounds scores
- * and probabilities: ringattn_common.h) is unchanged for these rows.
+ * and probabilities: ringattn_check.h) is unchanged for these rows.
  *
  * One exception, for the P = 1 reference at its best: a step that is first and final with a
  * single call over every query row (`single`, and the local block of ring_over_single) lets
@@ -21,43 +22,14 @@
  * Every shape a forward or a measurement uses is prepared (cuDNN plans built) in setup:
  * the P source blocks of the ring and the local block. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "attn_block.h"
-#include "attn_cudnn.h"
 #include "attn_cudnn_bwd.h"
 #include "attn_merge_block.h"
-#include "attn_split.h"
 #include "error_gpu.h"
-#include "ringattn_common.h"
-#include "ringattn_cudnn.h"
-
-static cb_attn_runs_t runs_of(cb_attn_pos_t p, int64_t rows) {
-  cb_attn_runs_t r = {p.start0, p.len0, p.start1, rows > p.len0 ? rows - p.len0 : 0};
-  return r;
-}
-
-int cb_ra_cudnn_split(const cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int first, int final,
-                      cb_attn_call_t *calls, char *why, size_t n) {
-  return cb_attn_split(runs_of(qpos, x->rows), x->rows, runs_of(kvpos, x->rows), x->rows, x->causal, first, final,
-                       calls, why, n);
-}
-
-cb_cudnn_key_t cb_ra_cudnn_key(const cb_ra_t *x, const cb_attn_call_t *c) {
-  const cb_attn_config_t *cfg = x->cfg;
-  cb_cudnn_key_t k = {.batch = cfg->batch,
-                      .heads = cfg->heads,
-                      .kv_heads = cfg->kv_heads,
-                      .head_dim = cfg->head_dim,
-                      .q_len = c->q_len,
-                      .kv_len = c->kv_len,
-                      .q_stride_rows = x->rows,
-                      .kv_stride_rows = x->rows,
-                      .bf16 = x->bf16,
-                      .causal = c->causal,
-                      .bwd = 0};
-  return k;
-}
+#include "ringattn_block_cudnn.h"
+#include "ringattn_block_kernel.h"
 
 /* The rank's shards in the ring of P ranks (P = 1: `single`, the whole sequence), the same
  * for every rank: positions follow from (S, P, rank) alone. */
@@ -72,48 +44,44 @@ static int check_masks(uint64_t S, int P, int causal, char *why, size_t n) {
   return 0;
 }
 
-int cb_ra_cudnn_supported(const cb_world_t *w, const cb_params_t *p, int full, char *why, size_t n) {
-  if (!cb_ra_pass_supported(p, 1, why, n)) return 0; /* a backward needs a recent enough cuDNN */
-  if (!cb_ra_supported(w, p, why, n)) return 0;
+/* A backward needs a recent enough cuDNN (attn_cudnn_bwd.h; the shapes its engines refuse are
+ * found when setup builds the plans), then cuDNN in this build (else CB_ATTN_NO_CUDNN), and a
+ * mask cuDNN has for every block pair the ring makes (attn_split.h). */
+static int supported(const cb_world_t *w, const cb_params_t *p, int P, char *why, size_t n) {
+  if (CB_ATTN_PASS_HAS_BWD(p->attn->pass) && !cb_cudnn_bwd_supported(why, n)) return 0;
   if (!cb_cudnn_available(why, n)) return 0;
   /* a sequence that does not shard is the bench's own row (cb_attn_seq_check) */
-  const int P = full ? 1 : w->mpi.nranks;
   if (cb_attn_seq_check(p->seq, P, p->causal, why, n) == 0 && check_masks(p->seq, P, p->causal, why, n)) return 0;
   return 1;
 }
 
-int cb_ra_cudnn_prepare_pair(cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int bwd, char *why, size_t n) {
-  cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
-  const int nc = cb_ra_cudnn_split(x, qpos, kvpos, 1, 1, calls, why, n);
-  if (nc < 0) return -1;
-  for (int i = 0; i < nc; i++) {
-    if (!calls[i].kv_len) continue;
-    cb_cudnn_key_t k = cb_ra_cudnn_key(x, &calls[i]);
-    if ((bwd ? cb_cudnn_prepare_bwd : cb_cudnn_prepare)(x->cudnn, &k, why, n)) return -1;
-  }
-  return 0;
-}
-
-int cb_ra_cudnn_init(cb_ra_t *x, char *why, size_t n) {
-  if (cb_cudnn_create(&x->cudnn, why, n)) return -1;
-  if (cb_ra_alloc(x, &x->cudnn_o, x->q_elems * x->elem, why, n) ||
-      cb_ra_alloc(x, (void **)&x->cudnn_stats, x->lse_elems * sizeof(float), why, n))
+/* The context, the forward's scratch and the plans of every pair a forward or a measurement runs. */
+static int init(cb_ra_t *x, char *why, size_t n) {
+  cb_ra_cudnn_t *st = calloc(1, sizeof *st);
+  if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  x->block_state = st;
+  if (cb_cudnn_create(&st->ctx, why, n)) return -1;
+  if (cb_ra_alloc(x, &st->o, x->q_elems * x->elem, why, n) ||
+      cb_ra_alloc(x, (void **)&st->stats, x->lse_elems * sizeof(float), why, n))
     return -1;
-  cb_attn_pos_t contiguous = {0, x->rows, x->rows};
-  if (cb_ra_cudnn_prepare_pair(x, contiguous, contiguous, 0, why, n)) return -1;
-  for (int src = 0; src < x->P; src++)
-    if (cb_ra_cudnn_prepare_pair(x, cb_ra_pos(x->runs), cb_ra_src_pos(x, src), 0, why, n)) return -1;
-  x->mem += cb_cudnn_mem(x->cudnn);
+  if (cb_ra_cudnn_prepare(x, 0, why, n)) return -1;
+  x->mem += cb_cudnn_mem(st->ctx);
   return 0;
 }
 
-void cb_ra_cudnn_free(cb_ra_t *x) {
-  cb_cudnn_destroy(x->cudnn);
-  x->cudnn = NULL;
+static void free_state(cb_ra_t *x) {
+  cb_ra_cudnn_t *st = x->block_state;
+  if (!st) return;
+  cb_cudnn_destroy(st->ctx);
+  void *buf[] = {st->o, st->stats, st->dq, st->dkv, st->bwd_stats};
+  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) CB_CUDA(cudaFree(buf[i]));
+  free(st);
+  x->block_state = NULL;
 }
 
-void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first, int final,
-                        cudaStream_t s) {
+static void forward(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, int first, int final,
+                    cudaStream_t s) {
+  const cb_ra_cudnn_t *st = x->block_state;
   const cb_attn_config_t *cfg = x->cfg;
   cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
   char why[512];
@@ -128,12 +96,11 @@ void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb
     const cb_cudnn_key_t key = cb_ra_cudnn_key(x, c);
     const int direct = nc == 1 && c->first && c->final && c->q_len == x->rows && c->kv_len > 0;
     if (c->kv_len > 0)
-      cb_cudnn_attend(x->cudnn, &key, scale, q + (size_t)c->q_row0 * q_row, k + (size_t)c->kv_row0 * kv_row,
-                      v + (size_t)c->kv_row0 * kv_row, direct ? x->out : x->cudnn_o, direct ? x->lse : x->cudnn_stats,
-                      s);
+      cb_cudnn_attend(st->ctx, &key, scale, q + (size_t)c->q_row0 * q_row, k + (size_t)c->kv_row0 * kv_row,
+                      v + (size_t)c->kv_row0 * kv_row, direct ? x->out : st->o, direct ? x->lse : st->stats, s);
     if (direct) return;
-    cb_attn_merge_block_args_t m = {.o_blk = c->kv_len > 0 ? x->cudnn_o : NULL,
-                                    .lse_blk = x->cudnn_stats,
+    cb_attn_merge_block_args_t m = {.o_blk = c->kv_len > 0 ? st->o : NULL,
+                                    .lse_blk = st->stats,
                                     .o = x->o,
                                     .lse = x->lse,
                                     .out = x->out,
@@ -150,3 +117,21 @@ void cb_ra_cudnn_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb
     CB_CUDA_LAUNCH("cb_attn_merge_block");
   }
 }
+
+static void note(const cb_ra_t *x, char *note, size_t n) {
+  char ver[96], v[192];
+  cb_cudnn_version(ver, sizeof ver);
+  snprintf(v, sizeof v, "block kernel cuDNN %s", ver);
+  cb_ra_note_append(note, n, v);
+}
+
+/* cuDNN does not say what grid it launches: no sms (reported as 0) */
+const cb_ra_block_kernel_t cb_ra_block_cudnn = {
+    .supported = supported,
+    .init = init,
+    .free = free_state,
+    .forward = forward,
+    .bwd_init = cb_ra_cudnn_bwd_init,
+    .backward = cb_ra_cudnn_bwd_attend,
+    .note = note,
+};

@@ -1,7 +1,8 @@
-/* cuDNN's SDPA backward as the backward pass's block kernel (ringattn_cudnn.h; the *_cudnn rows
- * with --pass bwd|both), what TransformerEngine's context parallelism runs per ring step.
+/* cuDNN's SDPA backward as the backward pass's block kernel (the bwd_init and backward of
+ * cb_ra_block_cudnn, ringattn_block_cudnn.h; the *_cudnn rows with --pass bwd|both), what
+ * TransformerEngine's context parallelism runs per ring step.
  *
- * One block pair becomes the calls of attn_split.h, as in the forward (ringattn_cudnn.c): every
+ * One block pair becomes the calls of attn_split.h, as in the forward (ringattn_block_cudnn.c): every
  * (query run, key run) pair of the zigzag ring is fully visible (a non-causal call), diagonal (a
  * top-left causal call) or invisible (no call). Each call is one cuDNN SDPA backward
  * (attn_cudnn_bwd.h) from the rank's queries, dO, the final output and the final log-sum-exp of
@@ -11,7 +12,7 @@
  *
  * cuDNN wants Stats compact: a call over part of the query rows reads its rows' lse through a
  * strided copy into scratch (cudaMemcpy2DAsync: graph-capturable). cuDNN computes
- * rowsum(dO * O) itself, so cb_ra_bwd_begin makes no delta for these rows. Their timed backward
+ * rowsum(dO * O) itself, so this entry has no bwd_begin: its rows make no delta. Their timed backward
  * includes the per-call adds into the fp32 sums and the lse copies (as TransformerEngine's does).
  *
  * Precision: each call's gradients are rounded to the dtype before the fp32 sums (as
@@ -28,23 +29,22 @@
 #include <stdio.h>
 
 #include "attn_add_rows.h"
-#include "attn_cudnn.h"
 #include "attn_cudnn_bwd.h"
 #include "error_gpu.h"
-#include "ringattn_cudnn.h"
+#include "ringattn_block_cudnn.h"
 
-int cb_ra_cudnn_bwd_init(cb_ra_t *x, char *why, size_t n) {
-  cb_ra_bwd_t *b = &x->bwd;
-  if (cb_ra_alloc(x, &b->cudnn_dq, x->q_elems * x->elem, why, n) ||
-      cb_ra_alloc(x, &b->cudnn_dkv, 2 * x->kv_elems * x->elem, why, n) ||
-      cb_ra_alloc(x, (void **)&b->cudnn_stats, x->lse_elems * sizeof(float), why, n))
+/* The scratch of one call, every plan the backward's pairs use (on the context the forward's
+ * init made), then the probe: one real pair into sums. */
+int cb_ra_cudnn_bwd_init(cb_ra_t *x, float *sums, char *why, size_t n) {
+  cb_ra_cudnn_t *st = x->block_state;
+  if (cb_ra_alloc(x, &st->dq, x->q_elems * x->elem, why, n) ||
+      cb_ra_alloc(x, &st->dkv, 2 * x->kv_elems * x->elem, why, n) ||
+      cb_ra_alloc(x, (void **)&st->bwd_stats, x->lse_elems * sizeof(float), why, n))
     return -1;
-  const size_t ws = cb_cudnn_mem(x->cudnn);
-  cb_attn_pos_t contiguous = {0, x->rows, x->rows};
-  if (cb_ra_cudnn_prepare_pair(x, contiguous, contiguous, 1, why, n)) return -1;
-  for (int src = 0; src < x->P; src++)
-    if (cb_ra_cudnn_prepare_pair(x, cb_ra_pos(x->runs), cb_ra_src_pos(x, src), 1, why, n)) return -1;
-  x->mem += cb_cudnn_mem(x->cudnn) - ws; /* the workspace grew to the backward's largest */
+  const size_t ws = cb_cudnn_mem(st->ctx);
+  if (cb_ra_cudnn_prepare(x, 1, why, n)) return -1;
+  x->mem += cb_cudnn_mem(st->ctx) - ws; /* the workspace grew to the backward's largest */
+  cb_ra_cudnn_bwd_attend(x, cb_ra_pos(x->runs), x->kv, cb_ra_pos(x->runs), sums, x->w->stream);
   return 0;
 }
 
@@ -57,18 +57,20 @@ static void add_rows(float *dst, const void *src, const cb_ra_t *x, int64_t row0
 
 /* The lse of the call's query rows, compact (Stats of attn_cudnn_bwd.h). */
 static const float *call_stats(const cb_ra_t *x, const cb_attn_call_t *c, cudaStream_t s) {
+  const cb_ra_cudnn_t *st = x->block_state;
   if (c->q_row0 == 0 && c->q_len == x->rows) return x->lse;
   const size_t pitch = (size_t)x->rows * sizeof(float), width = (size_t)c->q_len * sizeof(float);
   const size_t height = (size_t)x->cfg->batch * (size_t)x->cfg->heads;
-  CB_CUDA(cudaMemcpy2DAsync(x->bwd.cudnn_stats, width, x->lse + c->q_row0, pitch, width, height,
-                            cudaMemcpyDeviceToDevice, s));
-  return x->bwd.cudnn_stats;
+  CB_CUDA(
+      cudaMemcpy2DAsync(st->bwd_stats, width, x->lse + c->q_row0, pitch, width, height, cudaMemcpyDeviceToDevice, s));
+  return st->bwd_stats;
 }
 
 void cb_ra_cudnn_bwd_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_attn_pos_t kvpos, float *dkv,
                             cudaStream_t s) {
   const cb_attn_config_t *cfg = x->cfg;
   const cb_ra_bwd_t *b = &x->bwd;
+  const cb_ra_cudnn_t *st = x->block_state;
   cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
   char why[512];
   const int nc = cb_ra_cudnn_split(x, qpos, kvpos, 0, 0, calls, why, sizeof why);
@@ -77,7 +79,7 @@ void cb_ra_cudnn_bwd_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv
   const size_t q_row = (size_t)q_width * x->elem, kv_row = (size_t)kv_width * x->elem; /* bytes of one row */
   const char *q = x->q, *out = x->out, *dout = b->dout;
   const char *k = kv, *v = (const char *)kv + x->kv_elems * x->elem;
-  char *dk_blk = b->cudnn_dkv, *dv_blk = (char *)b->cudnn_dkv + x->kv_elems * x->elem;
+  char *dk_blk = st->dkv, *dv_blk = (char *)st->dkv + x->kv_elems * x->elem;
   const float scale = x->scale;
   for (int i = 0; i < nc; i++) {
     const cb_attn_call_t *c = &calls[i];
@@ -90,11 +92,11 @@ void cb_ra_cudnn_bwd_attend(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv
                                   .o = out + qo,
                                   .dout = dout + qo,
                                   .stats = call_stats(x, c, s),
-                                  .dq = b->cudnn_dq,
+                                  .dq = st->dq,
                                   .dk = dk_blk,
                                   .dv = dv_blk};
-    cb_cudnn_attend_bwd(x->cudnn, &key, scale, &io, s);
-    add_rows(b->dq, b->cudnn_dq, x, c->q_row0, c->q_len, q_width, s);
+    cb_cudnn_attend_bwd(st->ctx, &key, scale, &io, s);
+    add_rows(b->dq, st->dq, x, c->q_row0, c->q_len, q_width, s);
     add_rows(dkv, dk_blk, x, c->kv_row0, c->kv_len, kv_width, s);
     add_rows(dkv + x->kv_elems, dv_blk, x, c->kv_row0, c->kv_len, kv_width, s);
   }
