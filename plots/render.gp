@@ -3,7 +3,7 @@
 set terminal pngcairo size W, H font 'DejaVu Sans,10' noenhanced background '#ffffff'
 set output outbase . '.png'
 eval PLOT
-set terminal svg size W, H font 'DejaVu Sans,10' noenhanced background '#ffffff'
+set terminal svg size W, H font 'DejaVu Sans,10' noenhanced background '#ffffff' name svgname
 set output outbase . '.svg'
 eval PLOT
 unset output
