@@ -1,5 +1,6 @@
-# MoE: time per phase (layout, dispatch, combine, roundtrip) vs tokens per rank, log-log.
-# Colour = phase, solid = custom algorithm, dashed = NCCL baseline (prepare.py picks them).
+# MoE: time per phase (round trip, dispatch, combine) vs tokens per rank, log-log. Colour =
+# algorithm, dash and point = phase, copy_ce's round trip a thin grey reference line without
+# points under the others (prepare.py moe_charts picks them).
 load plotsdir . 'common.gp'
 set logscale y 10
 eval LOGY_125
