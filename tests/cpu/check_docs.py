@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The documentation against the program (CPU test): docs/cli.md's option block must be what
 `collbench --help` prints, and every CSV column the report writes must be documented in
-results/README.md's column table (and nothing documented that the report does not write), so
-neither drifts when an option or a column is added; and results/ holds reference runs only: its
-README's catalogue links every folder under results/reference/ that holds a run (results.csv),
+docs/results-format.md's column table, the one description of the format (and nothing documented
+there that the report does not write; results/README.md, the catalogue, holds no second column
+table), so neither drifts when an option or a column is added; and results/ holds reference runs
+only: its README's catalogue links every folder under results/reference/ that holds a run (results.csv),
 and only those, each with its command.txt and its results.json (or results-part*.json for a run
 made in parts), and nothing there is code, a patch or a work log (no other README).
 
@@ -52,13 +53,20 @@ def main():
             header = f.readline().strip().split(",")
     if len(header) < 10:
         fail("the report's CSV header %r looks wrong" % header)
-    doc = open(root + "/results/README.md", encoding="utf-8").read()
+    fmt = open(root + "/docs/results-format.md", encoding="utf-8").read()
+    table = fmt.split("\n## CSV columns\n", 1)[-1].split("\n## ", 1)[0] if "\n## CSV columns\n" in fmt else ""
     documented = set()
-    for row in re.findall(r"^\| (`[^|]*`) \|", doc, re.M):
+    for row in re.findall(r"^\| (`[^|]*`) \|", table, re.M):
         documented.update(re.findall(r"`([a-z0-9_]+)`", row))
     missing = [c for c in header if c not in documented]
     if missing:
-        fail("CSV columns not documented in results/README.md: " + ", ".join(missing))
+        fail("CSV columns not documented in docs/results-format.md's 'CSV columns' table: " + ", ".join(missing))
+    extra = sorted(documented - set(header))
+    if extra:
+        fail("docs/results-format.md documents CSV columns the report does not write: " + ", ".join(extra))
+    doc = open(root + "/results/README.md", encoding="utf-8").read()
+    if re.search(r"^\| `(family|algo|time_us_mean)`", doc, re.M):
+        fail("results/README.md has a CSV column table: the format is described once, in docs/results-format.md")
     refs = check_references(root, doc)
     print("check_docs: docs/cli.md option block = collbench --help (%d lines); %d CSV columns documented; "
           "%d reference runs catalogued" % (len(want.splitlines()), len(header), refs))
