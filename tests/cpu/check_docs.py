@@ -68,11 +68,33 @@ def main():
     if re.search(r"^\| `(family|algo|time_us_mean)`", doc, re.M):
         fail("results/README.md has a CSV column table: the format is described once, in docs/results-format.md")
     refs = check_references(root, doc)
+    named = check_paths(root)
     print("check_docs: docs/cli.md option block = collbench --help (%d lines); %d CSV columns documented; "
-          "%d reference runs catalogued" % (len(want.splitlines()), len(header), refs))
+          "%d reference runs catalogued; %d file names in the docs exist" % (len(want.splitlines()), len(header), refs,
+                                                                             named))
 
 
 CODE = (".patch", ".diff", ".c", ".cu", ".cuh", ".h", ".sh", ".py")
+# A file the docs name by its folder (launcher/world_init.c): it must exist, so a rename leaves
+# no stale name behind (docs/architecture.md named launcher/world.c long after it became
+# world_init.c). Names with a wildcard or a placeholder (collectives/*_hier.c, <family>) are skipped.
+PATH_NAME = re.compile(r"(?<![\w/.*<-])((?:base|kernels|collectives|launcher|topologies|plots|tools|tests|docs)"
+                       r"/[A-Za-z0-9_./-]*\.(?:c|h|cu|cuh|py|sh|gp|md|txt|cmake))\b(?![*<])")
+
+
+def check_paths(root):
+    """Every folder/file.ext that README.md and docs/*.md name exists; returns how many."""
+    docs = ["README.md"] + sorted("docs/" + n for n in os.listdir(os.path.join(root, "docs")) if n.endswith(".md"))
+    stale, seen = [], set()
+    for doc in docs:
+        with open(os.path.join(root, doc), encoding="utf-8") as f:
+            for name in set(PATH_NAME.findall(f.read())):
+                seen.add(name)
+                if not os.path.exists(os.path.join(root, name)):
+                    stale.append(f"{doc} names {name}, which does not exist")
+    if stale:
+        fail("stale file names: " + "; ".join(sorted(stale)))
+    return len(seen)
 
 
 def check_references(root, doc):
