@@ -195,7 +195,7 @@ def causes(ref, run):
     """Differences in the recorded setup that commonly make a run slow."""
     if run.imported:  # nccl-tests records no binding, NVLink figure or NCCL_* environment
         return ["an nccl-tests import: its placement, NVLink figure and NCCL_* environment are not recorded, so "
-                "compare them with the reference's by hand (placement.txt, link_gbs, results.json env); also "
+                "compare them with the reference's by hand (placement.txt, results.json's limits and env); also "
                 "nccl-tests' own -w/-n and -G (eager here unless its log says graph)"]
     found = []
     rb = [ri.get("binding", "") for ri in run.meta.get("rank_info", [])]
@@ -213,8 +213,8 @@ def causes(ref, run):
         found.append(f"fewer NVLinks than the reference: {run.link:g} GB/s per GPU vs {ref.link:g} "
                      "(`nvidia-smi nvlink -s`: links down or a different board)")
     elif ref.link and not run.link:
-        found.append(f"NVLink bandwidth of this run unknown (no link_gbs; the reference has {ref.link:g} GB/s): "
-                     "check `nvidia-smi nvlink -s`")
+        found.append(f"NVLink figure of this run unknown (none recorded: results.json meta.limits, or link_gbs in "
+                     f"an older folder; the reference has {ref.link:g} GB/s): check `nvidia-smi nvlink -s`")
     for k, what in (("nccl_version", "NCCL version"), ("driver", "driver"), ("cuda_runtime", "CUDA runtime")):
         a, b = run.meta.get(k), ref.meta.get(k)
         if a and b and a != b:
