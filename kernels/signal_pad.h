@@ -1,7 +1,7 @@
 /* Sizes of the signal pads that custom kernels use for cross-GPU flags (kernels/signal.cuh),
  * visible to host C code that allocates them. Pad layout: uint32 flag[slot][block][source rank]. */
-#ifndef CB_SIGNAL_H
-#define CB_SIGNAL_H
+#ifndef CB_SIGNAL_PAD_H
+#define CB_SIGNAL_PAD_H
 
 #include "cb_limits.h"
 
