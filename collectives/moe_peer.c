@@ -13,7 +13,7 @@
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "moe_common.h"
-#include "signal.h"
+#include "signal_pad.h"
 
 int cb_moe_peer_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_moe_supported(w, p, why, n) || !cb_peer_supported(w, why, n)) return 0;

@@ -43,7 +43,7 @@ void cb_ring_iter_advance(uint32_t *counter, cudaStream_t s);
 void cb_ring_flag_set(uint32_t *flag, const uint32_t *counter, uint32_t per_iter, uint32_t k, cudaStream_t s);
 /* Waits until *flag >= value(k) (acquire, system scope); traps after timeout_ns, naming
  * rank, peer and step, and stops when the job aborts (ctl: the host-mapped control words of
- * signal.h). */
+ * signal_pad.h). */
 void cb_ring_flag_wait(const uint32_t *flag, const uint32_t *counter, uint32_t per_iter, uint32_t k,
                        uint64_t timeout_ns, unsigned int *ctl, int rank, int peer, int step, cudaStream_t s);
 
