@@ -6,7 +6,9 @@
 # one node only): every InfiniBand port's rate (/sys/class/infiniband/*/ports/*/rate, "200 Gb/sec
 # (4X HDR)") or, without InfiniBand, every up Ethernet interface's speed (/sys/class/net/*/speed,
 # Mb/s). A rate that cannot be read is null: the verdict then says "limit unknown". Measured on
-# the host collbench-run runs on; the nodes of a run are assumed identical.
+# the host collbench-run runs on; the nodes of a run are assumed identical. A NIC name keeps
+# letters, digits and _.:- (anything else, a quote or backslash included, becomes '?': the JSON
+# stays valid); the file is written by cb_newfile (launcher/newfile.sh).
 cb_limits_write() {
   local dir=$1 nodes=$2 nv="null" pcie="null" nics="" gen width f name rate
   [ -s "$dir/link_gbs" ] && nv=$(cat "$dir/link_gbs")
@@ -16,7 +18,7 @@ cb_limits_write() {
   if [ "$nodes" -gt 1 ]; then
     for f in /sys/class/infiniband/*/ports/*/rate; do
       [ -e "$f" ] || continue
-      name=$(echo "$f" | awk -F/ '{print $5 ":" $7}')
+      name=$(printf '%s' "$f" | awk -F/ '{print $5 ":" $7}' | tr -c 'A-Za-z0-9_.:-' '?')
       rate=$(awk '{ if ($1 ~ /^[0-9.]+$/ && $2 == "Gb/sec") printf "%.1f", $1 / 8 }' "$f" 2> /dev/null)
       nics+="${nics:+, }{\"name\": \"$name\", \"gbs\": ${rate:-null}}"
     done
@@ -25,9 +27,9 @@ cb_limits_write() {
         name=$(basename "$(dirname "$f")")
         [ "$name" != lo ] && [ "$(cat "/sys/class/net/$name/operstate" 2> /dev/null)" = up ] || continue
         rate=$(awk '{ if ($1 ~ /^[0-9]+$/ && $1 > 0) printf "%.1f", $1 / 8000 }' "$f" 2> /dev/null)
-        nics+="${nics:+, }{\"name\": \"$name\", \"gbs\": ${rate:-null}}"
+        nics+="${nics:+, }{\"name\": \"$(printf '%s' "$name" | tr -c 'A-Za-z0-9_.:-' '?')\", \"gbs\": ${rate:-null}}"
       done
     fi
   fi
-  printf '{"nvlink_gbs": %s, "pcie": %s, "nics": [%s]}\n' "$nv" "$pcie" "$nics" > "$dir/limits.json"
+  printf '{"nvlink_gbs": %s, "pcie": %s, "nics": [%s]}\n' "$nv" "$pcie" "$nics" | cb_newfile "$dir/limits.json"
 }
