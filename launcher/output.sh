@@ -16,21 +16,21 @@
 CB_OUTPUT_MAX=$((256 << 20))
 
 cb_output_launch() {
-  local dir=$1 ofd run_fifo=$tmpdir/run.fifo file_fifo=$tmpdir/file.fifo err_fifo=$tmpdir/tee.fifo
-  local rc tee_pid head_pid watch_pid pid
+  local dir=$1 ofd rc tee_pid head_pid watch_pid pid
   shift
   cb_newfile_open ofd "$dir/output.txt" || return 3
-  rm -f -- "$run_fifo" "$file_fifo" "$err_fifo"
-  if ! mkfifo -- "$run_fifo" "$file_fifo" "$err_fifo"; then
+  rm -f -- "$tmpdir/run.fifo" "$tmpdir/file.fifo" "$tmpdir/tee.fifo"
+  if ! mkfifo -- "$tmpdir/run.fifo" "$tmpdir/file.fifo" "$tmpdir/tee.fifo"; then
     exec {ofd}>&-
     echo "collbench-run: cannot create FIFOs in $tmpdir" >&2
     return 3
   fi
-  (trap '' INT TERM HUP; exec head -c "$CB_OUTPUT_MAX") < "$file_fifo" 1>&"$ofd" &
+  (trap '' INT TERM HUP; exec head -c "$CB_OUTPUT_MAX") < "$tmpdir/file.fifo" 1>&"$ofd" &
   head_pid=$!
-  (trap '' INT TERM HUP; grep -q 'standard output' && kill -s PIPE "$$") < "$err_fifo" &
+  (trap '' INT TERM HUP; grep -q 'standard output' && kill -s PIPE "$$") < "$tmpdir/tee.fifo" &
   watch_pid=$!
-  (trap '' INT TERM HUP; LC_ALL=C exec tee --output-error=warn -- "$file_fifo") < "$run_fifo" 2> "$err_fifo" &
+  (trap '' INT TERM HUP; LC_ALL=C exec tee --output-error=warn -- "$tmpdir/file.fifo") < "$tmpdir/run.fifo" \
+    2> "$tmpdir/tee.fifo" &
   tee_pid=$!
   exec {ofd}>&-
   cb_child_start --log run.fifo pid "$@"

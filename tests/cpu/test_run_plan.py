@@ -11,6 +11,7 @@ no script, no file at a planted name). A run that must happen: its folder as ask
 
 usage: test_run_plan.py REPO_ROOT BUILD_DIR"""
 import glob
+import json
 import os
 import shlex
 import shutil
@@ -158,6 +159,29 @@ if rc != 0 or "submit it with: sbatch " + shlex.quote(spaced).replace("'", "") n
     problems.append(f"P26 the submit hint of {spaced!r}: {text!r}")
 if "sbatch " + spaced + "\n" in text:
     problems.append(f"P26 the submit hint is not quoted: {text!r}")
+
+# --- P26: NIC names go into limits.json escaped (launcher/limits.sh): a network namespace of
+# its own with an up interface named q"x\y (root, unshare and ip needed; else skipped)
+if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("ip"):
+    lim = os.path.join(tmp, "limits")
+    os.mkdir(lim)
+    sh = ('mount -t sysfs sysfs /sys && ip link add \'q"x\\y\' type veth peer name cbp2 && '
+          'ip link set \'q"x\\y\' up && ip link set cbp2 up || exit 77\n'
+          f'tmpdir={shlex.quote(lim)}\n[ ! -f "$1/launcher/newfile.sh" ] || . "$1/launcher/newfile.sh"\n'
+          f'. "$1/launcher/limits.sh"\ncb_limits_write {shlex.quote(lim)} 2\n')
+    r = subprocess.run(["unshare", "-n", "-m", "bash", "-c", sh, "_", root], capture_output=True, text=True, timeout=60)
+    if r.returncode == 77 or (r.returncode and "unshare" in r.stderr):
+        print(f"skip: P26 NIC names (no network namespace here: {r.stderr.strip()[:120]})")
+    else:
+        try:
+            nics = json.load(open(os.path.join(lim, "limits.json")))["nics"]
+            if not any(n["name"].startswith("q") and '"' not in n["name"] for n in nics):
+                problems.append(f"P26 limits.json NIC names: {nics}")
+        except (OSError, ValueError, KeyError) as e:
+            problems.append(f"P26 limits.json with a NIC named q\"x\\y is not valid JSON: {e}: "
+                            f"{open(os.path.join(lim, 'limits.json')).read() if os.path.exists(os.path.join(lim, 'limits.json')) else r.stderr}")
+else:
+    print("skip: P26 NIC names (needs root, unshare and ip)")
 
 # --- P6: the plan is checked before the script ------------------------------------------------
 bad_xml = os.path.join(tmp, "bad.xml")
