@@ -64,13 +64,13 @@ cb_child_start() {
   case $1 in --log | --out) how=$1 name=$2; shift 2 ;; esac
   local var=$1
   shift
+  cb_child_signalled=0
   case $how in
     --log) setsid "$@" < /dev/null > "$tmpdir/$name" 2>&1 & ;;
     --out) setsid "$@" < /dev/null > "$tmpdir/$name" & ;;
     *) setsid "$@" < /dev/null & ;;
   esac
   cb_child_pid=$!
-  cb_child_signalled=0
   printf -v "$var" %s "$cb_child_pid"
 }
 
@@ -81,6 +81,13 @@ cb_child_wait() {
     rc=$?
     kill -0 "$pid" 2> /dev/null || break
   done
+  # a wait cut short by a trapped signal as the step ended returns 128 + that signal: the step's
+  # own status is then still there to collect (127: it was the status already)
+  if [ "$rc" -gt 128 ]; then
+    wait "$pid" 2> /dev/null
+    local again=$?
+    [ "$again" = 127 ] || rc=$again
+  fi
   cb_child_pid=""
   cb_session_end "$pid"
   return "$rc"

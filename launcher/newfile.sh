@@ -76,6 +76,15 @@ cb_newfile_place() {
 cb_newfile_fail() { echo "collbench-run: cannot write $(cb_quote "$1"): $cb_newfile_why" >&2; return 1; }
 
 cb_newfile() {
+  # in a subshell that ignores the terminal's signals: a Ctrl-C meant for the run must not kill
+  # mktemp or ln halfway through a file the run's evidence depends on (incomplete.txt)
+  (
+    trap '' INT TERM HUP
+    cb_newfile_write "$@"
+  )
+}
+
+cb_newfile_write() {
   local replace=0 mode="" max=$CB_NEWFILE_MAX cut=0 path tmp size
   while [ $# -gt 1 ]; do
     case $1 in

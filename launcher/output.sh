@@ -34,6 +34,8 @@ cb_output_launch() {
   tee_pid=$!
   exec {ofd}>&-
   cb_child_start --log run.fifo pid "$@"
+  # a signal that came after the caller's last look but before the step had a pid: passed on now
+  [ "${interrupted:-0}" = 0 ] || [ "$cb_child_signalled" != 0 ] || cb_child_signal
   cb_child_wait "$pid"
   rc=$?
   for pid in "$tee_pid" "$head_pid" "$watch_pid"; do
