@@ -8,6 +8,7 @@
 # count), '=', spaces and empty items are refused. Values are shown by cb_quote (newfile.sh). Two names are the same host when they differ only in case
 # or in a trailing dot (DNS compares them so): `a,A` or `a,a.` would put twice the ranks on one
 # machine. At most 1024 hosts.
+. "$(dirname -- "${BASH_SOURCE[0]}")/newfile.sh" # what this file uses, when sourced alone
 cb_hosts_check() {
   local what=$1 list=$2 name key seen=" " n=0
   local -a names

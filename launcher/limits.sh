@@ -9,6 +9,7 @@
 # the host collbench-run runs on; the nodes of a run are assumed identical. A NIC name keeps
 # letters, digits and _.:- (anything else, a quote or backslash included, becomes '?': the JSON
 # stays valid); the file is written by cb_newfile (launcher/newfile.sh).
+. "$(dirname -- "${BASH_SOURCE[0]}")/newfile.sh" # cb_newfile
 cb_limits_write() {
   local dir=$1 nodes=$2 nv="null" pcie="null" nics="" gen width f name rate
   [ -s "$dir/link_gbs" ] && nv=$(cat "$dir/link_gbs")

@@ -13,6 +13,8 @@
 # (`collbench-run | head -3`, a terminal gone) never breaks the run's pipe: tee goes on filling
 # output.txt and reports the broken stdout on its stderr, where a watcher turns it into SIGPIPE
 # for collbench-run, which then stops the run as for any signal (exit 141, folder incomplete).
+. "$(dirname -- "${BASH_SOURCE[0]}")/newfile.sh" # what this file uses, when sourced alone
+. "$(dirname -- "${BASH_SOURCE[0]}")/child.sh" # what this file uses, when sourced alone
 CB_OUTPUT_MAX=$((256 << 20))
 
 cb_output_launch() {

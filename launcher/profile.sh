@@ -16,6 +16,8 @@
 # options with its sweep replaced by the one SIZE). In the default suite only the families that
 # have ALGO are profiled, and collbench-run says so first. A run with no timed row to profile
 # says so and keeps its exit code.
+. "$(dirname -- "${BASH_SOURCE[0]}")/newfile.sh" # what this file uses, when sourced alone
+. "$(dirname -- "${BASH_SOURCE[0]}")/child.sh" # what this file uses, when sourced alone
 
 # Sets prof_tool, prof_algo, prof_size (bytes or count, "" = largest) from SPEC.
 cb_profile_parse() {

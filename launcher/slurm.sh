@@ -15,6 +15,8 @@
 # this node type (--partition, --account, --time become #SBATCH lines); it is written only for a
 # plan collbench-topo accepts.
 # Tests: tests/slurm (a real one-node slurmctld + slurmd).
+. "$(dirname -- "${BASH_SOURCE[0]}")/newfile.sh" # what this file uses, when sourced alone
+. "$(dirname -- "${BASH_SOURCE[0]}")/hosts.sh" # what this file uses, when sourced alone
 
 # 0 inside a Slurm allocation.
 cb_slurm_in_job() { [ -n "${SLURM_JOB_ID:-}" ]; }

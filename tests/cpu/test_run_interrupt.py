@@ -19,7 +19,10 @@ crash), never 1 ("wrong results"), no traceback and no SIGSEGV; a folder cut sho
 incomplete.txt naming the cause and its summary and verdict say INCOMPLETE, a complete folder is
 not called incomplete, and a signal before the run leaves no folder.
 
-usage: test_run_interrupt.py REPO_ROOT BUILD_DIR terminal|outside|steps"""
+  gpu       (needs a GPU; label gpu) the terminal's signals, mpirun killed and stdout closed
+            with the real collbench on this machine's GPUs: two ranks mid-sweep
+
+usage: test_run_interrupt.py REPO_ROOT BUILD_DIR terminal|outside|steps|gpu"""
 import glob
 import os
 import signal
@@ -64,18 +67,22 @@ def rank_pids(mark, rank):
 
 
 def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_seconds=0, nvlink_delay=0,
-         extra_path=None, row_s=0.25, extra_env=None):
+         extra_path=None, row_s=0.25, extra_env=None, real=None):
     """when: rows (6 rows written), folder (a results folder exists), build (make's child runs),
     profile (the profiled run has written 3 rows), json (results.json written: the run is over).
     how: group-SIG, pid-SIG, mpirun-SIG, rank1-SIG, head (stdout closed after 3 lines), wait (no
     signal: the run ends by itself).
     want_folder: incomplete (why in incomplete.txt), complete, none."""
     tmp = tempfile.mkdtemp(prefix=f"cb-intr-{name}.")
-    build = run_fixture.build_dir(tmp, real_build, standin=True, build_seconds=build_seconds)
     mark = f"CBTEST_MARK_{uuid.uuid4().hex}"
-    env = run_fixture.env_with(tmp, STANDIN_REAL=os.path.join(real_build, "launcher", "collbench"),
-                               STANDIN_RUN=fixture, STANDIN_ROW_S=str(row_s), STANDIN_HOLD_S=str(hold), TMPDIR=tmp)
-    env["PATH"] = run_fixture.fake_gpus(tmp, nvlink_delay) + os.pathsep + env["PATH"]
+    if real:  # this machine's GPUs and the real collbench (real: the rank layout options)
+        build = real_build
+        env = dict(os.environ, TMPDIR=tmp, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    else:
+        build = run_fixture.build_dir(tmp, real_build, standin=True, build_seconds=build_seconds)
+        env = run_fixture.env_with(tmp, STANDIN_REAL=os.path.join(real_build, "launcher", "collbench"),
+                                   STANDIN_RUN=fixture, STANDIN_ROW_S=str(row_s), STANDIN_HOLD_S=str(hold), TMPDIR=tmp)
+        env["PATH"] = run_fixture.fake_gpus(tmp, nvlink_delay) + os.pathsep + env["PATH"]
     if extra_path:
         env["PATH"] = extra_path(tmp) + os.pathsep + env["PATH"]
     env.update(extra_env or {})
@@ -83,7 +90,8 @@ def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_s
     out = os.path.join(tmp, "out")
     log_path = os.path.join(tmp, "log")
     log = open(log_path, "w+")
-    p = subprocess.Popen([script, "--build", build, "--out", out, "--vnodes", "1", "--gpus", "2"] + args,
+    layout = real or ["--vnodes", "1", "--gpus", "2"]
+    p = subprocess.Popen([script, "--build", build, "--out", out] + layout + args,
                          stdout=subprocess.PIPE if how == "head" else log, stderr=log, env=env,
                          start_new_session=True, preexec_fn=run_fixture.default_signals)
     t0 = time.time()
@@ -91,7 +99,7 @@ def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_s
     seen = 0
     while time.time() - t0 < 90 and p.poll() is None:
         csvs = glob.glob(os.path.join(out, "*", "results.csv"))
-        if when == "rows" and csvs and rows(csvs[0]) >= 6:
+        if when == "rows" and csvs and rows(csvs[0]) >= (3 if real else 6):
             ready = True
         elif when == "folder" and glob.glob(os.path.join(out, "*")):
             ready = True
@@ -171,7 +179,7 @@ def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_s
             problems.append(f"{name}: no results.json in the complete run {d}")
         return
     final = rows(os.path.join(d, "results.csv"))
-    if final < seen or final >= 40:
+    if final < seen or (final >= 40 and not real):
         problems.append(f"{name}: {final} rows at the end, {seen} seen when signalled, 40 in the full run")
     if os.path.exists(os.path.join(d, "results.json")):
         problems.append(f"{name}: a cut-short run has results.json")
@@ -215,8 +223,23 @@ elif group == "steps":
     case("profile-TERM", nop + ["--profile", "ncu:nccl:8"] + one, "profile", "pid-TERM", 143, "complete", hold=0,
          extra_path=run_fixture.ncu_passthrough, row_s=0.1)
     case("charts-TERM", one, "json", "pid-TERM", 143, "complete", hold=0, row_s=0.02)
+elif group == "gpu":
+    # the same with the real collbench on this machine's GPUs (two ranks; sharing one GPU when
+    # there is one): ranks in NCCL and in custom kernels when the signal comes
+    gpus = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout.count("GPU ") \
+        if subprocess.run(["sh", "-c", "command -v nvidia-smi"], capture_output=True).returncode == 0 else 0
+    if gpus == 0:
+        print("SKIP: no GPU here")
+        sys.exit(77)
+    layout = ["--vnodes", "1", "--gpus", "2"] + ([] if gpus >= 2 else ["--share-gpus"])
+    run = nop + ["--", "allreduce", "-b", "1M", "-e", "1G", "-f", "2", "-n", "200", "-w", "5", "-T", "60"]
+    case("gpu-group-INT", run, "rows", "group-INT", 130, "incomplete", "SIGINT to collbench-run", real=layout)
+    case("gpu-group-TERM", run, "rows", "group-TERM", 143, "incomplete", "SIGTERM to collbench-run", real=layout)
+    case("gpu-group-HUP", run, "rows", "group-HUP", 129, "incomplete", "SIGHUP to collbench-run", real=layout)
+    case("gpu-mpirun-KILL", run, "rows", "mpirun-KILL", 137, "incomplete", "mpirun was killed by SIGKILL", real=layout)
+    case("gpu-stdout-closed", run, "rows", "head", 141, "incomplete", "output was closed", real=layout)
 else:
-    sys.exit(f"usage: {sys.argv[0]} REPO_ROOT BUILD_DIR terminal|outside|steps")
+    sys.exit(f"usage: {sys.argv[0]} REPO_ROOT BUILD_DIR terminal|outside|steps|gpu")
 
 for p in problems:
     print("FAIL", p)
