@@ -20,11 +20,11 @@ measured per-direction rate beside the figure and as a share of it. A copy canno
 link, so a rate above ABOVE x the figure says the figure is wrong or low (the shares still use
 it and say so); with no figure the rate is stated as information, never taken as the limit.
 A run whose ranks share a GPU claims neither shares nor a link measurement."""
-import json
 import os
 
 import cbcsv
 import ce_rate
+import hwfigures
 
 FAR_BELOW = 0.5  # a row under half of its limit is flagged
 ABOVE = 1.05  # a row over its limit: the limit recorded is the wrong one (flagged too)
@@ -65,12 +65,8 @@ def load_limits(run_dir, meta, link):
         known = isinstance(links, int) and links > 0
         lim["nvlink_from"] = "NVML" + (f": {links} links × {lim['nvlink_gbs'] / links:.1f} GB/s" if known else "")
     path = os.path.join(run_dir, "limits.json")
-    if os.path.isfile(path):  # collbench-run's nvidia-smi figures fill what collbench's NVML left unknown
-        try:
-            with open(path, encoding="utf-8") as f:
-                side = json.load(f)
-        except (OSError, ValueError) as e:
-            raise cbcsv.InputError(f"{path}: unreadable limits ({e})")
+    side = hwfigures.read_limits(path)  # plots/infile.py's reader rule, hwfigures' ranges
+    if side is not None:  # collbench-run's nvidia-smi figures fill what collbench's NVML left unknown
         for k, v in _check(side, path).items():
             if lim.get(k) in (None, [], {}) and v not in (None, [], {}):
                 lim[k] = v

@@ -16,6 +16,7 @@ sys.dont_write_bytecode = True
 import attn  # noqa: E402
 import cbcsv  # noqa: E402
 import groups as G  # noqa: E402
+import outfile  # noqa: E402  (the one writer: a new file renamed over the name)
 
 ALGO_COLOURS = {"nccl": "#000000", "nccl_sendrecv": "#7f7f7f", "oneshot": "#d62728",
                 "twoshot": "#1f77b4", "twoshot_push": "#2ca02c", "auto": "#9467bd",
@@ -56,9 +57,8 @@ class Writer:
         if not lines:
             return False
         dat = os.path.join(self.work, name + ".dat")
-        with open(dat, "w") as f:  # gnuplot's "index": blocks separated by two blank lines
-            f.write("\n\n\n".join("\n".join(f"{x} {y:.6g}" for x, y in ln[4]) for ln in lines))
-            f.write("\n")
+        # gnuplot's "index": blocks separated by two blank lines
+        outfile.write_new(dat, "\n\n\n".join("\n".join(f"{x} {y:.6g}" for x, y in ln[4]) for ln in lines) + "\n")
         xs = [x for ln in lines for x, _ in ln[4]]
         ys = [y for ln in lines for _, y in ln[4] if y > 0] or [1]
         n = len(lines)
@@ -85,8 +85,7 @@ class Writer:
         for k, val in (extra_keys or {}).items():
             v += f"{k} = {gp_str(val)}\n"
         vars_path = os.path.join(self.work, name + ".vars.gp")
-        with open(vars_path, "w") as f:
-            f.write(v)
+        outfile.write_new(vars_path, v)
         self.manifest.append(f"{script}\t{vars_path}\t{os.path.join(self.outdir, name)}")
         return True
 
@@ -270,8 +269,7 @@ def main(argv):
                       file=sys.stderr)
     for msg in w.warnings:
         print(f"plots: warning: {msg}", file=sys.stderr)
-    with open(os.path.join(a.work, "manifest"), "w") as f:
-        f.write("".join(line + "\n" for line in w.manifest))
+    outfile.write_new(os.path.join(a.work, "manifest"), "".join(line + "\n" for line in w.manifest))
     return 0
 
 

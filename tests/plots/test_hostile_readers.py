@@ -4,6 +4,7 @@
   N2   a symlink planted at every file plots/plot and `verdict.py --write` write (summary.md,
        each chart's .png and .svg, and names a temporary file beside them might take) is
        replaced by a new regular file, never written through; a FIFO at summary.md does not hang
+       and is not replaced (plots/outfile.py, as base/newfile.h: never onto a device, FIFO or socket)
   N7   results.json of an unexpected shape ([], {"meta": []}, rank_info a string, binding null,
        a lone surrogate in a GPU name with --write, 100,000 nested [) and an oversized one: exit 2
        with one line, no traceback, from verdict.py and from `plots/plot --against`
@@ -19,6 +20,7 @@ import glob
 import csv
 import os
 import shutil
+import stat
 import subprocess
 import sys
 
@@ -92,13 +94,13 @@ def symlink_sweep(work):
         p = os.path.join(hostile, name)
         check(os.path.isfile(p) and not os.path.islink(p), f"{name}: a new regular file")
     check("## Verdict" in open(os.path.join(hostile, "summary.md")).read(), "summary.md holds the verdict")
-    # a FIFO at summary.md: verdict --write replaces it instead of blocking on it
+    # a FIFO at summary.md: verdict --write refuses it (exit 2, one line) instead of blocking on it
     fifo_run = copy_run(os.path.join(VDATA, "normal"), os.path.join(work, "fifo"))
     os.mkfifo(os.path.join(fifo_run, "summary.md"))
     rc, _, err = run(sys.executable, VERDICT, "--write", os.path.join(fifo_run, "summary.md"),
                      os.path.join(VDATA, "reference"), fifo_run, timeout=30)
-    check(rc == 0 and os.path.isfile(os.path.join(fifo_run, "summary.md")),
-          f"verdict --write over a FIFO: exit 0, a regular file (got {rc}: {err[-200:]!r})")
+    refused("verdict --write over a FIFO", rc, err)
+    check(stat.S_ISFIFO(os.lstat(os.path.join(fifo_run, "summary.md")).st_mode), "the FIFO is left as it was")
 
 
 def bad_json(work):
