@@ -374,18 +374,7 @@ class _Shell:
             self.i = i + 2
             self.scan(")")
         elif s.startswith("${", i):
-            depth, j = 1, i + 2
-            while j < len(s) and depth:
-                if s[j] == "\\":
-                    j += 1
-                elif s[j] == "{":
-                    depth += 1
-                elif s[j] == "}":
-                    depth -= 1
-                elif s[j] == "\n":
-                    self.line += 1
-                j += 1
-            self.i = j
+            self._skip_nested(i + 2, "{", "}", 1)
         elif s.startswith("$'", i):
             j = i + 2
             while j < len(s) and s[j] != "'":
@@ -395,11 +384,17 @@ class _Shell:
             self.i = i + 2 if i + 1 < len(s) and not s[i + 1].isspace() else i + 1
 
     def _skip_arith(self, j):
-        depth, s = 2, self.s
+        self._skip_nested(j, "(", ")", 2)
+
+    def _skip_nested(self, j, opening, closing, depth):
+        """Moves past the closing bracket that brings depth to 0 (backslashes escape)."""
+        s = self.s
         while j < len(s) and depth:
-            if s[j] == "(":
+            if s[j] == "\\":
+                j += 1
+            elif s[j] == opening:
                 depth += 1
-            elif s[j] == ")":
+            elif s[j] == closing:
                 depth -= 1
             elif s[j] == "\n":
                 self.line += 1
