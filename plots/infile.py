@@ -214,10 +214,11 @@ def number(s, where, what, lo, hi, integer=False):
 
 
 def json_number(v, lo, hi, integer=False):
-    """Whether the JSON value v is a number (not a bool), finite, in [lo, hi], whole when integer."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    """Whether the JSON value v is a number (not a bool), finite, in [lo, hi]; with integer, a
+    JSON integer (4, never 4.0: a count or a PCIe generation is written as one)."""
+    if isinstance(v, bool) or not isinstance(v, int if integer else (int, float)):
         return False
-    if isinstance(v, float) and (not math.isfinite(v) or (integer and v != int(v))):
+    if isinstance(v, float) and not math.isfinite(v):
         return False
     return lo <= v <= hi
 

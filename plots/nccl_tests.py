@@ -261,7 +261,7 @@ def finite(s, where, what, lo=-cbcsv.NUMBER_MAX):
 def nwrong(v, shown_as, where):
     """A #wrong count (printed with %6g: 1e+06 and more in exponent form; the JSON writes it as a
     double): a whole number from 0 to cbcsv.NUMBER_MAX."""
-    if v is None or isinstance(v, bool) or not infile.json_number(v, 0, cbcsv.NUMBER_MAX, integer=True):
+    if v is None or not infile.json_number(v, 0, cbcsv.NUMBER_MAX) or not float(v).is_integer():
         raise cbcsv.InputError(f"{where}: #wrong {infile.excerpt(shown_as)} is not a count of wrong elements (a whole "
                                "number >= 0, finite)")
     return int(v)

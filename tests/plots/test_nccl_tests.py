@@ -313,16 +313,23 @@ CASES = {"text": case_text, "json": case_json, "sections": case_sections, "plot"
          "cut_conclusion": case_cut_conclusion}
 
 
-def main(argv):
-    if len(argv) != 3 or argv[1] not in CASES:
-        print(f"usage: {argv[0]} {{{','.join(CASES)}}} WORKDIR", file=sys.stderr)
-        return 2
+def run_case(argv, cases):
+    """Runs case argv[1] of cases in the wiped folder argv[2]; (name, 0) or (None, 2) on bad usage."""
+    if len(argv) != 3 or argv[1] not in cases:
+        print(f"usage: {argv[0]} {{{','.join(cases)}}} WORKDIR", file=sys.stderr)
+        return None, 2
     work = os.path.abspath(argv[2])
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    CASES[argv[1]](work)
-    print(f"nccl-tests {argv[1]}: ok")
-    return 0
+    cases[argv[1]](work)
+    return argv[1], 0
+
+
+def main(argv):
+    name, rc = run_case(argv, CASES)
+    if name:
+        print(f"nccl-tests {name}: ok")
+    return rc
 
 
 if __name__ == "__main__":
