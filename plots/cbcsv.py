@@ -153,6 +153,16 @@ def parse(text, path, run_dir, name, warn=True):
     return Run(path, run_dir, name, rows)
 
 
+def keep_algo(run, algo, which):
+    """run's rows of algorithm algo (--compare-algo); InputError naming the ones it has when
+    it has none of algo."""
+    have = sorted({r["algo"] for r in run.rows})
+    if algo not in have:
+        raise InputError(f"--compare-algo {excerpt(algo)}: {which} ({shown(run.csv_path)}) has no such algorithm "
+                         f"(it has: {', '.join(have)})")
+    return [r for r in run.rows if r["algo"] == algo]
+
+
 def _number(rec, col, name, path, n, kind):
     """Field NAME as int/float; None when empty. Rejects text, non-finite values and numbers
     outside +-NUMBER_MAX (infile.decimal: ASCII decimal digits only)."""

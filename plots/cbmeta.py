@@ -74,3 +74,23 @@ def load(run_dir):
         return validate(parse(data.split(b"\n", 1)[0], partial), partial)
     except cbcsv.InputError:
         return {}
+
+
+def tool_label(run):
+    """Which tool measured a loaded run (cbcsv.Run), for --compare labels: "nccl-tests NAME" for
+    an nccl-tests import (every row's algo is nccl-tests; NAME its binary, from meta.program
+    when results.json says), else "collbench"."""
+    if not run.rows or any(r["algo"] != "nccl-tests" for r in run.rows):
+        return "collbench"
+    try:
+        program = load(run.run_dir).get("program")
+    except cbcsv.InputError:
+        program = None
+    name = os.path.basename(program) if isinstance(program, str) and infile.one_line(program, 4096) else ""
+    return f"nccl-tests {name}".strip()
+
+
+def compare_label(tool, algo):
+    """A --compare line's label after "A: ": the tool, and the algorithm where the tool has several."""
+    return tool if tool.startswith("nccl-tests") else f"{tool} {algo}"
+

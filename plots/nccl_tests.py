@@ -11,7 +11,8 @@ Two formats, told apart by the first character ('{' is JSON):
   ranks, hosts and GPUs from the "#  Rank N Group G Pid P on HOST device D [BUS] NAME" lines,
   the versions from "# nccl-tests version V nccl-headers=H nccl-library=L" (printed just before
   "starting"; L is what the JSON calls nccl_version).
-- the file `-J FILE` writes (JSON_FILE_VERSION 3; src/util.cu of nccl-tests 2.19.6): "args"
+- the file `-J FILE` writes (read by plots/nccl_tests_json.py; JSON_FILE_VERSION 3,
+  src/util.cu of nccl-tests 2.19.6): "args"
   (args[0] names the binary), "config" (ngpus, nthreads, iterations, graph, "devices": one
   entry per process, parsed from its first GPU's "#  Rank" line) and "results", one object per
   size with "out_of_place"/"in_place"
@@ -29,13 +30,20 @@ short word, hosts and GPU names one line, thread and GPU counts in range, at mos
 Bad input raises cbcsv.InputError: one line naming the file (a value quoted as a short, escaped
 excerpt); the command line exits 2.
 
-usage: nccl_tests.py [--family F] [--out DIR] FILE
+usage: nccl_tests.py [--family F] [--gpu NAME] [--ranks N] [--nodes N] [--out DIR] FILE
+       nccl_tests.py --verdict DIR [verdict.py options]
   writes DIR/<family>/results.csv and results.json (meta.tool "nccl-tests") per family found
   (plots/nccl_tests_import.py) and prints each folder; --family names the collective of tables
-  that do not name their binary. DIR defaults to ./nccl-tests-<FILE's name without extension>.
+  that do not name their binary, --gpu, --ranks and --nodes the GPU model, rank and node
+  count of an output without its "# Using devices" lines (they must agree with the lines
+  where there are some; --ranks alone assumes one node, and the verdict says so).
+  DIR defaults to ./nccl-tests-<FILE's name without extension>. --verdict writes an import's
+  verdict into DIR/summary.md (plots/nccl_tests_verdict.py).
+A `-g N` run's nGpus and nThread, and its validation flag, are kept in meta; an in-place #wrong
+of N/A in a run that validates is a collective nccl-tests does not run in place (alltoall,
+sendrecv): those rows are kept as skipped, never read as unchecked (-c 0).
 """
 import argparse
-import json
 import os
 import re
 import sys
@@ -89,10 +97,21 @@ def read_text_file(path):
     return text
 
 
-def make_row(family, dtype, op, size, count, inplace, time, algbw, busbw, wrong, note, run):
-    """One collbench CSV row (dict by column). A 0-byte or non-positive time row is kept as skipped."""
-    measured = size > 0 and time is not None and time > 0
-    if not measured:
+def in_place_unsupported(inplace, wrong, other_wrong, validation):
+    """Whether an in-place group's #wrong of N/A (None) means the binary does not support the
+    collective in place (alltoall, sendrecv: nccl-tests then times it but never checks it), not
+    -c 0: the run validates (validation 1, or the out-of-place group has a count)."""
+    return inplace == 1 and wrong is None and validation != 0 and (validation == 1 or other_wrong is not None)
+
+
+def make_row(family, dtype, op, size, count, inplace, time, algbw, busbw, wrong, note, run, unsupported=False):
+    """One collbench CSV row (dict by column). A 0-byte or non-positive time row is kept as
+    skipped, and so is an in-place row of a collective nccl-tests does not run in place."""
+    measured = size > 0 and time is not None and time > 0 and not unsupported
+    if unsupported:
+        note = "; ".join(n for n in (note, f"nccl-tests does not run {family} in place (#wrong N/A: timed, never "
+                                           "checked, not an in-place result): not charted") if n)
+    elif not measured:
         note = "; ".join(n for n in (note, f"{size} B, time {time}: nccl-tests timed no transfer, not charted") if n)
     return {"family": family, "algo": ALGO, "dtype": DTYPES.get(dtype, dtype), "op": op, "bytes": size,
             "count": count, "inplace": inplace, "ranks": run.get("ranks", ""), "nodes": run.get("nodes", ""),
@@ -133,7 +152,8 @@ def parse_text(lines, where, family=None):
         fam = family_of(name, f"{where}:{table.line}") if name else family
         if fam is None and not name:
             raise cbcsv.InputError(f"{where}:{table.line}: a table with no 'Collective test starting:' or "
-                                   "'concluded:' line naming its binary: cannot tell the collective (--family)")
+                                   "'concluded:' line naming its binary: cannot tell the collective (give --family "
+                                   f"{'|'.join(sorted(FAMILIES.values()))})")
         if fam is not None:
             meta = dict(run, **devices_meta(devices, len(devices) or ""))
             meta["program"] = name or ""
@@ -161,11 +181,14 @@ def parse_text(lines, where, family=None):
                 close(line.split(":", 1)[1].strip())
                 program = None
             elif line.startswith("# nThread"):
-                for key, pat in (("iters", r"(?:^|[^a-z] )iters: (\d+)"), ("warmup", r"warmup iters: (\d+)"),
-                                 ("graph", r"\bgraph: (\d+)")):
+                for key, pat, hi in (("iters", r"(?:^|[^a-z] )iters: (\d+)", COUNT_MAX),
+                                     ("warmup", r"warmup iters: (\d+)", COUNT_MAX), ("graph", r"\bgraph: (\d+)", COUNT_MAX),
+                                     ("validation", r"\bvalidation: (\d+)", COUNT_MAX),
+                                     ("threads_per_process", r"^# nThread (\d+)", MAX_PER_PROCESS),
+                                     ("gpus_per_process", r"\bnGpus (\d+)", MAX_PER_PROCESS)):
                     m = re.search(pat, line, re.ASCII)
                     if m:
-                        run[key] = infile.number(m[1], f"{where}:{n}", key, 0, COUNT_MAX, integer=True)
+                        run[key] = infile.number(m[1], f"{where}:{n}", key, 0, hi, integer=True)
                 run["mode"] = "graph" if run.get("graph") else "eager"
             elif body[:5] == DEFAULT_HEADER[:5]:
                 close(None)
@@ -192,7 +215,8 @@ def parse_text(lines, where, family=None):
         if fam not in metas or (meta.get("ranks") and not metas[fam].get("ranks")):
             metas[fam] = meta
         for r in t.rows:
-            rows.extend(make_row(fam, *r[:2], *r[2:4], ip, *grp, "", meta) for ip, grp in ((0, r[4]), (1, r[5])))
+            rows.extend(make_row(fam, *r[:2], *r[2:4], ip, *grp, "", meta, in_place_unsupported(
+                ip, grp[3], r[4][3], meta.get("validation"))) for ip, grp in ((0, r[4]), (1, r[5])))
     return rows, metas
 
 
@@ -267,109 +291,57 @@ def nwrong(v, shown_as, where):
     return int(v)
 
 
-def parse_json(text, where):
-    """Rows and {family: meta} of a -J file (util.cu's writer: the key names and nesting above)."""
-    where = cbcsv.shown(where)
-    try:
-        doc = infile.parse_json(text, where)
-    except cbcsv.InputError as e:
-        bare_inf = re.search(r"[:,\[]-?inf[,}\]]", text)
-        if not bare_inf:
-            raise
-        raise cbcsv.InputError(f"{e}; it holds {bare_inf[0][1:-1]} (nccl-tests writes an infinite value so): not a "
-                               "finite number")
-
-    def need(obj, key, kind, at, lo=None, hi=None):
-        v = obj.get(key) if isinstance(obj, dict) else None
-        if v == "nan" and kind == (int, float):
-            raise cbcsv.InputError(f"{where}: {at}{key} is \"nan\" (nccl-tests writes NaN so): not a finite number")
-        if not isinstance(v, kind) or isinstance(v, bool):
-            raise cbcsv.InputError(f"{where}: {at}{key} is {infile.json_excerpt(v)}, expected "
-                                   f"{getattr(kind, '__name__', 'a number')} (is this an nccl-tests -J file?)")
-        if lo is not None and not lo <= v <= hi:
-            raise cbcsv.InputError(f"{where}: {at}{key} is {infile.json_excerpt(v)}, out of range ({lo:g} to "
-                                   f"{hi:g})")
-        if kind is str and not infile.one_line(v):
-            raise cbcsv.InputError(f"{where}: {at}{key} {infile.excerpt(v)} is not one line of at most 256 characters")
-        return v
-    args = need(doc, "args", list, "")
-    config = need(doc, "config", dict, "")
-    results = need(doc, "results", list, "")
-    if not args or not isinstance(args[0], str):
-        raise cbcsv.InputError(f"{where}: args is empty: cannot tell the binary")
-    if not all(infile.one_line(a, 4096) for a in args):
-        raise cbcsv.InputError(f"{where}: args holds a value that is not one line of text")
-    fam = family_of(args[0], where, strict=True)
-    devs = need(config, "devices", list, "config.")
-    if len(devs) > MAX_RANKS:
-        raise cbcsv.InputError(f"{where}: config.devices lists {len(devs)} processes, more than {MAX_RANKS}")
-    devices = []
-    for i, d in enumerate(devs):
-        at = f"config.devices[{i}]."
-        devices.append((need(d, "rank", int, at, 0, MAX_RANKS), need(d, "hostname", str, at),
-                        need(d, "device", int, at, 0, MAX_RANKS), need(d, "device_hex", str, at),
-                        need(d, "device_info", str, at)))
-    per_proc = (need(config, "nthreads", int, "config.", 1, MAX_PER_PROCESS) *
-                need(config, "ngpus", int, "config.", 1, MAX_PER_PROCESS))
-    if len(devices) * per_proc > MAX_RANKS:
-        raise cbcsv.InputError(f"{where}: {len(devices)} processes x {per_proc} GPUs each is more than {MAX_RANKS} ranks")
-    graph = need(config, "graph", int, "config.", 0, COUNT_MAX)
-    version = doc.get("nccl_version")
-    if version is not None and not infile.json_number(version, 0, COUNT_MAX, integer=True):
-        raise cbcsv.InputError(f"{where}: nccl_version is {infile.json_excerpt(version)}, not a version code")
-    times = {k: doc.get(k) for k in ("start_time", "end_time")}
-    if not all(v is None or infile.one_line(v, 64) for v in times.values()):
-        raise cbcsv.InputError(f"{where}: start_time or end_time is not one line of text")
-    meta = dict(devices_meta(devices, len(devices) * per_proc or ""), program=args[0], command=" ".join(args),
-                mode="graph" if graph else "eager", iters=need(config, "iterations", int, "config.", 0, COUNT_MAX),
-                warmup=need(config, "warmup_iters", int, "config.", 0, COUNT_MAX), graph=graph,
-                nccl_version_code=version, env=_nccl_env(doc.get("env")), **times)
-    if 2 * len(results) > MAX_ROWS:
-        raise cbcsv.InputError(f"{where}: {len(results)} results, more than the {MAX_ROWS // 2} of one nccl-tests run")
-    rows = []
-    for i, r in enumerate(results):
-        at = f"results[{i}]."
-        size, count = need(r, "size", int, at), need(r, "count", int, at)
-        for v in (size, count):
-            if not 0 <= v <= cbcsv.NUMBER_MAX:
-                raise cbcsv.InputError(f"{where}: {at}size or count {infile.excerpt(str(v))} is out of range (0 to "
-                                       f"{cbcsv.NUMBER_MAX:g})")
-        dtype, op = need(r, "type", str, at), need(r, "redop", str, at)
-        for what, v in (("type", dtype), ("redop", op)):
-            if not NAME.fullmatch(v):
-                raise cbcsv.InputError(f"{where}: {at}{what} {infile.excerpt(v)} is not a name")
-        for ip, key in ((0, "out_of_place"), (1, "in_place")):
-            g = r.get(key)
-            if g is None:
-                continue  # util.cu writes null when there is no such body (trace replay)
-            if not isinstance(g, dict):
-                raise cbcsv.InputError(f"{where}: {at}{key} is {infile.json_excerpt(g)}, expected an object or null")
-            tkey = "cpu_time" if "cpu_time" in g else "time"
-            time = need(g, tkey, (int, float), at + key + ".", -cbcsv.NUMBER_MAX, cbcsv.NUMBER_MAX)
-            algbw, busbw = (need(g, k, (int, float), at + key + ".", 0, cbcsv.NUMBER_MAX) for k in ("alg_bw", "bus_bw"))
-            nw = g.get("nwrong")
-            wrong = None if nw is None else nwrong(nw, json.dumps(nw), f"{where}: {at}{key}.nwrong")
-            note = "cpu time (nccl-tests -C 1)" if tkey == "cpu_time" else ""
-            rows.append(make_row(fam, dtype, op, size, count, ip, time, algbw, busbw, wrong, note, meta))
-    return rows, {fam: meta}
+def check_gpu(gpu, what="--gpu"):
+    """A GPU model as the user names it (--gpu): one line of 1 to 64 characters."""
+    if not infile.one_line(gpu, 64) or not gpu.strip():
+        raise cbcsv.InputError(f"{what} {infile.excerpt(gpu)}: expected a GPU model such as 'NVIDIA H200' (one line, "
+                               "at most 64 characters)")
+    return gpu.strip()
 
 
-def _nccl_env(env):
-    """NCCL_* entries of the "env" list as a dict (the verdict compares them); entries that are
-    not one line of text are left out (they are no setting nccl-tests ran with)."""
-    out = {}
-    for e in env if isinstance(env, list) else []:
-        if isinstance(e, str) and e.startswith("NCCL_") and "=" in e and infile.one_line(e, 4096):
-            k, v = e.split("=", 1)
-            out[k] = v
-    return out
+def check_ranks(ranks):
+    """A rank count as the user gives it (--ranks): a whole number from 1 to MAX_RANKS."""
+    return infile.number(ranks, "--ranks", "the rank count", 1, MAX_RANKS, integer=True)
 
 
-def read(path, family=None):
-    """(rows, {family: meta}, format) of an nccl-tests text or JSON file."""
+def check_nodes(nodes):
+    """A node count as the user gives it (--nodes): a whole number from 1 to MAX_RANKS."""
+    return infile.number(nodes, "--nodes", "the node count", 1, MAX_RANKS, integer=True)
+
+
+def apply_devices(rows, metas, where, gpu=None, ranks=None, nodes=None):
+    """The GPU model, rank and node count of each family: the file's own ("# Using devices"
+    lines, the JSON's devices), else gpu, ranks and nodes (--gpu, --ranks, --nodes; with --ranks
+    alone one node is assumed, and meta.nodes_note says so); what stays unknown is named in
+    meta.devices_note (the verdict cannot choose a reference without it)."""
+    for fam, meta in metas.items():
+        if meta.get("rank_info"):
+            for opt, mine, given in (("gpu", meta.get("gpu"), gpu), ("ranks", meta.get("ranks"), ranks),
+                                     ("nodes", meta.get("nodes"), nodes)):
+                if given is not None and mine and mine != given:
+                    raise cbcsv.InputError(f"{where}: its '# Using devices' lines give {fam} {opt} {mine!r}, "
+                                           f"--{opt} says {given!r}")
+            continue
+        meta.update({k: v for k, v in (("gpu", gpu), ("ranks", ranks), ("nodes", nodes)) if v is not None})
+        if ranks is not None and nodes is None:
+            meta["nodes"] = 1
+            meta["nodes_note"] = "one node assumed: the nccl-tests output does not name its hosts (--nodes N)"
+        unknown = [w for w, k in (("GPU model (--gpu NAME)", "gpu"), ("rank count (--ranks N)", "ranks"))
+                   if not meta.get(k)]
+        if unknown:
+            meta["devices_note"] = (f"{where} has no '# Using devices' lines (nccl-tests prints them before each "
+                                    f"table): its {' and '.join(unknown)} unknown")
+    for r in rows:
+        r.update({k: metas[r["family"]].get(k, "") for k in ("gpu", "ranks", "nodes")})
+
+
+def read(path, family=None, gpu=None, ranks=None, nodes=None):
+    """(rows, {family: meta}, format) of an nccl-tests text or JSON file; gpu, ranks and nodes
+    (--gpu, --ranks, --nodes) stand in where the file does not say (apply_devices)."""
     text = read_text_file(path)
     if text.lstrip().startswith("{"):
-        rows, metas = parse_json(text, path)
+        import nccl_tests_json  # the -J reader (it imports this module)
+        rows, metas = nccl_tests_json.parse_json(text, path)
         fmt = "json"
     else:
         rows, metas = parse_text(text.splitlines(), path, family)
@@ -385,6 +357,7 @@ def read(path, family=None):
                                    f"{'in' if r['inplace'] else 'out-of'}-place appears twice (two runs, or -N "
                                    "repeats, in one file): give one run per file")
         seen[key] = r
+    apply_devices(rows, metas, cbcsv.shown(path), gpu, ranks, nodes)
     return rows, metas, fmt
 
 
@@ -396,13 +369,21 @@ class _Args(argparse.ArgumentParser):
 
 
 def main(argv):
+    if argv[:1] == ["--verdict"]:  # --verdict DIR [verdict.py options]: plots/nccl_tests_verdict.py
+        if len(argv) < 2:
+            raise cbcsv.InputError("--verdict needs the folder of an import")
+        import nccl_tests_verdict
+        return nccl_tests_verdict.main(argv[1], argv[2:])
     ap = _Args(prog="nccl_tests.py", description="nccl-tests output -> collbench run folders")
     ap.add_argument("--out", metavar="DIR")
     ap.add_argument("--family", choices=sorted(FAMILIES.values()))
+    ap.add_argument("--gpu", type=check_gpu, metavar="NAME")
+    ap.add_argument("--ranks", type=check_ranks, metavar="N")
+    ap.add_argument("--nodes", type=check_nodes, metavar="N")
     ap.add_argument("file")
     a = ap.parse_args(argv)
     import nccl_tests_import  # the folders' writer (it imports this module)
-    for d in nccl_tests_import.write_runs(a.file, a.out, a.family):
+    for d in nccl_tests_import.write_runs(a.file, a.out, a.family, a.gpu, a.ranks, a.nodes):
         print(d)
     return 0
 

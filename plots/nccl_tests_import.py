@@ -108,13 +108,14 @@ def _family_folder(out, fam, out_is_default):
     return d, True
 
 
-def write_runs(path, out=None, family=None):
+def write_runs(path, out=None, family=None, gpu=None, ranks=None, nodes=None):
     """DIR/<family>/results.csv + results.json for each family of path (DIR: out, default
-    default_out(path)); returns the folders. Nothing is written unless every file can be."""
+    default_out(path); gpu, ranks and nodes: nccl_tests.read's); returns the folders. Nothing is
+    written unless every file can be."""
     out_is_default = out is None
     out = default_out(path) if out is None else out
     check_names(path, out)
-    rows, metas, fmt = nccl_tests.read(path, family)
+    rows, metas, fmt = nccl_tests.read(path, family, gpu, ranks, nodes)
     plan = []
     for fam in sorted(metas):
         d, exists = _family_folder(out, fam, out_is_default)

@@ -15,6 +15,7 @@ import sys
 sys.dont_write_bytecode = True
 import attn  # noqa: E402
 import cbcsv  # noqa: E402
+import cbmeta  # noqa: E402
 import groups as G  # noqa: E402
 import outfile  # noqa: E402  (the one writer: a new file renamed over the name)
 
@@ -143,8 +144,9 @@ def moe_charts(w, group):
     w.chart("phases.gp", group.stem + "-phases", title_of(group, "time per phase"), "tokens", lines)
 
 
-def compare_charts(w, group, names, links):
-    """Run A solid, run B dashed; colour = algorithm. moe: roundtrip time only."""
+def compare_charts(w, group, names, links, tools=None):
+    """Run A solid, run B dashed; colour = algorithm. moe: roundtrip time only. tools: each
+    run's tool (cbmeta.tool_label) when they differ, to say in each label which tool drew it."""
     styles = algo_styles(group.algos)
     lat, bw = [], []
     for run_i, name in enumerate(names):
@@ -154,7 +156,7 @@ def compare_charts(w, group, names, links):
         phase = "roundtrip" if group.family == "moe" else None
         for (algo, _), rows in G.series(sub, w.warnings, phase=phase).items():
             c, pt = styles[algo]
-            label = f"{name}: {algo}" + wrong_tag(rows)
+            label = f"{name}: {cbmeta.compare_label(tools[run_i], algo) if tools else algo}" + wrong_tag(rows)
             lat.append((label, c, 1 + run_i, pt, [(G.xkey(r), r["time"]) for r in rows]))
             bw.append((label, c, 1 + run_i, pt,
                        [(G.xkey(r), r["busbw"]) for r in rows if r["busbw"] is not None]))
@@ -218,6 +220,7 @@ def main(argv):
     ap.add_argument("--size", default="1000x600")
     ap.add_argument("--link")
     ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--compare-algo", metavar="ALGO")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args(argv)
     width, height = (int(v) for v in a.size.split("x"))
@@ -241,8 +244,14 @@ def main(argv):
         attn_kernel_charts(w, gs)
     else:
         names = [r.name for r in runs]
+        # an nccl-tests import beside a collbench run: labels name the tool ("A: nccl-tests
+        # all_reduce_perf", "B: collbench nccl"); --compare-algo keeps one of run B's algorithms
+        tools = [cbmeta.tool_label(r) for r in runs]
+        tools = tools if tools[0] != tools[1] else None
         if names[0] == names[1]:
-            names = [f"A {names[0]}", f"B {names[1]}"]
+            names = ["A", "B"] if tools else [f"A {names[0]}", f"B {names[1]}"]
+        if a.compare_algo is not None:
+            runs[1].rows = cbcsv.keep_algo(runs[1], a.compare_algo, "run B")
         for run, name in zip(runs, names):
             if not G.charted(run.rows) and not run.measured:
                 raise no_plottable(run)
@@ -263,7 +272,7 @@ def main(argv):
             if len(have) == 2 and g.family == "ringattn":
                 attn_compare_charts(w, g, names)
             elif len(have) == 2:
-                compare_charts(w, g, names, links)
+                compare_charts(w, g, names, links, tools)
             else:
                 print(f"plots: note: no compare charts for {g.stem}: only {have.pop()} has it",
                       file=sys.stderr)
