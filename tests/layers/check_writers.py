@@ -198,9 +198,14 @@ class _Shell:
 
     def __init__(self, text, line=1):
         self.s, self.i, self.line = text, 0, line
-        self.writes = []  # (line, kind, raw target)
-        self.assigns = []  # (name, raw value)
+        self.writes = []  # (line, kind, raw target, function or None)
+        self.assigns = []  # (name, raw value, function or None)
+        self.locals = set()  # (name, function): declared local (local, declare, typeset) there
         self.heredocs = []
+        self.funcs, self.braces, self.pending_func = [], 0, None  # function scopes by { } depth
+
+    def func(self):
+        return self.funcs[-1][0] if self.funcs else None
 
     def scan(self, stop=None):
         """Reads commands until stop (")" or "`") or the end; returns with self.i past stop."""
@@ -221,17 +226,24 @@ class _Shell:
                     case -= 1
                 elif _ASSIGN.fullmatch(raw):
                     m = _ASSIGN.fullmatch(raw)
-                    self.assigns.append((m.group(1), m.group(3)))
+                    self.assigns.append((m.group(1), m.group(3), self.func()))
                     word = None
                     return
                 elif raw in _KEYWORDS or raw in ("}", "fi", "done"):
+                    self._brace(raw)
                     word = None
                     return
             elif in_cond and raw == "]]":
                 in_cond = False
-            elif cmd and cmd[0][1] in _DECLARE and _ASSIGN.fullmatch(raw):
+            elif cmd and cmd[0][1] == "function" and len(cmd) == 1:
+                self.pending_func = raw
+            elif cmd and cmd[0][1] in _DECLARE:
                 m = _ASSIGN.fullmatch(raw)
-                self.assigns.append((m.group(1), m.group(3)))
+                name = m.group(1) if m else raw
+                if cmd[0][1] != "export" and self.func():
+                    self.locals.add((name, self.func()))
+                if m:
+                    self.assigns.append((name, m.group(3), self.func()))
             cmd.append((word, raw))
             word = None
 
@@ -243,15 +255,17 @@ class _Shell:
                     if raw == "--" and not dashdash:
                         dashdash = True
                     elif dashdash or not raw.startswith("-"):
-                        self.writes.append((ln, "tee", raw))
+                        self.writes.append((ln, "tee", raw, self.func()))
             if cmd and _unquote(cmd[0][1]) in ("bash", "sh", "eval"):
                 args = [raw for _, raw in cmd[1:]]
                 for k, raw in enumerate(args):
                     if cmd[0][1] == "eval" or (k > 0 and args[k - 1] == "-c"):
                         inner = _Shell(_unquote(raw), cmd[k + 1][0])
+                        inner.funcs = list(self.funcs)
                         inner.scan()
                         self.writes += inner.writes
                         self.assigns += inner.assigns
+                        self.locals |= inner.locals
             cmd.clear()
 
         def start_word():
@@ -322,6 +336,12 @@ class _Shell:
                 end_cmd()
                 self.i += 1
                 continue
+            fdef = re.compile(r"\(\s*\)").match(s, self.i) if c == "(" and word is not None else None
+            if fdef and re.fullmatch(r"[A-Za-z_][\w.:-]*", s[wstart:self.i]) and not cmd:  # name() {
+                self.pending_func = s[wstart:self.i]
+                word = None
+                self.i = fdef.end()
+                continue
             if c == "(":
                 end_word()
                 if case and cmd:  # a case pattern list: "a|b)" never opens anything
@@ -341,6 +361,18 @@ class _Shell:
             start_word()
             self.i += 1
         end_cmd()
+
+    def _brace(self, raw):
+        """A { or } at a command's start: a function's body opens and closes with them."""
+        if raw == "{":
+            self.braces += 1
+            if self.pending_func:
+                self.funcs.append((self.pending_func, self.braces))
+                self.pending_func = None
+        elif raw == "}":
+            if self.funcs and self.funcs[-1][1] == self.braces:
+                self.funcs.pop()
+            self.braces -= 1
 
     def _skip_to(self, quote, j):
         self.line += self.s.count("\n", self.i, j)
@@ -422,26 +454,27 @@ class _Shell:
         return s[start:self.i]
 
     def _redirect(self, word, wstart, cmd):
-        s, line = self.s, self.line
-        if word is not None:  # "2>": the digits are the descriptor; "a>b": the word ends here
+        s, line, fd = self.s, self.line, False
+        if word is not None:  # "2>", "{fd}>": the descriptor; "a>b": the word ends here
             raw = s[wstart:self.i]
-            if not raw.isdigit():
+            fd = raw.isdigit() or bool(re.fullmatch(r"\{[A-Za-z_]\w*\}", raw))
+            if not fd:
                 cmd.append((word, raw))
         if s.startswith("<>", self.i):
             self.i += 2
-            self.writes.append((line, "<>", self._read_target()))
+            self.writes.append((line, "<>", self._read_target(), self.func()))
             return
         if s[self.i] == "&":
             self.i += 1
         self.i += 1  # the '>'
         if s.startswith(">", self.i) or s.startswith("|", self.i):
             self.i += 1
-        if s.startswith("&", self.i):  # >&2, >&-: a descriptor; ">& file" is a file
+        if s.startswith("&", self.i):  # >&2, >&-, 1>&"$fd": a descriptor; ">& file" is a file
             self.i += 1
             target = self._read_target()
-            if re.fullmatch(r"[0-9]+-?|-", target):
+            if fd or re.fullmatch(r"[0-9]+-?|-", target):
                 return
-            self.writes.append((line, ">&", target))
+            self.writes.append((line, ">&", target, self.func()))
             return
         while s.startswith((" ", "\t"), self.i):
             self.i += 1
@@ -449,7 +482,7 @@ class _Shell:
             self.i = s.index("(", self.i) + 1
             self.scan(")")
             return
-        self.writes.append((line, ">", self._read_target()))
+        self.writes.append((line, ">", self._read_target(), self.func()))
 
     def _input(self):
         s = self.s
@@ -488,51 +521,56 @@ def _unquote(raw):
     return re.sub(r"""["']""", "", raw)
 
 
-def _temp_names(assigns):
-    """({file vars}, {folder vars}) of the fresh mktemp temporaries (the module's rule)."""
-    values = {}
-    for name, raw in assigns:
-        values.setdefault(name, []).append(raw)
-    files, folders = set(), set()
-    changed = True
-    while changed:
-        changed = False
-        for name, raws in values.items():
-            kinds = set()
-            for raw in raws:
-                v = _unquote(raw).strip()
-                m = re.fullmatch(r"\$\(\s*mktemp\b(.*)\)", v, re.S)
-                if m:
-                    kinds.add("folder" if re.search(r"(^|\s)-[a-zA-Z]*d", m.group(1)) else "file")
-                    continue
-                ref = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/.+", v, re.S)
-                kinds.add("folder" if ref and ref.group(1) in folders else "other")
-            kind = kinds.pop() if len(kinds) == 1 else "other"
-            target = files if kind == "file" else folders if kind == "folder" else None
-            if target is not None and name not in target:
-                target.add(name)
-                changed = True
-    return files, folders
+def _temp_kinds(assigns, local):
+    """kind(name, function) -> "file", "folder" or "other": whether name, where a write in
+    function (None: outside any) reads it, is a fresh mktemp temporary (the module's rule). A
+    name declared local in that function is judged by that function's assignments, any other by
+    every assignment outside the functions that declare it local."""
+    memo = {}
+
+    def kind(name, func, seen=()):
+        scope = func if (name, func) in local else None
+        key = (name, scope)
+        if key in memo:
+            return memo[key]
+        if key in seen:
+            return "other"
+        raws = [(raw, f) for n, raw, f in assigns if n == name and
+                (f == scope if scope else (n, f) not in local)]
+        kinds = set()
+        for raw, f in raws:
+            v = _unquote(raw).strip()
+            m = re.fullmatch(r"\$\(\s*mktemp\b(.*)\)", v, re.S)
+            if m:
+                kinds.add("folder" if re.search(r"(^|\s)-[a-zA-Z]*d", m.group(1)) else "file")
+                continue
+            ref = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/.+", v, re.S)
+            kinds.add("folder" if ref and kind(ref.group(1), f, seen + (key,)) == "folder" else "other")
+        memo[key] = kinds.pop() if len(kinds) == 1 else "other"
+        return memo[key]
+    return kind
 
 
 def shell_parse(text):
-    """(writes, assignments) of shell text: [(line, kind, raw target)], [(name, raw value)]."""
+    """(writes, assignments, locals) of shell text (_Shell's lists)."""
     sh = _Shell(text)
     sh.scan()
-    return sh.writes, sh.assigns
+    return sh.writes, sh.assigns, sh.locals
 
 
-def shell_writes(writes, assigns):
-    """[(line, what)] of the writes that go to anything but the module's targets; assigns: every
-    assignment of the program (a folder's shell files source each other: one program)."""
-    files, folders = _temp_names(assigns)
+def shell_writes(writes, assigns, local):
+    """[(line, what)] of the writes that go to anything but the module's targets; assigns and
+    local: every assignment and local declaration of the program (a folder's shell files source
+    each other: one program)."""
+    kind = _temp_kinds(assigns, local)
     found = []
-    for line, kind, raw in writes:
+    for line, wkind, raw, func in writes:
         t = _unquote(raw)
         m = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?(/.*)?", t, re.S)
-        if t in SH_OK_TARGETS or (m and (m.group(1) in folders or (m.group(1) in files and not m.group(2)))):
+        k = kind(m.group(1), func) if m else "other"
+        if t in SH_OK_TARGETS or k == "folder" or (k == "file" and not m.group(2)):
             continue
-        found.append((line, f"{'tee' if kind == 'tee' else 'redirection ' + kind} to {raw or '?'}"))
+        found.append((line, f"{'tee' if wkind == 'tee' else 'redirection ' + wkind} to {raw or '?'}"))
     return found
 
 
@@ -567,7 +605,7 @@ def scan(root):
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
             shell = []  # (rel, lines, writes)
-            assigns = []
+            assigns, local = [], set()
             for fname in sorted(filenames):
                 path = os.path.join(dirpath, fname)
                 rel = os.path.relpath(path, root)
@@ -578,14 +616,15 @@ def scan(root):
                     text = f.read()
                 lines = text.splitlines()
                 if lang == "shell":
-                    writes, a = shell_parse(text)
+                    writes, a, loc = shell_parse(text)
                     shell.append((rel, lines, writes))
                     assigns += a
+                    local |= loc
                     continue
                 for line, what in python_writes(text, rel) if lang == "python" else c_writes(text):
                     found.append((rel, line, lines[line - 1].strip() if 0 < line <= len(lines) else "", what))
             for rel, lines, writes in shell:
-                for line, what in shell_writes(writes, assigns):
+                for line, what in shell_writes(writes, assigns, local):
                     found.append((rel, line, lines[line - 1].strip() if 0 < line <= len(lines) else "", what))
     return sorted(found)
 
@@ -626,13 +665,17 @@ PLANTED = {
     "launcher/bad.sh": ('echo hi > "$dir/out.txt"\necho hi >> out.log\nprintf x | tee -a "$log" >/dev/null\n'
                         'cmd 2> "$OUT/err"\ncmd &> all.log\nexec 3> fd3.txt\nx=$(cmd > "$out")\ntmp=$(mktemp)\n'
                         'tmp=$1\necho > "$tmp"\necho "$(date)" >| clobber\ncat <> rw\nbash -c "echo > $dir/f"\n'
-                        'tee -- "$dir/output.txt" < "$fifo" &\n{ echo a; } > "$d/x"\nif true; then echo > f; fi\n', 14),
+                        'tee -- "$dir/output.txt" < "$fifo" &\n{ echo a; } > "$d/x"\nif true; then echo > f; fi\n'
+                        'w() {\n  local t=$1\n  echo > "$t"\n}\nfunction v { echo > "$t"; }\n', 16),
     "launcher/good.sh": ('#!/bin/sh\n# echo > "$dir/x"\necho "a > b" \'c > d\' >&2\ncmd 2>/dev/null >/dev/stderr\n'
                          'cmd 2>&1 >&- 3>&1\nwork=$(mktemp -d "${TMPDIR:-/tmp}/x.XXXXXX")\nf=$(mktemp "$d/.x.XXXXXX")\n'
                          'fifo=$work/fifo\necho > "$work/a" 2>> "${work}/b"\necho > "$f"\ncat <<EOF\n> "$dir/x"\nEOF\n'
                          '[ $((a > b)) ]\n(( a > 2 )) && echo\n[[ $a > $b ]] && echo\ncmd > "$fifo"\n'
                          'case $x in a) echo ;; *) echo ;; esac\ny=$(a | tee >(cat >&2))\nn=${#x}\necho "${x#*>}"\n'
-                         'cat <<< "> x"\ncmd > >(cat >&2)\nlocal g; g=$(mktemp)\necho > "$g"\n', 0),
+                         'cat <<< "> x"\ncmd > >(cat >&2)\nlocal g; g=$(mktemp)\necho > "$g"\n'
+                         'mk() {\n  local t\n  t=$(mktemp "$d/.x.XXXXXX") || return 1\n  head -c 9 > "$t"\n'
+                         '  exec {fd}>> "$t"\n  place "$t"\n}\nplace() { local t=$1; mv "$t" x; }\n'
+                         'exec {o}>&2\n(cat) 1>&"$o" 2>&"$o"\n', 0),
 }
 
 
