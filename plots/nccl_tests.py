@@ -389,6 +389,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # a folder name that is not UTF-8: its own bytes
     try:
         sys.exit(main(sys.argv[1:]))
     except cbcsv.InputError as e:
