@@ -65,8 +65,8 @@ def limits_object(lim, where):
         raise infile.InputError(f"{where}: limits.nics must be a list of objects or null")
     for i, nic in enumerate(nics or []):
         if not infile.one_line(nic.get("name", "?"), NIC_NAME_MAX):
-            raise infile.InputError(f"{where}: limits.nics[{i}].name is {infile.json_excerpt(nic.get('name'))}, not a "
-                                    f"one-line name of at most {NIC_NAME_MAX} characters")
+            raise infile.InputError(f"{where}: a NIC name is not a string of one line and at most {NIC_NAME_MAX} "
+                                    f"characters: limits.nics[{i}].name is {infile.json_excerpt(nic.get('name'))}")
         if not _rate_ok(nic.get("gbs")):
             raise _bad(where, f"nics[{i}].gbs", nic.get("gbs"), rate)
     return lim

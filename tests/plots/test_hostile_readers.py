@@ -353,7 +353,7 @@ def case_limits(work):
     with open(os.path.join(d, "link_gbs"), "w") as f:
         f.write("478\n")
     rc, out, err = run(SUMMARY, d)
-    check(rc == 0 and "Link limit: 478 GB/s" in out, f"link_gbs 478 still read (got {rc}: {err[-200:]!r})")
+    check(rc == 0 and "Limit: NVLink 478 GB/s" in out, f"link_gbs 478 still read (got {rc}: {err[-200:]!r})")
 
 
 def case_ab(work):
