@@ -93,7 +93,10 @@ def one_node(lim):
 
 
 def bound(lim, ranks, nodes, virtual=False):
-    """(limit GB/s or None, short name, the limit in words) for a run of `ranks` on `nodes`."""
+    """(limit GB/s or None, short name, the limit in words) for a run of `ranks` on `nodes`
+    (ranks 0: not recorded, as in an nccl-tests output cut without its device lines)."""
+    if ranks == 0:
+        return None, "", "limit unknown: the run's rank count is not recorded"
     if ranks <= 1:
         return None, "", "one rank: busbw is 0 by definition (nothing crosses a link; collectives need 2 or more GPUs)"
     if nodes > 1 and virtual:

@@ -31,14 +31,13 @@ Bad input raises cbcsv.InputError: one line naming the file (a value quoted as a
 excerpt); the command line exits 2.
 
 usage: nccl_tests.py [--family F] [--gpu NAME] [--ranks N] [--nodes N] [--out DIR] FILE
-       nccl_tests.py --verdict DIR [verdict.py options]
   writes DIR/<family>/results.csv and results.json (meta.tool "nccl-tests") per family found
   (plots/nccl_tests_import.py) and prints each folder; --family names the collective of tables
   that do not name their binary, --gpu, --ranks and --nodes the GPU model, rank and node
   count of an output without its "# Using devices" lines (they must agree with the lines
   where there are some; --ranks alone assumes one node, and the verdict says so).
-  DIR defaults to ./nccl-tests-<FILE's name without extension>. --verdict writes an import's
-  verdict into DIR/summary.md (plots/nccl_tests_verdict.py).
+  DIR defaults to ./nccl-tests-<FILE's name without extension>. plots/verdict.py judges each
+  folder, with what only the import knows (plots/nccl_tests_verdict.py).
 A `-g N` run's nGpus and nThread, and its validation flag, are kept in meta; an in-place #wrong
 of N/A in a run that validates is a collective nccl-tests does not run in place (alltoall,
 sendrecv): those rows are kept as skipped, never read as unchecked (-c 0).
@@ -369,11 +368,6 @@ class _Args(argparse.ArgumentParser):
 
 
 def main(argv):
-    if argv[:1] == ["--verdict"]:  # --verdict DIR [verdict.py options]: plots/nccl_tests_verdict.py
-        if len(argv) < 2:
-            raise cbcsv.InputError("--verdict needs the folder of an import")
-        import nccl_tests_verdict
-        return nccl_tests_verdict.main(argv[1], argv[2:])
     ap = _Args(prog="nccl_tests.py", description="nccl-tests output -> collbench run folders")
     ap.add_argument("--out", metavar="DIR")
     ap.add_argument("--family", choices=sorted(FAMILIES.values()))

@@ -318,6 +318,11 @@ def case_no_devices(work):
         verdict = s[s.index("## Verdict"):]
         expect("NO REFERENCE" not in verdict and "'# Using devices'" in verdict and "--gpu" in verdict and
                "--ranks" in verdict and "one rank" not in verdict, f"{fam}: the verdict names the cause:\n{verdict}")
+    # plots/plot --against auto on the same folder names the same cause (verdict.py reads meta.devices_note)
+    p = run([PLOT, "--against", "auto", os.path.join(out, "allreduce")])
+    expect_rc(p, 0, "--against auto on an import without '# Using devices'")
+    expect("NO REFERENCE" not in p.stdout and "NO VERDICT" in p.stdout and "'# Using devices'" in p.stdout and
+           "--ranks" in p.stdout and "one rank" not in p.stdout, f"--against auto names the cause:\n{p.stdout}")
     out = os.path.join(work, "gpuonly")
     expect_rc(run([PLOT, "--nccl-tests", SECTIONS, "--gpu", "NVIDIA H200", "--out", out]), 0, "--gpu alone")
     s = summary_of(os.path.join(out, "allreduce"))
