@@ -1,7 +1,7 @@
 """The one reader of plots/ and tools/: every file taken from a results folder or named by the
 user (results.csv and results.json, link_gbs, limits.json, incomplete.txt, nccl-tests output,
-A/B CSVs, trace files) is read through read_bytes/read_text/read_json here, and every number
-taken from text through decimal().
+A/B CSVs, trace files) is read through read_bytes/read_text/read_json here (a file about to be rewritten, such as
+summary.md, through read_replaced), and every number taken from text through decimal().
 
 A results folder can come from anywhere (copied, unpacked, cloned: git keeps symlinks), so:
 - a file is opened without following a symlink (O_NOFOLLOW: a link planted at link_gbs never
@@ -105,6 +105,16 @@ def read_bytes(path, cap, absent_ok=False):
     if len(data) > cap:  # it grew while being read
         raise InputError(f"{shown(path)}: more than the {_size(cap)} such a file can be")
     return data
+
+
+def read_replaced(path, cap):
+    """The UTF-8 text of the file a writer is about to replace (summary.md, whose verdict section
+    is rewritten): "" when nothing or a symlink is there (the writer replaces the link and never
+    reads through it), else read_text's rules (a FIFO, device or folder, more than cap bytes or
+    text that is not UTF-8: InputError, never a silent cut)."""
+    if os.path.islink(path):
+        return ""
+    return read_text(path, cap, absent_ok=True) or ""
 
 
 def decode(data, where, bom=False):

@@ -11,8 +11,8 @@ symlink or a FIFO may sit at any name the tools write. write_new():
 - writes a fresh temporary file beside the name (tempfile: O_CREAT|O_EXCL, a random name, in the
   same folder so that the rename is atomic) and renames it over the name, which replaces a
   symlink there instead of following it.
-read_existing() reads the current file only when it is a regular file, without following a
-symlink (a planted one reads as absent).
+What is there before a rewrite is read by plots/infile.py (read_replaced: a symlink reads as
+absent).
 """
 import errno
 import os
@@ -20,23 +20,6 @@ import stat
 import tempfile
 
 MAX_BYTES = 64 << 20  # the readers' cap (plots/cbcsv.py CSV_MAX_BYTES, plots/cbmeta.py META_MAX_BYTES)
-
-
-def read_existing(path, limit):
-    """Text of the regular file at path (at most limit bytes, UTF-8 with replacement), "" when
-    there is none or something else (a symlink, a FIFO, a folder) sits there. OSError otherwise."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return ""
-    except OSError as e:
-        if os.path.islink(path):
-            return ""
-        raise e
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return ""
-        return f.read(limit).decode("utf-8", "replace")
 
 
 def check_target(path):

@@ -58,6 +58,7 @@ import outfile  # noqa: E402
 import ce_rate  # noqa: E402
 import groups as G  # noqa: E402
 import headline  # noqa: E402
+import infile  # noqa: E402
 import judge  # noqa: E402
 import limits  # noqa: E402
 import nccl_tests_verdict as imported  # noqa: E402
@@ -413,10 +414,10 @@ def committed_rates(load):
         for d in reference_dirs(REFERENCES) if os.path.isdir(REFERENCES) else []:
             path = os.path.join(REFERENCES, d)
             try:  # only a run with copy_ce rows is parsed (the rest cost a second of CSV and JSON)
-                if ",copy_ce," not in outfile.read_existing(os.path.join(path, "results.csv"), cbcsv.CSV_MAX_BYTES):
+                if ",copy_ce," not in infile.read_text(os.path.join(path, "results.csv"), cbcsv.CSV_MAX_BYTES):
                     continue
                 cand = load(path)
-            except (OSError, cbcsv.InputError):
+            except cbcsv.InputError:
                 continue
             m = ce_rate.measure(cand.run)
             if m and limits.can_measure_link(cand, shared_gpu):
@@ -550,9 +551,9 @@ def write_section(path, text):
               file=sys.stderr)
         return 0
     try:
-        old = outfile.read_existing(path, cbcsv.CSV_MAX_BYTES)
-    except OSError as e:
-        print(f"verdict: {cbcsv.shown(path)}: cannot read ({e.strerror})", file=sys.stderr)
+        old = infile.read_replaced(path, cbcsv.CSV_MAX_BYTES)
+    except cbcsv.InputError as e:
+        print(f"verdict: {e}", file=sys.stderr)
         return 2
     keep, _ = split_verdict(old)
     if keep and not keep.endswith("\n\n"):

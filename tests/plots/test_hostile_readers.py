@@ -18,7 +18,8 @@ and issue 42's readers (plots/infile.py), each its own CASE:
   links   P7   link_gbs (and limits.json, results.csv, results.json) a symlink to a secret, or
                a regular file of 4 KB of text: exit 2 from plots/plot, plots/summary and
                verdict.py with one short line that quotes neither; a symlink to a valid file
-               is refused too (never followed)
+               is refused too (never followed); a summary.md that is not UTF-8, read before its
+               verdict section is kept, is refused and left as it was
   limits  P11  limits.json nested 100,000 deep, a NIC name that is a number, null, a list, an
           P24  object or 5,000 characters on a 2-node run; link_gbs and --link of 1e-300, 1e300,
                0 and 1e-5, limits.json nvlink_gbs 1e300, NIC gbs 1e-300, PCIe gen 4.0, 7 or
@@ -286,6 +287,19 @@ def case_links(work):
             rc, out, err = run(*argv)
             refused(f"{label}, {fname} a symlink to {os.path.basename(target)}", rc, err)
             check("SECRET" not in err + out, f"{label}: the link's target is not shown")
+    # summary.md, read before it is rewritten (its verdict section is kept): bytes that are not
+    # UTF-8 are refused with one line and the file is left as it was, never rewritten with them replaced
+    old = b"# summary\n\n## Verdict: allreduce\n\n**OK** \xff\xfe kept\n"
+    d = copy_run(os.path.join(VDATA, "normal"), os.path.join(work, "summary-not-utf8"))
+    with open(os.path.join(d, "summary.md"), "wb") as f:
+        f.write(old)
+    for label, argv in (("plots/plot", (PLOT, d)),
+                        ("verdict.py --write", (sys.executable, VERDICT, "--write", os.path.join(d, "summary.md"),
+                                                os.path.join(VDATA, "reference"), d))):
+        rc, out, err = run(*argv)
+        refused(f"{label}, summary.md not UTF-8", rc, err)
+        check("not UTF-8" in err, f"{label}: says why ({err.strip()[-200:]!r})")
+        check(open(os.path.join(d, "summary.md"), "rb").read() == old, f"{label}: summary.md left as it was")
     for name, text in (("4 KB of text", "x" * 60 + "SECRET" + "y" * 4000), ("a line break", "478\n" + "." * 50 + "SECRET\n"),
                        ("control characters", "\x1b[2J\x07" + "." * 50 + "SECRET")):
         d = copy_run(RUN_A, os.path.join(work, "linktext-" + name.replace(" ", "-")))
