@@ -17,10 +17,11 @@
 #       CONTENT (stdin) becomes PATH. Over --max bytes (default CB_NEWFILE_MAX, 16 MiB) nothing
 #       is written and it fails, or with --cut PATH keeps the first BYTES (logs). --mode sets
 #       the permissions (default 0666 less the umask, as a plain `>` would).
-#   cb_newfile_open VAR PATH
+#   cb_newfile_open [--replace] VAR PATH
 #       a new, empty PATH opened for writing on a file descriptor whose number goes into VAR,
 #       for output streamed while a run lasts (collbench-run caps what it writes there).
-# Both return 0, or 1 with one line on stderr: "collbench-run: cannot write 'PATH': why".
+# Both return 0, or 1 with one line on stderr: "WHO: cannot write 'PATH': why" (WHO:
+# $CB_NEWFILE_WHO, default collbench-run; tools/device/common.sh uses this writer too).
 #   cb_quote VALUE
 #       VALUE as the scripts' messages show a name or value: 'as is' when printable (at most 200
 #       characters), else shell-quoted ($'a\nb'), so a message stays one line.
@@ -73,7 +74,7 @@ cb_newfile_place() {
   return 1
 }
 
-cb_newfile_fail() { echo "collbench-run: cannot write $(cb_quote "$1"): $cb_newfile_why" >&2; return 1; }
+cb_newfile_fail() { echo "${CB_NEWFILE_WHO:-collbench-run}: cannot write $(cb_quote "$1"): $cb_newfile_why" >&2; return 1; }
 
 cb_newfile() {
   # in a subshell that ignores the terminal's signals: a Ctrl-C meant for the run must not kill
@@ -120,12 +121,15 @@ cb_newfile_write() {
 }
 
 cb_newfile_open() {
-  local var=$1 path=$2 tmp fd
-  cb_newfile_target "$path" 0 || { cb_newfile_fail "$path"; return 1; }
-  tmp=$(mktemp -- "$(dirname -- "$path")/.$(basename -- "$path").XXXXXX" 2> /dev/null) ||
-    { cb_newfile_why="cannot create a file in its folder"; cb_newfile_fail "$path"; return 1; }
-  chmod -- "$(printf '%o' $((0666 & ~$(umask))))" "$tmp"
-  exec {fd}>> "$tmp"
-  cb_newfile_place "$tmp" "$path" 0 || { exec {fd}>&-; cb_newfile_fail "$path"; return 1; }
-  printf -v "$var" %s "$fd"
+  # (its locals are prefixed: VAR is the caller's, and may be named like one of them)
+  local nf_replace=0 nf_var nf_path nf_tmp nf_fd
+  [ "$1" != --replace ] || { nf_replace=1; shift; }
+  nf_var=$1 nf_path=$2
+  cb_newfile_target "$nf_path" "$nf_replace" || { cb_newfile_fail "$nf_path"; return 1; }
+  nf_tmp=$(mktemp -- "$(dirname -- "$nf_path")/.$(basename -- "$nf_path").XXXXXX" 2> /dev/null) ||
+    { cb_newfile_why="cannot create a file in its folder"; cb_newfile_fail "$nf_path"; return 1; }
+  chmod -- "$(printf '%o' $((0666 & ~$(umask))))" "$nf_tmp"
+  exec {nf_fd}>> "$nf_tmp"
+  cb_newfile_place "$nf_tmp" "$nf_path" "$nf_replace" || { exec {nf_fd}>&-; cb_newfile_fail "$nf_path"; return 1; }
+  printf -v "$nf_var" %s "$nf_fd"
 }

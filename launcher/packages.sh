@@ -44,16 +44,17 @@ cb_pkg_install() {
   # A machine without a route to the registry fails here within the limit instead of hanging
   # in DNS or TCP retries; apt reports unreachable sources as "Err:" / "Failed to fetch" lines
   # (and may still exit 0), so those count as unreachable too.
-  local extra
+  local extra log
   read -r -a extra <<< "${CB_PKG_APT_OPTS:-}"
-  CB_PKG_LOG=$(mktemp "${TMPDIR:-/tmp}/collbench-packages.XXXXXX") || return 12
+  log=$(mktemp "${TMPDIR:-/tmp}/collbench-packages.XXXXXX") || return 12
+  CB_PKG_LOG=$log # named to the caller when the install fails
   if ! timeout "$CB_PKG_UPDATE_TIMEOUT" apt-get "${extra[@]}" update -q -o Acquire::Retries=0 -o Acquire::http::Timeout=10 \
-      -o Acquire::https::Timeout=10 > "$CB_PKG_LOG" 2>&1 ||
-     grep -Eq '^(Err:|W: Failed to fetch|E: Failed to fetch)' "$CB_PKG_LOG"; then
+      -o Acquire::https::Timeout=10 > "$log" 2>&1 ||
+     grep -Eq '^(Err:|W: Failed to fetch|E: Failed to fetch)' "$log"; then
     return 11
   fi
-  apt-get "${extra[@]}" install -y -q --no-install-recommends "$@" >> "$CB_PKG_LOG" 2>&1 || return 12
-  rm -f -- "$CB_PKG_LOG"
+  apt-get "${extra[@]}" install -y -q --no-install-recommends "$@" >> "$log" 2>&1 || return 12
+  rm -f -- "$log"
   return 0
 }
 

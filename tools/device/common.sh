@@ -3,9 +3,11 @@
 # step's log under DIR/logs with one status line, the build, the GPU test suite with its logs
 # kept, the CUDA MPS daemon for ranks that share a GPU, and the check of named steps or runs.
 # DIR: --out DIR, else $OUT, else ./out; results go to DIR/results, logs to DIR/logs.
-# Every log is made by logfile (the writer rule of tests/layers/check_writers.py): DIR is the
-# user's, so a name in it may hold a planted symlink, and no file there is opened by its name.
+# Every log is made by logfile, through launcher/newfile.sh (the writer rule of
+# tests/layers/check_writers.py): DIR is the user's, so a name in it may hold a planted symlink,
+# and no file there is opened by its name.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../../launcher/newfile.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 T0=$(date +%s)
 
@@ -39,27 +41,11 @@ device_args() {
   logfile STEPS "$OUT/logs/steps.txt" || exit 2
 }
 
-# logfile VAR PATH: PATH made as a new, empty file, open for writing on a descriptor whose
-# number goes into VAR. The file is a fresh mktemp temporary beside the name (O_EXCL, a random
-# name), hard-linked at the name (link(2) never follows a link and fails when anything is
-# there) and then unlinked; a regular file an earlier run left at the name is replaced by
-# rename. A symlink, device, FIFO, socket or folder at the name is refused, never written
-# through or replaced: 1 and one line on stderr. (Its locals are prefixed: VAR is the caller's.)
-logfile() {
-  local lf_var=$1 lf_path=$2 lf_tmp lf_fd
-  lf_tmp=$(mktemp -- "$(dirname -- "$lf_path")/.$(basename -- "$lf_path").XXXXXX" 2> /dev/null) ||
-    { printf '%s: cannot create a file in %s\n' "$0" "$(dirname -- "$lf_path")" >&2; return 1; }
-  exec {lf_fd}>> "$lf_tmp"
-  if ln -T -- "$lf_tmp" "$lf_path" 2> /dev/null; then
-    rm -f -- "$lf_tmp"
-  elif ! [ -f "$lf_path" ] || [ -L "$lf_path" ] || ! mv -fT -- "$lf_tmp" "$lf_path"; then
-    exec {lf_fd}>&-
-    rm -f -- "$lf_tmp"
-    printf '%s: %s: not a regular file (a link, device, FIFO or folder is never written through)\n' "$0" "$lf_path" >&2
-    return 1
-  fi
-  printf -v "$lf_var" %s "$lf_fd"
-}
+# logfile VAR PATH: PATH made as a new, empty file (an earlier run's regular file there is
+# replaced), open for writing on a descriptor whose number goes into VAR: launcher/newfile.sh's
+# cb_newfile_open, the one shell writer. A symlink, device, FIFO, socket or folder at the name is
+# refused, never written through or replaced: 1 and one line on stderr.
+logfile() { CB_NEWFILE_WHO=$0 cb_newfile_open --replace "$1" "$2"; }
 
 # capture NAME CMD...: CMD's output (stdout and stderr) into the new file $OUT/logs/NAME; CMD's status.
 capture() {
