@@ -65,7 +65,7 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   }
   in->mem_bytes = g->x.mem;
   snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches",
-           in->p.causal ? "zigzag" : "contiguous shards", g->x.P);
+           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards", g->x.P);
   cb_ra_block_note(&g->x, in->note, sizeof in->note);
   return 0;
 }

@@ -28,13 +28,13 @@ void cb_ra_run(cb_inst_t *in, int phase, cudaStream_t s) {
 int cb_ra_pass_supported(const cb_params_t *p, int cudnn, char *why, size_t n) {
   /* cuDNN's backward needs a recent enough cuDNN (attn_cudnn_bwd.h); the shapes its engines
    * refuse are found when setup builds the plans */
-  if (cudnn && CB_ATTN_PASS_HAS_BWD(p->attn->pass)) return cb_cudnn_bwd_supported(why, n);
+  if (cudnn && CB_ATTN_PASS_HAS_BWD(cb_attn_cfg(p)->pass)) return cb_cudnn_bwd_supported(why, n);
   return 1;
 }
 
 int cb_ra_setup_pass(cb_ra_t *x, cb_inst_t *in, int full, float *home, int parts, char *why, size_t n) {
-  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) * cb_attn_pass_flops_factor(x->pass) /
-              (full ? 1 : in->world->mpi.nranks);
+  in->metric[CB_ATTN_FLOPS] = cb_attn_flops(cb_attn_cfg(&in->p), cb_attn_seq(&in->p), cb_attn_causal(&in->p)) *
+                              cb_attn_pass_flops_factor(x->pass) / (full ? 1 : in->world->mpi.nranks);
   if (!CB_ATTN_PASS_HAS_BWD(x->pass)) return 0;
   return cb_ra_bwd_init(x, in, home, parts, why, n);
 }

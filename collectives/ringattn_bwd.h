@@ -64,7 +64,8 @@ void cb_ra_bwd_local(struct cb_inst *in, cudaStream_t s);
 
 /* The backward check (ringattn_bwd_check.c): after a checked forward of the same inputs, fresh
  * dout, poisoned gradients, the scheme's backward, then dq, dk, dv against the fp32 reference
- * (cb_attn_bwd_reference). Adds to in->err_max / err_mean; returns the wrong elements. */
+ * (cb_attn_bwd_reference). Adds to in->metric[CB_ATTN_ERR_MAX], [CB_ATTN_ERR_MEAN] (attn_family.h);
+ * returns the wrong elements. */
 long long cb_ra_bwd_check(struct cb_inst *in, cudaStream_t s, unsigned long long seed);
 
 /* The ring forms' compute alone (their measure()): the backward's start, then for every step i

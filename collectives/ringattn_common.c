@@ -21,7 +21,7 @@
 int cb_ra_check_all(uint64_t rows, uint64_t S) { return rows * S <= CHECK_ALL_ROWS_MAX; }
 
 int cb_ra_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (cb_attn_config_check(p->attn, p->dtype, why, n)) return 0;
+  if (cb_attn_config_check(cb_attn_cfg(p), p->dtype, why, n)) return 0;
   if (w->mpi.nranks > CB_RA_MAX_STEPS) {
     snprintf(why, n, "not supported: %d ranks (ring attention runs up to %d)", w->mpi.nranks, CB_RA_MAX_STEPS);
     return 0;
@@ -62,7 +62,7 @@ int cb_ra_supported_cudnn(const cb_world_t *w, const cb_params_t *p, char *why, 
 
 int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, int block, char *why, size_t n) {
   const cb_params_t *p = &in->p;
-  const cb_attn_config_t *c = p->attn;
+  const cb_attn_config_t *c = cb_attn_cfg(p);
   memset(x, 0, sizeof *x);
   x->w = in->world;
   x->cfg = c;
@@ -70,9 +70,9 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, int block, char *why, 
   x->r = full ? 0 : in->world->mpi.rank;
   x->dtype = p->dtype;
   x->bf16 = p->dtype == CB_BF16;
-  x->causal = p->causal;
-  x->S = p->seq;
-  x->rows = (int64_t)(p->seq / (uint64_t)x->P);
+  x->causal = cb_attn_causal(p);
+  x->S = cb_attn_seq(p);
+  x->rows = (int64_t)(cb_attn_seq(p) / (uint64_t)x->P);
   x->elem = cb_dtype_size(p->dtype);
   x->block = block;
   x->pass = c->pass;
@@ -290,8 +290,8 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   CB_CUDA(cudaFree(acc));
   /* the error columns: the output's (fwd), the gradients' (bwd), or over both (both) */
   if (CB_ATTN_PASS_HAS_FWD(x->pass)) {
-    in->err_max = fmax(in->err_max, h[1]);
-    in->err_mean = h[0] / (double)(ref_elems ? ref_elems : 1);
+    in->metric[CB_ATTN_ERR_MAX] = fmax(in->metric[CB_ATTN_ERR_MAX], h[1]);
+    in->metric[CB_ATTN_ERR_MEAN] = h[0] / (double)(ref_elems ? ref_elems : 1);
   }
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) wrong += cb_ra_bwd_check(in, s, sd);
   if (iter == 0 && c->save_dir[0]) {
@@ -352,13 +352,13 @@ static void pass_local(cb_inst_t *in, cudaStream_t s) {
 }
 
 void cb_ra_measure(cb_inst_t *in, cudaStream_t s) {
-  in->compute_us = cb_ra_time_us(s, 3, pass_compute, in);
+  in->metric[CB_ATTN_COMPUTE_US] = cb_ra_time_us(s, 3, pass_compute, in);
   cb_wait_stream(s);
   cb_mpi_barrier(in->world->mpi.comm);
-  in->comm_us = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, pass_comm, in) : 0.0;
+  in->metric[CB_ATTN_COMM_US] = in->world->mpi.nranks > 1 ? cb_ra_time_us(s, 3, pass_comm, in) : 0.0;
   cb_wait_stream(s);
   cb_mpi_barrier(in->world->mpi.comm);
-  in->local_us = cb_ra_time_us(s, 5, pass_local, in);
+  in->metric[CB_ATTN_LOCAL_US] = cb_ra_time_us(s, 5, pass_local, in);
 }
 
 void cb_ra_teardown(cb_inst_t *in) {

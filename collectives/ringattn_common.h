@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "attn.h"
+#include "attn_family.h"
 #include "collective.h"
 #include "ringattn_bwd.h"
 
@@ -80,7 +81,7 @@ typedef struct cb_ra {
 void cb_ra_run(cb_inst_t *in, int phase, cudaStream_t s);
 /* measure() of the ring forms: compute alone (the pass's attention launches), then, behind a
  * barrier, communication alone (skipped on one rank), then the pass's local kernels alone on
- * one S/P block; into in->compute_us, comm_us, local_us. */
+ * one S/P block; into in->metric[CB_ATTN_COMPUTE_US, COMM_US, LOCAL_US] (attn_family.h). */
 void cb_ra_measure(cb_inst_t *in, cudaStream_t s);
 /* The setup steps every scheme shares after its own allocations: the row's FLOPs (this rank's
  * share: the whole problem / ranks, times the pass's factor; full: `single`, the whole problem)
@@ -149,7 +150,7 @@ void cb_ra_fill(cb_ra_t *x, uint64_t seed, cudaStream_t s);
  * one forward (the scheme's fwd; a pass with a backward then runs cb_ra_bwd_check), then the output compared with the
  * fp32 reference on all of this rank's rows (short problems) or on windows at the start and end of every run (where the
  * zigzag masks change). Tolerance: 2 x the max error of a naive low-precision computation of
- * the same rows (attn.h), measured in the same check. Sets in->err_max/err_mean; returns the
+ * the same rows (attn.h), measured in the same check. Sets in->metric[CB_ATTN_ERR_MAX, ERR_MEAN]; returns the
  * number of elements beyond the tolerance. With --save, the first check's tensors are written. */
 long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
 

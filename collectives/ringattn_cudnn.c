@@ -78,7 +78,9 @@ int cb_ra_cudnn_supported(const cb_world_t *w, const cb_params_t *p, int full, c
   if (!cb_cudnn_available(why, n)) return 0;
   /* a sequence that does not shard is the bench's own row (cb_attn_seq_check) */
   const int P = full ? 1 : w->mpi.nranks;
-  if (cb_attn_seq_check(p->seq, P, p->causal, why, n) == 0 && check_masks(p->seq, P, p->causal, why, n)) return 0;
+  if (cb_attn_seq_check(cb_attn_seq(p), P, cb_attn_causal(p), why, n) == 0 &&
+      check_masks(cb_attn_seq(p), P, cb_attn_causal(p), why, n))
+    return 0;
   return 1;
 }
 

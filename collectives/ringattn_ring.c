@@ -104,12 +104,12 @@ static int setup_block(cb_inst_t *in, int block, char *why, size_t n) {
   /* No SM moves data (the copy engine does): the sms column is the attention kernel's grid
    * (cb_attn_fwd_ctas). --sms does not cap it: it caps communication kernels, and this ring has
    * none. cuDNN does not say what grid it launches: not reported (0). */
-  int64_t ctas = cb_attn_fwd_ctas((int64_t)g->x.rows, in->p.attn->heads, in->p.attn->batch);
+  int64_t ctas = cb_attn_fwd_ctas((int64_t)g->x.rows, cb_attn_cfg(&in->p)->heads, cb_attn_cfg(&in->p)->batch);
   in->sms = block == CB_ATTN_BLOCK_CUDNN
                 ? 0
                 : cb_grid_sms(ctas > in->world->sm_count ? in->world->sm_count : (int)ctas, in->world->sm_count);
   snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped",
-           in->p.causal ? "zigzag" : "contiguous shards");
+           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards");
   cb_ra_block_note(&g->x, in->note, sizeof in->note);
   return 0;
 }

@@ -1,4 +1,4 @@
-/* The bench engine: for every sweep point, dtype, op, placement and mode, runs the selected
+/* The bench engine: for every sweep point, dtype, op, placement, family variant and mode, runs the selected
  * algorithms side by side (set up together, interleaved A B A B in rounds so drift hits all
  * alike), times them with CUDA events around each round (per iteration with --timing iter,
  * and always for multi-phase algorithms; eager launches, or the rounds captured in CUDA

@@ -133,7 +133,6 @@ static int parse_phase(cb_main_t *m, int argc, char **argv) {
     return CB_EXIT_OK;
   }
   if (rc != CB_ARGS_OK) return fail(m, CB_EXIT_USAGE, err);
-  args->attn.cmdline = args->cmdline; /* --save records it; args lives until exit */
   if (args->nalgos == 1 && strcmp(args->algos[0], "help") == 0) {
     list_algos(args->family);
     return CB_EXIT_OK;
@@ -143,19 +142,20 @@ static int parse_phase(cb_main_t *m, int argc, char **argv) {
   return CB_CONTINUE;
 }
 
-/* The checks that need the world (its rank count, the GPU's SMs) and --save's directory, which
- * only rank 0 writes (so only its file system counts). The same verdict on every rank. */
+/* The checks that need the world (its rank count, the GPU's SMs), and the family's (family.h):
+ * what needs the rank count, on every rank, and the files it will write, which only rank 0
+ * writes (so only its file system counts). The same verdict on every rank. */
 static int world_checks(cb_main_t *m, char *why, size_t n) {
   const cb_args_t *args = m->args;
   const cb_world_t *w = &m->world;
+  const cb_family_info_t *fi = cb_family_info(args->family);
+  const void *config = cb_args_config_const(args);
   why[0] = 0;
   if (m->fault.action != CB_FAULT_NONE && m->fault.rank >= w->mpi.nranks)
     snprintf(why, n, "CB_FAULT: rank %d does not exist (%d ranks)", m->fault.rank, w->mpi.nranks);
   if (!why[0]) cb_knobs_check_sms(&m->knobs, args->sms ? "--sms" : "CB_SMS", w->sm_count, w->gpu_name, why, n);
-  for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
-    cb_moe_config_check(&args->moe, w->mpi.nranks, args->dtypes[t], why, n);
-  if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && w->mpi.rank == 0)
-    cb_attn_check_save_dir(args->attn.save_dir, why, n);
+  if (!why[0] && fi->check_ranks) fi->check_ranks(config, w->mpi.nranks, args->dtypes, args->ndtypes, why, n);
+  if (!why[0] && fi->check_outputs && w->mpi.rank == 0) fi->check_outputs(config, why, n);
   return cb_mpi_agree(w->mpi.comm, !why[0], why, n) ? 0 : -1;
 }
 

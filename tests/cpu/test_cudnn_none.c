@@ -41,13 +41,13 @@ int main(void) {
   memset(&p, 0, sizeof p);
   p.family = CB_RINGATTN;
   p.dtype = CB_BF16;
-  p.attn = &cfg;
+  p.config = &cfg;
   for (int nranks = 1; nranks <= 8; nranks *= 2)
     for (int causal = 0; causal <= 1; causal++)
       for (int full = 0; full <= 1; full++) {
         w.mpi.nranks = nranks;
-        p.causal = causal;
-        p.seq = 4096;
+        p.variant = causal;
+        p.point = 4096;
         why[0] = 0;
         CHECK(cb_ra_cudnn_supported(&w, &p, full, why, sizeof why) == 0, "supported without cuDNN");
         CHECK_EQ_STR(why, "not available: built without cuDNN");
