@@ -121,12 +121,18 @@ static void check(cb_bench_t *b, const group_t *g, slot_t *s, int chunk) {
 static void run_group(cb_bench_t *b, group_t *g) {
   slot_t slots[CB_MAX_ALGOS];
   memset(slots, 0, sizeof slots);
+  int active = 0;
   for (int k = 0; k < b->nalgos; k++) {
     slots[k].algo = b->algos[k];
     prepare(b, g, &slots[k]);
+    active += slots[k].active;
   }
   int nrounds = cb_bench_rounds(b->a->iters), chunk = b->a->iters / nrounds;
   cb_bench_warm_up(b, g, slots, b->nalgos, chunk);
+  /* the run's first group: one untimed round of every algorithm first (bench_round.c) */
+  for (int k = 0; !b->warmed && k < b->nalgos; k++)
+    if (slots[k].active) cb_bench_lead_in_round(b, g, &slots[k], chunk);
+  b->warmed |= active > 0;
   for (int round = 0; round < nrounds; round++)
     for (int k = 0; k < b->nalgos; k++)
       if (slots[k].active) {

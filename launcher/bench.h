@@ -19,6 +19,7 @@ typedef struct cb_bench {
   const cb_algo_t *algos[CB_MAX_ALGOS];
   int nalgos;
   void *sync_buf; /* 4 bytes the engine all-reduces to line GPUs up before a timed round */
+  int warmed;     /* the run's first group has had its untimed lead-in round (bench_round.c) */
   /* results, valid on every rank */
   long long wrong_total;
   int rows, rows_skipped, validate_failures;

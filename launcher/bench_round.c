@@ -1,7 +1,18 @@
 /* The bench engine's timing (bench_slot.h): the warm-up, the events and CUDA graphs of a slot,
- * and its timed rounds of iterations. A timed round: a host barrier, the GPUs lined up by a
- * 4-byte NCCL all-reduce, then `chunk` iterations between CUDA events (eager launches, or the
- * rounds captured in a graph), waited for. */
+ * and its rounds of iterations: timed, or the untimed lead-in round of the run's first group.
+ *
+ * A timed round: a host barrier, the GPUs lined up by a 4-byte NCCL all-reduce, then `chunk`
+ * iterations between CUDA events (eager launches, or the rounds captured in a graph), waited
+ * for. Each iteration's time is the slowest rank's, so whatever one rank still does after the
+ * line-up lands in every rank's round. The warm-up iterations run the algorithm alone; the
+ * first timed round of a run is also the first time of: the line-up all-reduce (unless an NCCL
+ * all-reduce was warmed up, the run's first: NCCL connects its all-reduce channels and loads
+ * that kernel on first use), the host barrier, the events' first records and the algorithms'
+ * interleaving. A reference run showed it (h200x2/alltoall nccl float eager 8 B: mean 34.3 us,
+ * p50 9.2 us: one round of four ~10 times slower). So the run's first group runs one whole
+ * untimed round of every algorithm, exactly as a timed one, before its timed rounds; later
+ * groups follow timed rounds already. And a graph is uploaded when it is made (cudaGraphUpload):
+ * its first launch would otherwise upload it after the line-up, on each rank at its own pace. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +53,8 @@ static void make_events(slot_t *s, int chunk) {
   for (int i = 0; i < s->nev; i++) CB_CUDA(cudaEventCreate(&s->ev[i]));
 }
 
-/* Captures `chunk` iterations, with an event record node after every phase, into one graph. */
+/* Captures `chunk` iterations, with an event record node after every phase, into one graph,
+ * and uploads it (its first launch would otherwise upload it, inside a timed round). */
 static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
   cudaGraph_t graph;
   CB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
@@ -52,6 +64,7 @@ static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
   CB_CUDA(cudaStreamEndCapture(st, &graph));
   CB_CUDA(cudaGraphInstantiate(&s->graph, graph, 0));
   CB_CUDA(cudaGraphDestroy(graph));
+  CB_CUDA(cudaGraphUpload(s->graph, st));
 }
 
 void cb_bench_warm_up(cb_bench_t *b, const group_t *g, slot_t *slots, int n, int chunk) {
@@ -104,6 +117,16 @@ static void run_round(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
     if (!per_iter) CB_CUDA(cudaEventRecord(s->ev[s->nev - 1], st));
   }
   cb_wait_stream(st);
+}
+
+void cb_bench_lead_in_round(cb_bench_t *b, const group_t *g, slot_t *s, int chunk) {
+  char subj[512];
+  /* armed, not a step: CB_FAULT's points count the warm-ups and timed rounds as before */
+  cb_watchdog_arm(b->wd, "%s: warm-up (an untimed round, the run's first)", cb_bench_subject(s, g, subj, sizeof subj));
+  cb_mpi_barrier(b->w->mpi.comm);
+  cb_bench_line_up(b, b->w->stream);
+  run_round(s, b->w->stream, chunk, iter_events(b, s));
+  cb_watchdog_disarm(b->wd);
 }
 
 void cb_bench_timed_round(cb_bench_t *b, const group_t *g, slot_t *s, int round, int nrounds, int chunk) {

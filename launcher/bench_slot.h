@@ -51,11 +51,13 @@ void cb_bench_range_push(const slot_t *s, const group_t *g, const char *step);
 
 /* bench_round.c: one iteration of s on st, with `record` an event after every phase (ev[ph + 1]);
  * the GPUs lined up on st (a 4-byte NCCL all-reduce; collective); the warm-up of every active
- * slot (its events made, its graph captured); and a timed round. */
+ * slot (its events made, its graph captured and uploaded); and a round, timed or (the run's
+ * first group) an untimed lead-in. */
 void cb_bench_run_iteration(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external);
 void cb_bench_line_up(const cb_bench_t *b, cudaStream_t st);
 void cb_bench_warm_up(cb_bench_t *b, const group_t *g, slot_t *slots, int n, int chunk);
 void cb_bench_timed_round(cb_bench_t *b, const group_t *g, slot_t *s, int round, int nrounds, int chunk);
+void cb_bench_lead_in_round(cb_bench_t *b, const group_t *g, slot_t *s, int chunk);
 
 /* bench_row.c: the rows of s (collective: every rank calls it), the columns every row shares
  * then the family's own (c), and the family's lines after a group (collective). */
