@@ -52,27 +52,18 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
  * mismatch is a usage error naming the variable, before any GPU work. (The SM cap may differ:
  * the world agrees on the smallest.) */
 static int knobs_agree(const cb_knobs_t *k, char *why, size_t n) {
-  static const char *const names[] = {"CB_MAX_BLOCKS",  "CB_AR_LL_MAX",      "CB_AR_ONESHOT_MAX", "CB_AR_TWOSHOT_MAX",
-                                      "CB_AR_CE_CHUNK", "CB_AR_HIER_CHUNKS", "CB_MOE_PUSH_PCT",   "CB_SHARE_GPUS"};
-  enum { NK = sizeof names / sizeof names[0] };
-  long long v[2 * NK], lo[2 * NK];
-  const long long mine[NK] = {k->max_blocks,
-                              (long long)k->ar.ll_max,
-                              (long long)k->ar.oneshot_max,
-                              (long long)k->ar.twoshot_max,
-                              (long long)k->ar_ce_chunk,
-                              k->ar_hier_chunks,
-                              k->moe_push_pct,
-                              k->share_gpus};
-  for (int i = 0; i < NK; i++) {
+  const char *names[CB_KNOBS_ALIKE];
+  long long mine[CB_KNOBS_ALIKE], v[2 * CB_KNOBS_ALIKE], lo[2 * CB_KNOBS_ALIKE];
+  const int nk = cb_knobs_alike(k, names, mine);
+  for (int i = 0; i < nk; i++) {
     v[i] = mine[i];       /* min */
-    v[NK + i] = -mine[i]; /* -max */
+    v[nk + i] = -mine[i]; /* -max */
   }
-  CB_MPI(MPI_Allreduce(v, lo, 2 * NK, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
-  for (int i = 0; i < NK; i++)
-    if (lo[i] != -lo[NK + i]) {
+  CB_MPI(MPI_Allreduce(v, lo, 2 * nk, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
+  for (int i = 0; i < nk; i++)
+    if (lo[i] != -lo[nk + i]) {
       snprintf(why, n, "%s differs between ranks (%lld to %lld): set it alike on every rank (mpirun -x %s)", names[i],
-               lo[i], -lo[NK + i], names[i]);
+               lo[i], -lo[nk + i], names[i]);
       return -1;
     }
   return 0;
