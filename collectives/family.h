@@ -204,6 +204,11 @@ typedef struct cb_family_info {
   /* the classic families' nccl-tests arithmetic (family.c) */
   int count_per_rank;              /* count column = elements / nranks, and elements must divide by nranks */
   double busbw_num, busbw_den_adj; /* busbw factor = busbw_num * (n - 1 + busbw_den_adj) / n */
+  /* their buffers (buffers.h) and the generic check's expectations (kernels/check.h cb_layout_t):
+   * the send and the receive buffer hold count, or nranks x count elements (send_all, recv_all);
+   * in place, the smaller one sits at rank x count inside the larger */
+  int layout;
+  int send_all, recv_all;
 } cb_family_info_t;
 
 /* The registry (family.c): the describer of f, NULL past the table. */

@@ -4,6 +4,7 @@
  * float, have no options or columns of their own and print the classic table. */
 #include <stdio.h>
 
+#include "check_layout.h"
 #include "family.h"
 #include "params.h"
 
@@ -15,24 +16,43 @@ static int plan(cb_params_t *p, int nranks, const char *mode, char *what, size_t
   return cb_family_count(p->family, p->bytes, cb_dtype_size(p->dtype), nranks, &p->elements, &p->count, why, nwhy);
 }
 
-/* allreduce's results are bit-identical on every rank (fixed reduction order, kernels/reduce.cuh):
- * the engine compares their digests */
-#define CLASSIC(ident, fname, reduce, inplace, per_rank, num, den_adj, identical) \
-  const cb_family_info_t ident = {.name = fname,                                  \
-                                  .reduces = reduce,                              \
-                                  .has_inplace = inplace,                         \
-                                  .default_dtype = CB_FLOAT,                      \
-                                  .nvtx_letter = 'B',                             \
-                                  .plan = plan,                                   \
-                                  .identical_outputs = identical,                 \
-                                  .count_per_rank = per_rank,                     \
-                                  .busbw_num = num,                               \
-                                  .busbw_den_adj = den_adj}
+/* What every classic family shares: bytes swept with the size options, float by default, the
+ * point planned as above, the classic table (no columns or table of their own). */
+#define CB_CLASSIC .default_dtype = CB_FLOAT, .nvtx_letter = 'B', .plan = plan
 
-/* busbw = num x (n - 1 + den_adj) / n: allreduce 2(n-1)/n; allgather, reducescatter, alltoall
- * (n-1)/n; sendrecv 1 */
-CLASSIC(cb_family_allreduce, "allreduce", 1, 1, 0, 2.0, 0.0, 1);
-CLASSIC(cb_family_allgather, "allgather", 0, 1, 1, 1.0, 0.0, 0);
-CLASSIC(cb_family_reducescatter, "reducescatter", 1, 1, 1, 1.0, 0.0, 0);
-CLASSIC(cb_family_alltoall, "alltoall", 0, 0, 1, 1.0, 0.0, 0);
-CLASSIC(cb_family_sendrecv, "sendrecv", 0, 0, 0, 1.0, 1.0, 0);
+/* busbw = busbw_num x (n - 1 + busbw_den_adj) / n: allreduce 2(n-1)/n; allgather, reducescatter,
+ * alltoall (n-1)/n; sendrecv 1. Buffers as nccl-tests lays them out: allgather receives,
+ * reducescatter sends, alltoall does both for every rank (n x count). allreduce's results are
+ * bit-identical on every rank (fixed reduction order, kernels/reduce.cuh): the engine compares
+ * their digests. */
+const cb_family_info_t cb_family_allreduce = {.name = "allreduce",
+                                              CB_CLASSIC,
+                                              .reduces = 1,
+                                              .has_inplace = 1,
+                                              .identical_outputs = 1,
+                                              .busbw_num = 2.0,
+                                              .layout = CB_LAYOUT_ALLREDUCE};
+const cb_family_info_t cb_family_allgather = {.name = "allgather",
+                                              CB_CLASSIC,
+                                              .has_inplace = 1,
+                                              .count_per_rank = 1,
+                                              .busbw_num = 1.0,
+                                              .layout = CB_LAYOUT_ALLGATHER,
+                                              .recv_all = 1};
+const cb_family_info_t cb_family_reducescatter = {.name = "reducescatter",
+                                                  CB_CLASSIC,
+                                                  .reduces = 1,
+                                                  .has_inplace = 1,
+                                                  .count_per_rank = 1,
+                                                  .busbw_num = 1.0,
+                                                  .layout = CB_LAYOUT_REDUCESCATTER,
+                                                  .send_all = 1};
+const cb_family_info_t cb_family_alltoall = {.name = "alltoall",
+                                             CB_CLASSIC,
+                                             .count_per_rank = 1,
+                                             .busbw_num = 1.0,
+                                             .layout = CB_LAYOUT_ALLTOALL,
+                                             .send_all = 1,
+                                             .recv_all = 1};
+const cb_family_info_t cb_family_sendrecv = {
+    .name = "sendrecv", CB_CLASSIC, .busbw_num = 1.0, .busbw_den_adj = 1.0, .layout = CB_LAYOUT_SENDRECV};
