@@ -4,7 +4,9 @@
  * `const cb_family_info_t` with designated initializers, in the file beside its configuration
  * (family_classic.c for the five nccl-tests collectives, moe_family.c, attn_family.c), listed
  * once in the family registry (family.c). Adding a family: its id below, its describer file,
- * its algorithm files, one line in family.c and one per algorithm in registry.c.
+ * its algorithm files, one line in family.c and one per algorithm in registry.c (new columns:
+ * their rows in row.c's schema; a classic collective: its entry in family_classic.c and, for
+ * the generic check, its layout in kernels/check_layout.h with check.cu's expectation).
  *
  * "bytes" and "count" of the classic families follow nccl-tests exactly, so numbers can be
  * compared line by line:
