@@ -1,6 +1,6 @@
 /* Command-line parsing for collbench (args.h): the option table, what each generic option sets,
  * the options a family declares (family.h: parsed into its configuration, refused in any other
- * family by one generic message), and the checks of the finished command. No family is named
+ * family by one generic message); the checks of the finished command are args_finish.c. No family is named
  * here: each describes its options, sweep and checks beside its config. Hand-written rather
  * than getopt so it keeps no global state (the tests parse many command lines in one process)
  * and so every error names the option, the bad value and what is accepted; the value parsers
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args_seen.h"
 #include "args_values.h"
 #include "cb_limits.h"
 
@@ -132,18 +133,6 @@ static int find_family_opt(cb_family_t own, const char *arg, const char **inline
   return 0;
 }
 
-/* What the options said beyond the args struct: the size sweep's bounds, and what was given
- * (for the checks once the whole line is read). */
-typedef struct seen {
-  uint64_t minb, maxb, step;
-  double factor;
-  int size, factor_given, step_given, bounds, list; /* -b/-e, -f, -i, --sizes */
-  int points;                                       /* the family's point option */
-  unsigned given;                                   /* bit i: the family's option i */
-  unsigned foreign;                                 /* bit f: an option of family f, not this run's */
-  int inplace;                                      /* --inplace */
-} seen_t;
-
 /* "allreduce and reducescatter": the families -o applies to. */
 static const char *reducing_families(char *buf, size_t n) {
   int count = 0, total = 0;
@@ -177,7 +166,8 @@ static int parse_family(cb_argp_t *p, int argc, char **argv, cb_args_t *a) {
 }
 
 /* -b, -e, -f, -i, --sizes. */
-static int size_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val, seen_t *s) {
+static int size_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *arg, const char *val,
+                       cb_args_seen_t *s) {
   uint64_t u;
   double d;
   switch (id) {
@@ -290,7 +280,7 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
 /* A family's option: this run's family parses it into its configuration (the point option into
  * the sweep); another family's is only noted, and refused once the line is read. */
 static int family_option(cb_argp_t *p, cb_args_t *a, const family_opt_t *o, const char *arg, const char *val,
-                         seen_t *s) {
+                         cb_args_seen_t *s) {
   if (o->family != a->family) {
     s->foreign |= 1u << o->family;
     return CB_ARGS_OK;
@@ -307,7 +297,7 @@ static int family_option(cb_argp_t *p, cb_args_t *a, const family_opt_t *o, cons
 }
 
 /* Step 2: the options after FAMILY, each with its value ("-b 8", "-b8", "--minbytes=8"). */
-static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen_t *s) {
+static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, cb_args_seen_t *s) {
   const cb_family_info_t *fi = cb_family_info(a->family);
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
@@ -338,96 +328,9 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
   return CB_ARGS_OK;
 }
 
-/* "--tokens/--hidden/.../--drop apply only to the moe family": family f's options given to
- * another family. */
-static int refuse_foreign(cb_argp_t *p, cb_family_t f) {
-  const cb_family_info_t *fi = cb_family_info(f);
-  char list[512] = "";
-  size_t off = 0;
-  if (fi->points) off += (size_t)snprintf(list, sizeof list, "--%s", fi->points->option);
-  for (int i = 0; i < fi->nopts && off < sizeof list; i++)
-    off += (size_t)snprintf(list + off, sizeof list - off, "%s--%s", off ? "/" : "", fi->opts[i].name);
-  return cb_argp_fail(p, "%s apply only to the %s family", list, fi->name);
-}
-
-/* Step 3, a family that sweeps bytes: the size sweep from -b/-e/-f/-i or --sizes. */
-static int finish_sizes(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
-  if (s->factor_given && s->step_given)
-    return cb_argp_fail(p, "give either -f (step factor) or -i (step size), not both");
-  if (s->list && (s->factor_given || s->step_given || s->bounds))
-    return cb_argp_fail(p, "--sizes replaces -b/-e/-f/-i; give one or the other");
-  if (s->list) return CB_ARGS_OK;
-  double factor = s->step_given ? 0.0 : s->factor_given ? s->factor : 2.0;
-  char why[256];
-  int n =
-      cb_sweep(s->minb, s->maxb, factor, s->step_given ? s->step : 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-  if (n < 0) return cb_argp_fail(p, "size sweep: %s", why);
-  a->npoints = n;
-  return CB_ARGS_OK;
-}
-
-/* Step 3, a family with a point option of its own: no size options, its default sweep, every
- * value in its range (a range's points are checked here). */
-static int finish_points(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, const seen_t *s) {
-  const cb_points_spec_t *ps = fi->points;
-  if (s->size)
-    return cb_argp_fail(p, "%s sweeps %s: use --%s instead of -b/-e/-f/-i/--sizes", fi->name, ps->sweeps, ps->option);
-  if (!s->points) {
-    char why[256];
-    int n = cb_sweep(ps->first, ps->last, 2.0, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
-    if (n < 0) return cb_argp_fail(p, "--%s: %s", ps->option, why);
-    a->npoints = n;
-  }
-  for (int i = 0; i < a->npoints; i++)
-    if (a->points[i] < ps->min || a->points[i] > ps->max)
-      return cb_argp_fail(p, "--%s: %llu is not a %s %llu..%llu", ps->option, (unsigned long long)a->points[i],
-                          ps->noun, (unsigned long long)ps->min, (unsigned long long)ps->max);
-  return CB_ARGS_OK;
-}
-
-/* Step 3: another family's options refused, the sweep, the default dtype and op, the in-place
- * forms the family has, then the family's own checks. */
-static int finish(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
-  const cb_family_info_t *fi = cb_family_info(a->family);
-  for (int f = 0; f < CB_NFAMILIES; f++)
-    if (s->foreign & (1u << f)) return refuse_foreign(p, (cb_family_t)f);
-  int rc = fi->points ? finish_points(p, a, fi, s) : finish_sizes(p, a, s);
-  if (rc) return rc;
-  if (!a->ndtypes) a->dtypes[a->ndtypes++] = fi->default_dtype;
-  if (!fi->reduces) {
-    a->nops = 1;
-    a->ops[0] = CB_OP_NONE;
-  } else if (!a->nops) {
-    a->nops = 1;
-    a->ops[0] = CB_SUM;
-  }
-  if (!fi->has_inplace) {
-    if (fi->no_inplace_why && s->inplace && (a->places & CB_PLACE_IN))
-      return cb_argp_fail(p, "--inplace: %s has no in-place form (%s); leave it out or give 0", fi->name,
-                          fi->no_inplace_why);
-    if (a->places == CB_PLACE_IN) return cb_argp_fail(p, "--inplace 1: %s has no in-place form", fi->name);
-    a->places = CB_PLACE_OUT;
-  }
-  if (!fi->finish) return CB_ARGS_OK;
-  cb_family_finish_t ff = {.config = cb_args_config(a),
-                           .given = s->given,
-                           .cmdline = a->cmdline,
-                           .check_iters = a->check_iters,
-                           .dtypes = a->dtypes,
-                           .ndtypes = a->ndtypes,
-                           .points = a->points,
-                           .npoints = a->npoints,
-                           .algos = a->algos,
-                           .nalgos = &a->nalgos,
-                           .max_algos = CB_MAX_ALGOS,
-                           .err = p->err,
-                           .errlen = p->errlen};
-  return fi->finish(&ff) ? CB_ARGS_ERROR : CB_ARGS_OK;
-}
-
 int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen) {
   cb_argp_t P = {err, errlen}, *p = &P;
-  seen_t s = {.minb = 8, .maxb = 256ull << 20};
+  cb_args_seen_t s = {.minb = 8, .maxb = 256ull << 20};
   defaults(a);
   err[0] = 0;
   cb_argp_join_cmdline(a->cmdline, sizeof a->cmdline, argc, argv);
@@ -435,5 +338,5 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   if (rc == CB_ARGS_OK) rc = parse_options(p, argc, argv, a, &s);
   if (rc == CB_ARGS_OK) rc = cb_argp_check_outputs(p, a);
   if (rc != CB_ARGS_OK) return rc;
-  return finish(p, a, &s);
+  return cb_args_finish(p, a, &s);
 }
