@@ -2,7 +2,7 @@
  * engine and the command line (launcher/), which name no family: as each nccl-tests collective
  * fills its own table for a harness that never names it, every family here is one
  * `const cb_family_info_t` with designated initializers, in the file beside its configuration
- * (family_classic.c for the five nccl-tests collectives, moe_family.c, attn_family.c), listed
+ * (family_classic.c for the five nccl-tests collectives, moe_family.c, attn/attn_family.c), listed
  * once in the family registry (family.c). Adding a family: its id below, its describer file,
  * its algorithm files, one line in family.c and one per algorithm in registry.c (new columns:
  * their rows in row.c's schema; a classic collective: its entry in family_classic.c and, for

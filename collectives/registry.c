@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "ringattn_schemes.h"
 
 extern const cb_algo_t cb_algo_nccl_allreduce, cb_algo_nccl_allgather, cb_algo_nccl_reducescatter,
     cb_algo_nccl_alltoall, cb_algo_nccl_alltoall_p2p, cb_algo_nccl_sendrecv;
@@ -15,10 +16,7 @@ extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, 
     cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_allreduce_hier,
     cb_algo_alltoall_peer, cb_algo_alltoall_hier, cb_algo_moe_nccl, cb_algo_moe_peer, cb_algo_moe_peer_ll,
     cb_algo_moe_hier, cb_algo_moe_copy_ce;
-extern const cb_algo_t cb_algo_ringattn_ring, cb_algo_ringattn_nccl_ring, cb_algo_ringattn_nccl_allgather,
-    cb_algo_ringattn_single;
-extern const cb_algo_t cb_algo_ringattn_ring_cudnn, cb_algo_ringattn_nccl_ring_cudnn,
-    cb_algo_ringattn_nccl_allgather_cudnn, cb_algo_ringattn_single_cudnn;
+CB_RA_SCHEMES(CB_RA_ROW_DECLS)
 
 const cb_algo_t *const cb_registry[] = {
     &cb_algo_nccl_allreduce,
@@ -53,15 +51,9 @@ const cb_algo_t *const cb_registry[] = {
     &cb_algo_moe_peer_ll,
     &cb_algo_moe_hier,
     &cb_algo_moe_copy_ce,
-    /* each ringattn scheme with collbench's block kernel, then with cuDNN's (attn_block.h) */
-    &cb_algo_ringattn_single,
-    &cb_algo_ringattn_single_cudnn,
-    &cb_algo_ringattn_ring,
-    &cb_algo_ringattn_ring_cudnn,
-    &cb_algo_ringattn_nccl_ring,
-    &cb_algo_ringattn_nccl_ring_cudnn,
-    &cb_algo_ringattn_nccl_allgather,
-    &cb_algo_ringattn_nccl_allgather_cudnn,
+    /* each ringattn scheme with collbench's block kernel, then with cuDNN's: one line per scheme
+     * in collectives/attn/ringattn_schemes.h */
+    CB_RA_SCHEMES(CB_RA_ROW_POINTERS) /* single, single_cudnn, ring, ring_cudnn, ... */
     NULL,
 };
 

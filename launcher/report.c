@@ -259,7 +259,7 @@ int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n)
   if (r->json_path[0]) {
     char tmp[1200];
     int fd = cb_newfile_temp(r->json_path, tmp, sizeof tmp); /* renamed over the name once complete */
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    FILE *f = fd < 0 ? NULL : cb_newfile_stream(fd);         /* capped at CB_NEWFILE_MAX_BYTES */
     if (!f) {
       snprintf(why, n, "cannot create a file beside '%s': %s", r->json_path, strerror(errno));
       if (fd >= 0) {

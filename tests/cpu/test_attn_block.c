@@ -1,4 +1,4 @@
-/* CPU test of the ringattn block-kernel choice (collectives/attn_block.c): the values of
+/* CPU test of the ringattn block-kernel choice (collectives/attn/attn_block.c): the values of
  * --block-kernel, the scheme list, and the limits of the row expansion (which rows each
  * --algo / --block-kernel command line gives: test_attn_config.c). */
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* CPU test of the ringattn configuration (collectives/attn_config.c) and its command line
+/* CPU test of the ringattn configuration (collectives/attn/attn_config.c) and its command line
  * (launcher/args.c): defaults, every option, the zigzag shard layout (every position held by
  * exactly one rank, both chunks of a rank the same length, balanced causal work), the FLOP
  * count, the rows --algo and --block-kernel give, and every bad input the family promises to
@@ -122,7 +122,7 @@ static void expect_algos(const char *cmd, const char *want) {
   CHECK(strcmp(algos(), want) == 0, "'%s' gives '%s', expected '%s'", cmd, algos(), want);
 }
 
-/* --block-kernel (collectives/attn_block.h): the rows of each --algo / --block-kernel combination. */
+/* --block-kernel (collectives/attn/attn_block.h): the rows of each --algo / --block-kernel combination. */
 static void test_block_kernel(void) {
   /* default: both kernels, every algorithm of the family */
   expect_algos("ringattn", "");

@@ -1,4 +1,4 @@
-/* CPU test of the split of a block pair into calls with cuDNN's masks (collectives/attn_split.c):
+/* CPU test of the split of a block pair into calls with cuDNN's masks (collectives/attn/attn_split.c):
  *   - every (rank, source) pair of the zigzag ring for P = 1..8 and chunk lengths 1..5, causal
  *     and not, every first/final combination: each (query row, key row) pair is covered by
  *     exactly one call when the key is visible (causal: key position <= query position) and by

@@ -2,7 +2,7 @@
 """The ringattn block kernels at the collbench command line (no MPI, no GPU):
   - `collbench ringattn --algo help` lists every scheme twice, as NAME (collbench's block
     kernel) and NAME_cudnn (cuDNN's), and nothing else: the registry and
-    collectives/attn_block.c's scheme list (checked in test_attn_block.c) agree;
+    collectives/attn/attn_block.c's scheme list (checked in test_attn_block.c) agree;
   - a bad --block-kernel, and --algo naming a cuDNN row that --block-kernel leaves out, are usage
     errors (exit 2) naming the option, before any GPU work.
 usage: test_block_kernel_cli.py COLLBENCH

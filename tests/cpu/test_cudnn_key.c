@@ -1,4 +1,4 @@
-/* CPU test of the cuDNN plan key and cache (collectives/attn_cudnn_key.c): every field of the key
+/* CPU test of the cuDNN plan key and cache (cudnn/attn_cudnn_key.c): every field of the key
  * tells two shapes apart (a plan reused for another shape would compute garbage; the forward's
  * and the backward's graph of one shape are two plans), the text names the shape and the pass, the cache finds what it
  * holds and refuses duplicates and overflow with a reason. The plans are opaque to the cache: stand-in addresses are

@@ -1,21 +1,27 @@
 /* CPU test of the cuDNN rows in a build without cuDNN: this program links
- * collectives/attn_cudnn_none.c (what CMake builds when cuDNN is not found or -DCB_CUDNN=OFF)
- * with the real supported() of the cuDNN rows (collectives/ringattn_cudnn.c), so the row text
- * is checked without configuring a second build: every cuDNN row says "not available: built
- * without cuDNN" (after the shape checks every ringattn row makes), the metadata says the same,
- * and the context cannot be made; the backward (attn_cudnn_bwd.h) likewise: its plans cannot
- * be made, and --pass bwd and both refuse the cuDNN rows with the same text (collbench's rows
- * keep every pass). No GPU call is reached. */
+ * cudnn/attn_cudnn_none.c (what CMake builds when cuDNN is not found or -DCB_CUDNN=OFF) with the
+ * whole attention wing (collectives/attn/), so the registry's real rows are checked without
+ * configuring a second build: every cuDNN row says "not available: built without cuDNN" (after
+ * the shape checks every ringattn row makes), for every pass, the metadata says the same, and the
+ * context cannot be made; the backward (attn_cudnn_bwd.h) likewise: its plans cannot be made.
+ * collbench's rows keep every pass: only the block kernel differs between a scheme's two rows
+ * (its supported() alone refuses; collbench's entry has none). No GPU call is reached. */
 #include <stdio.h>
 #include <string.h>
 
-#include "attn_block.h"
 #include "attn_cudnn.h"
 #include "attn_cudnn_bwd.h"
 #include "cb_testing.h"
-#include "ringattn_common.h"
+#include "ringattn_block_kernel.h"
+#include "ringattn_schemes.h"
 
-int main(void) {
+CB_RA_SCHEMES(CB_RA_ROW_DECLS)
+#define COLLBENCH_ROW(name, ...) &cb_algo_ringattn_##name,
+#define CUDNN_ROW(name, ...) &cb_algo_ringattn_##name##_cudnn,
+static const cb_algo_t *const collbench_rows[] = {CB_RA_SCHEMES(COLLBENCH_ROW) NULL};
+static const cb_algo_t *const cudnn_rows[] = {CB_RA_SCHEMES(CUDNN_ROW) NULL};
+
+static void test_binding(void) {
   char why[512] = "";
   CHECK(cb_cudnn_available(why, sizeof why) == 0, "available without cuDNN");
   CHECK_EQ_STR(why, "not available: built without cuDNN");
@@ -33,8 +39,12 @@ int main(void) {
   why[0] = 0;
   CHECK(cb_cudnn_prepare_bwd(NULL, &k, why, sizeof why) == -1, "backward plan without cuDNN");
   CHECK_EQ_STR(why, CB_ATTN_NO_CUDNN);
+}
 
+static void test_rows(void) {
   static cb_world_t w;
+  w.peer_ok = 1; /* one node, peer access: the ring's own checks pass */
+  w.mpi.nnodes = 1;
   cb_attn_config_t cfg;
   cb_attn_defaults(&cfg);
   cb_params_t p;
@@ -42,32 +52,46 @@ int main(void) {
   p.family = CB_RINGATTN;
   p.dtype = CB_BF16;
   p.config = &cfg;
+  p.point = 4096;
+  int nrows = 0;
+  for (int i = 0; cudnn_rows[i]; i++, nrows++) {
+    char want[64];
+    snprintf(want, sizeof want, "%s_cudnn", collbench_rows[i]->name);
+    CHECK_EQ_STR(cudnn_rows[i]->name, want);
+  }
+  CHECK_EQ_INT(nrows, 4);
+  const int passes[3] = {CB_ATTN_PASS_FWD, CB_ATTN_PASS_BWD, CB_ATTN_PASS_BOTH};
   for (int nranks = 1; nranks <= 8; nranks *= 2)
     for (int causal = 0; causal <= 1; causal++)
-      for (int full = 0; full <= 1; full++) {
-        w.mpi.nranks = nranks;
-        p.variant = causal;
-        p.point = 4096;
-        why[0] = 0;
-        CHECK(cb_ra_cudnn_supported(&w, &p, full, why, sizeof why) == 0, "supported without cuDNN");
-        CHECK_EQ_STR(why, "not available: built without cuDNN");
-        CHECK(cb_ra_supported_cudnn(&w, &p, why, sizeof why) == 0, "ring forms");
-        CHECK_EQ_STR(why, "not available: built without cuDNN");
-      }
-  /* --pass: the backward of a cuDNN row says the same; collbench's rows and the forward run */
-  const int passes[3] = {CB_ATTN_PASS_FWD, CB_ATTN_PASS_BWD, CB_ATTN_PASS_BOTH};
-  for (int i = 0; i < 3; i++) {
-    cfg.pass = passes[i];
-    why[0] = 0;
-    const int want = passes[i] == CB_ATTN_PASS_FWD;
-    CHECK_EQ_INT(cb_ra_pass_supported(&p, 1, why, sizeof why), want);
-    if (!want) CHECK_EQ_STR(why, "not available: built without cuDNN");
-    CHECK_EQ_INT(cb_ra_pass_supported(&p, 0, why, sizeof why), 1);
-  }
-  cfg.pass = CB_ATTN_PASS_FWD;
+      for (int k = 0; k < 3; k++)
+        for (int i = 0; cudnn_rows[i]; i++) {
+          char why[512] = "";
+          w.mpi.nranks = nranks;
+          p.variant = causal;
+          cfg.pass = passes[k];
+          CHECK(cudnn_rows[i]->supported(&w, &p, why, sizeof why) == 0, "%s supported without cuDNN",
+                cudnn_rows[i]->name);
+          CHECK_EQ_STR(why, "not available: built without cuDNN");
+          why[0] = 0;
+          CHECK(collbench_rows[i]->supported(&w, &p, why, sizeof why) == 1, "%s, %d ranks, causal %d, pass %d: %s",
+                collbench_rows[i]->name, nranks, causal, passes[k], why);
+          /* the block kernel's own part says the same */
+          CHECK(cb_ra_block_cudnn.supported(&w, &p, nranks, why, sizeof why) == 0, "the cuDNN block kernel");
+          CHECK_EQ_STR(why, CB_ATTN_NO_CUDNN);
+        }
+  CHECK(cb_ra_block_collbench.supported == NULL, "collbench's block kernel adds no check");
   /* the shape checks of every ringattn row come first */
+  cfg.pass = CB_ATTN_PASS_FWD;
   p.dtype = CB_FLOAT;
-  CHECK(cb_ra_cudnn_supported(&w, &p, 0, why, sizeof why) == 0, "float");
-  CHECK_CONTAINS(why, "ringattn supports bfloat16 and half");
+  for (int i = 0; cudnn_rows[i]; i++) {
+    char why[512] = "";
+    CHECK(cudnn_rows[i]->supported(&w, &p, why, sizeof why) == 0, "%s float", cudnn_rows[i]->name);
+    CHECK_CONTAINS(why, "ringattn supports bfloat16 and half");
+  }
+}
+
+int main(void) {
+  test_binding();
+  test_rows();
   return cb_test_finish("test_cudnn_none");
 }

@@ -1,7 +1,7 @@
 /* CPU test of ring attention's --pass (issue 34): the option (default fwd, every value, bad
  * values and other families refused with a message naming the accepted ones), the pass names of
  * the rows' pass column, the FLOP accounting (backward 2.5 x the forward, both 3.5 x), the size
- * column's bytes per pass, and the backward's ring schedule (collectives/ringattn_bwd_plan.h)
+ * column's bytes per pass, and the backward's ring schedule (collectives/attn/ringattn_bwd_plan.h)
  * for P = 1..8: at every step the ranks hold distinct blocks, each block's dK/dV sums move to
  * the rank that holds the block next, every rank adds to every block exactly once, and after P
  * steps the sums arrive at the block's owner; the slot fills the peer ring's flags count. */

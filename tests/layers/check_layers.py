@@ -4,7 +4,8 @@
 Layers, lowest first (docs/architecture.md, "Layers"):
     base/         checked calls, error exits, environment knobs, string buffer, shared limits
     kernels/      device code and its launchers             (may include base)
-    collectives/  host side of the algorithms, world, peer  (may include kernels, base)
+    cudnn/        the cuDNN binding, beside kernels         (may include base)
+    collectives/  host side of the algorithms, world, peer  (may include kernels, cudnn, base)
     topologies/   placement, beside collectives             (may include base)
     launcher/     the program                               (may include everything above)
 tests/ may include any layer.
@@ -13,11 +14,15 @@ Every quoted include is by plain name ("error.h", never "../launcher/error.h"): 
 each target its layer's folder and the folders below it as include directories. A name is
 resolved the way the compiler does for this tree: the including file's own folder first, then
 the layer folders; a header name found in two layer folders is an error (the compiler would
-pick one silently). Unresolved names fail too, except headers the build generates.
+pick one silently). Unresolved names fail too, except headers the build generates. A layer
+header may not carry the name of an ISO C or POSIX header (SYSTEM_HEADERS): every file with that
+folder on its include path would get ours for the C library's (kernels/signal.h did: a test's
+<sys/wait.h> includes <signal.h>).
 
 The build lists its files (no globs), so the check also fails when a .c or .cu file of a layer
-folder is not named in that folder's CMakeLists.txt: a file added but not listed would
-otherwise be left out of the build without a word.
+folder is not named in that folder's CMakeLists.txt (a sub-folder's, such as collectives/attn/,
+where it has one): a file added but not listed would otherwise be left out of the build without
+a word.
 
 Usage: check_layers.py ROOT          check the tree at ROOT (exit 1 on any violation)
        check_layers.py --self-test   prove the check fails on a planted violation"""
@@ -30,11 +35,18 @@ import tree_check
 ALLOWED = {
     "base": {"base"},
     "kernels": {"kernels", "base"},
-    "collectives": {"collectives", "kernels", "base"},
+    "cudnn": {"cudnn", "base"},
+    "collectives": {"collectives", "kernels", "cudnn", "base"},
     "topologies": {"topologies", "base"},
-    "launcher": {"launcher", "collectives", "kernels", "topologies", "base"},
+    "launcher": {"launcher", "collectives", "kernels", "cudnn", "topologies", "base"},
 }
 GENERATED = {"cb_gitrev.h"}  # written into the build tree by launcher/gitrev.cmake
+# ISO C11's headers and POSIX.1-2017's flat ones: names no layer header may take
+SYSTEM_HEADERS = set("""assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal
+    stdalign stdarg stdatomic stdbool stddef stdint stdio stdlib stdnoreturn string tgmath threads time uchar
+    wchar wctype aio cpio dirent dlfcn fcntl fmtmsg fnmatch ftw glob grp iconv langinfo libgen monetary mqueue
+    ndbm netdb nl_types poll pthread pwd regex sched search semaphore spawn strings stropts syslog tar termios
+    trace ulimit unistd utime utmpx wordexp""".split())
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -53,6 +65,8 @@ def check(root):
     for layer in ALLOWED:
         for path in sources(root, layer):
             name = os.path.basename(path)
+            if name.endswith(".h") and name[:-2] in SYSTEM_HEADERS:
+                errors.append(f"{name}: {layer}/{name} shadows the C library's <{name}> on {layer}/'s include path")
             if name in owner and owner[name] != layer:
                 errors.append(f"{name}: in both {owner[name]}/ and {layer}/ (ambiguous plain name)")
             owner.setdefault(name, layer)
@@ -87,21 +101,29 @@ def check(root):
 
 
 def unlisted(root):
-    """Source files of each layer folder that its CMakeLists.txt does not name."""
+    """Source files of each layer folder (and of its sub-folders) that the nearest CMakeLists.txt
+    does not name: a sub-folder with a CMakeLists.txt of its own lists its files there."""
     errors = []
     for layer in ALLOWED:
         folder = os.path.join(root, layer)
-        cmake = os.path.join(folder, "CMakeLists.txt")
         if not os.path.isdir(folder):
             continue
-        listed = set()
-        if os.path.exists(cmake):
-            with open(cmake, encoding="utf-8") as f:
-                text = re.sub(r"#.*", "", f.read())
-            listed = set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
-        for name in sorted(os.listdir(folder)):
-            if name.endswith((".c", ".cu")) and name not in listed:
-                errors.append(f"{layer}/{name}: not listed in {layer}/CMakeLists.txt (the build would leave it out)")
+        for dirpath, dirnames, names in os.walk(folder):
+            dirnames.sort()
+            owner = dirpath
+            while owner != folder and not os.path.exists(os.path.join(owner, "CMakeLists.txt")):
+                owner = os.path.dirname(owner)
+            cmake = os.path.join(owner, "CMakeLists.txt")
+            listed = set()
+            if os.path.exists(cmake):
+                with open(cmake, encoding="utf-8") as f:
+                    text = re.sub(r"#.*", "", f.read())
+                listed = set(re.findall(r"[A-Za-z0-9_.-]+\.(?:c|cu)\b", text))
+            for name in sorted(names):
+                if name.endswith((".c", ".cu")) and name not in listed:
+                    rel = os.path.relpath(os.path.join(dirpath, name), root)
+                    where = os.path.relpath(cmake, root)
+                    errors.append(f"{rel}: not listed in {where} (the build would leave it out)")
     return errors
 
 
@@ -110,18 +132,28 @@ def self_test():
     files = {
         "base/error.h": "",
         "kernels/k.cu": '#include "error.h"\n#include "world.h"\n',      # up: collectives
+        "kernels/k2.cu": '#include "attn_cudnn.h"\n',                    # sideways: cudnn
+        "cudnn/attn_cudnn.h": '#include "error.h"\n#include "peer.h"\n',  # fine; up: collectives
         "collectives/world.h": '#include "error.h"\n',
         "collectives/peer.c": '#include "../base/error.h"\n#include "args.h"\n',  # path; up
+        "collectives/peer.h": '#include "attn_cudnn.h"\n',                # fine: cudnn is below
         "topologies/placement.c": '#include "world.h"\n',                 # sideways
         "launcher/args.h": '#include "world.h"\n#include "missing.h"\n',  # fine; unresolved
         "tests/t.c": '#include "args.h"\n',
-        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n)\n# peer.c in a comment does not count\n",
-        "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\n",                # unlisted
+        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n  k2.cu\n  sub/listed.cu\n)\n# peer.c in a comment does not count\n",
+        "kernels/sub/listed.cu": '#include "error.h"\n',
+        "kernels/sub/unlisted.cu": "",                                    # unlisted, in a sub-folder
+        "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\nadd_subdirectory(attn)\n",  # unlisted
+        "collectives/attn/ring.c": '#include "world.h"\n',                  # fine: listed in attn/
+        "collectives/attn/save.c": "",                                      # unlisted in attn/
+        "collectives/attn/CMakeLists.txt": "target_sources(c PRIVATE ring.c)\n# save.c\n",
+        "kernels/signal.h": "",                                             # the C library's name
     }
-    expect = ["kernels/k.cu:2", "collectives/peer.c:1", "collectives/peer.c:2",
-              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c"]
+    expect = ["kernels/k.cu:2", "kernels/k2.cu:1", "cudnn/attn_cudnn.h:2", "collectives/peer.c:1", "collectives/peer.c:2",
+              "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c",
+              "collectives/attn/save.c", "signal.h", "kernels/sub/unlisted.cu"]
     errors = tree_check.planted(files, lambda root: check(root) + unlisted(root))
-    found = [e.split(": #include")[0].split(": not listed")[0] for e in errors]
+    found = [e.split(": #include")[0].split(": not listed")[0].split(": kernels/")[0] for e in errors]
     return tree_check.self_test_verdict("layer check", expect, found, errors)
 
 
