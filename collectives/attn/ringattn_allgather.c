@@ -54,7 +54,7 @@ static int gath_setup(cb_inst_t *in, char *why, size_t n) {
     return -1;
   in->mem_bytes = x->mem;
   snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches",
-           in->p.causal ? "zigzag" : "contiguous shards", x->P);
+           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards", x->P);
   return 0;
 }
 

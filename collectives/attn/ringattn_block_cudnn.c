@@ -48,10 +48,12 @@ static int check_masks(uint64_t S, int P, int causal, char *why, size_t n) {
  * found when setup builds the plans), then cuDNN in this build (else CB_ATTN_NO_CUDNN), and a
  * mask cuDNN has for every block pair the ring makes (attn_split.h). */
 static int supported(const cb_world_t *w, const cb_params_t *p, int P, char *why, size_t n) {
-  if (CB_ATTN_PASS_HAS_BWD(p->attn->pass) && !cb_cudnn_bwd_supported(why, n)) return 0;
+  if (CB_ATTN_PASS_HAS_BWD(cb_attn_cfg(p)->pass) && !cb_cudnn_bwd_supported(why, n)) return 0;
   if (!cb_cudnn_available(why, n)) return 0;
   /* a sequence that does not shard is the bench's own row (cb_attn_seq_check) */
-  if (cb_attn_seq_check(p->seq, P, p->causal, why, n) == 0 && check_masks(p->seq, P, p->causal, why, n)) return 0;
+  if (cb_attn_seq_check(cb_attn_seq(p), P, cb_attn_causal(p), why, n) == 0 &&
+      check_masks(cb_attn_seq(p), P, cb_attn_causal(p), why, n))
+    return 0;
   return 1;
 }
 

@@ -43,7 +43,7 @@ static int nring_setup(cb_inst_t *in, char *why, size_t n) {
     return -1;
   in->mem_bytes = x->mem;
   snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream",
-           in->p.causal ? "zigzag" : "contiguous shards");
+           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards");
   return 0;
 }
 

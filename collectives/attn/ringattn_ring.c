@@ -84,7 +84,7 @@ static int ring_setup(cb_inst_t *in, char *why, size_t n) {
    * kernel that does not say what grid it launches (cuDNN) is not reported (0). */
   in->sms = x->block->sms ? x->block->sms(x) : 0;
   snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped",
-           in->p.causal ? "zigzag" : "contiguous shards");
+           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards");
   return 0;
 }
 

@@ -8,7 +8,7 @@
 #include "ringattn_bwd.h"
 
 int cb_ra_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  if (cb_attn_config_check(p->attn, p->dtype, why, n)) return 0;
+  if (cb_attn_config_check(cb_attn_cfg(p), p->dtype, why, n)) return 0;
   if (w->mpi.nranks > CB_RA_MAX_STEPS) {
     snprintf(why, n, "not supported: %d ranks (ring attention runs up to %d)", w->mpi.nranks, CB_RA_MAX_STEPS);
     return 0;

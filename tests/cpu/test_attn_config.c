@@ -17,6 +17,8 @@
 #include "cb_testing.h"
 
 static cb_args_t A;
+/* the ringattn configuration the last parse left (the family\'s own, family.h) */
+#define ATTN ((const cb_attn_config_t *)cb_args_config(&A))
 static char err[1024];
 
 static int parse(const char *line) {
@@ -45,11 +47,11 @@ static void test_cli(void) {
   CHECK_EQ_INT(A.dtypes[0], CB_BF16);
   CHECK_EQ_INT(A.npoints, 4); /* 8K, 16K, 32K, 64K */
   CHECK(A.points[0] == 8192 && A.points[3] == 65536, "default --seq sweep");
-  CHECK_EQ_INT(A.attn.batch, 1);
-  CHECK_EQ_INT(A.attn.heads, 32);
-  CHECK_EQ_INT(A.attn.kv_heads, 32);
-  CHECK_EQ_INT(A.attn.head_dim, 128);
-  CHECK_EQ_INT(A.attn.causal_modes, CB_ATTN_CAUSAL | CB_ATTN_NONCAUSAL);
+  CHECK_EQ_INT(ATTN->batch, 1);
+  CHECK_EQ_INT(ATTN->heads, 32);
+  CHECK_EQ_INT(ATTN->kv_heads, 32);
+  CHECK_EQ_INT(ATTN->head_dim, 128);
+  CHECK_EQ_INT(ATTN->causal_modes, CB_ATTN_CAUSAL | CB_ATTN_NONCAUSAL);
   CHECK_EQ_INT(A.places, CB_PLACE_OUT);
 
   CHECK_EQ_INT(parse("ringattn --seq 1000,4K -d half --batch 2 --heads 8 --kv-heads 2 --head-dim 64 --causal 1 "
@@ -58,20 +60,20 @@ static void test_cli(void) {
   CHECK_EQ_INT(A.npoints, 2);
   CHECK(A.points[0] == 1000 && A.points[1] == 4096, "--seq list with K");
   CHECK_EQ_INT(A.dtypes[0], CB_HALF);
-  CHECK_EQ_INT(A.attn.batch, 2);
-  CHECK_EQ_INT(A.attn.heads, 8);
-  CHECK_EQ_INT(A.attn.kv_heads, 2);
-  CHECK_EQ_INT(A.attn.head_dim, 64);
-  CHECK_EQ_INT(A.attn.causal_modes, CB_ATTN_CAUSAL);
-  CHECK_EQ_STR(A.attn.save_dir, "/tmp/x");
+  CHECK_EQ_INT(ATTN->batch, 2);
+  CHECK_EQ_INT(ATTN->heads, 8);
+  CHECK_EQ_INT(ATTN->kv_heads, 2);
+  CHECK_EQ_INT(ATTN->head_dim, 64);
+  CHECK_EQ_INT(ATTN->causal_modes, CB_ATTN_CAUSAL);
+  CHECK_EQ_STR(ATTN->save_dir, "/tmp/x");
 
   CHECK_EQ_INT(parse("ringattn --seq 16K:128K --causal 0"), CB_ARGS_OK);
   CHECK_EQ_INT(A.npoints, 4);
   CHECK(A.points[3] == 131072, "--seq range");
-  CHECK_EQ_INT(A.attn.causal_modes, CB_ATTN_NONCAUSAL);
+  CHECK_EQ_INT(ATTN->causal_modes, CB_ATTN_NONCAUSAL);
   /* --heads alone: plain multi-head attention */
   CHECK_EQ_INT(parse("ringattn --heads 12"), CB_ARGS_OK);
-  CHECK_EQ_INT(A.attn.kv_heads, 12);
+  CHECK_EQ_INT(ATTN->kv_heads, 12);
 
   expect_error("ringattn --heads 8 --kv-heads 3", "does not divide");
   expect_error("ringattn --head-dim 96", "not supported");
@@ -124,7 +126,7 @@ static void expect_algos(const char *cmd, const char *want) {
 static void test_block_kernel(void) {
   /* default: both kernels, every algorithm of the family */
   expect_algos("ringattn", "");
-  CHECK_EQ_INT(A.attn.block_kernels, CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN);
+  CHECK_EQ_INT(ATTN->block_kernels, CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN);
   expect_algos("ringattn --block-kernel both", "");
   expect_algos("ringattn --block-kernel collbench", "single,ring,nccl_ring,nccl_allgather");
   expect_algos("ringattn --block-kernel=cudnn", "single_cudnn,ring_cudnn,nccl_ring_cudnn,nccl_allgather_cudnn");

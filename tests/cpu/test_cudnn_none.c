@@ -51,8 +51,8 @@ static void test_rows(void) {
   memset(&p, 0, sizeof p);
   p.family = CB_RINGATTN;
   p.dtype = CB_BF16;
-  p.attn = &cfg;
-  p.seq = 4096;
+  p.config = &cfg;
+  p.point = 4096;
   int nrows = 0;
   for (int i = 0; cudnn_rows[i]; i++, nrows++) {
     char want[64];
@@ -67,7 +67,7 @@ static void test_rows(void) {
         for (int i = 0; cudnn_rows[i]; i++) {
           char why[512] = "";
           w.mpi.nranks = nranks;
-          p.causal = causal;
+          p.variant = causal;
           cfg.pass = passes[k];
           CHECK(cudnn_rows[i]->supported(&w, &p, why, sizeof why) == 0, "%s supported without cuDNN",
                 cudnn_rows[i]->name);
