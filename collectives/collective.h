@@ -46,6 +46,7 @@ typedef struct cb_params {
   const cb_moe_config_t *moe;
   uint64_t seq; /* ringattn: total sequence length at this sweep point */
   int causal;   /* ringattn: 1 = causal (zigzag sharding) */
+  int variant;  /* ringattn: the group's form, causal, layout and Ulysses degree (attn_variant.h) */
   const cb_attn_config_t *attn;
   uint64_t seed;
 } cb_params_t;

@@ -9,6 +9,7 @@
 
 #include "args_values.h"
 #include "attn_block.h"
+#include "attn_variant.h"
 #include "cb_limits.h"
 
 static void defaults(cb_args_t *a) {
@@ -68,7 +69,9 @@ enum opt_id {
   O_SAVE,
   O_SMS,
   O_BLOCK,
-  O_PASS
+  O_PASS,
+  O_LAYOUT,
+  O_ULYSSES
 };
 
 static const struct opt {
@@ -91,6 +94,7 @@ static const struct opt {
     {0, "batch", 1, O_BATCH},       {0, "heads", 1, O_HEADS},        {0, "kv-heads", 1, O_KVHEADS},
     {0, "head-dim", 1, O_HEADDIM},  {0, "causal", 1, O_CAUSAL},      {0, "save", 1, O_SAVE},
     {0, "sms", 1, O_SMS},           {0, "block-kernel", 1, O_BLOCK}, {0, "pass", 1, O_PASS},
+    {0, "layout", 1, O_LAYOUT},     {0, "ulysses", 1, O_ULYSSES},
 };
 
 static const struct opt *find_opt(const char *arg, const char **inline_value) {
@@ -228,6 +232,15 @@ static int attn_option(cb_argp_t *p, cb_args_t *a, enum opt_id id, const char *a
   case O_PASS:
     if (cb_attn_parse_pass(val, &a->attn.pass)) return cb_argp_fail(p, "--pass: '%s' (accepted: fwd, bwd, both)", val);
     return CB_ARGS_OK;
+  case O_LAYOUT:
+    if (cb_attn_parse_layouts(val, &a->attn.layouts))
+      return cb_argp_fail(p, "--layout: '%s' (accepted: contiguous, zigzag, a comma list, all)", val);
+    return CB_ARGS_OK;
+  case O_ULYSSES:
+    if (cb_attn_parse_ulysses(val, &a->attn))
+      return cb_argp_fail(p, "--ulysses: '%s' (accepted: all, or ranks per group 1..%d, comma-separated)", val,
+                          CB_ATTN_MAX_ULYSSES);
+    return CB_ARGS_OK;
   case O_BLOCK:
     if (cb_attn_block_parse(val, &a->attn.block_kernels))
       return cb_argp_fail(p, "--block-kernel: '%s' (accepted: collbench, cudnn, both)", val);
@@ -357,6 +370,8 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, seen
     case O_CAUSAL:
     case O_SAVE:
     case O_PASS:
+    case O_LAYOUT:
+    case O_ULYSSES:
     case O_BLOCK: rc = attn_option(p, a, o->id, arg, val, s); break;
     default:
       if (o->id == O_INPLACE) s->inplace = 1;
@@ -410,8 +425,8 @@ static int finish_ringattn(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
 
 /* The refusal of ringattn's own options in another family (moe and the classic ones). */
 static const char ATTN_ONLY[] =
-    "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass apply only to the ringattn "
-    "family";
+    "--seq/--batch/--heads/--kv-heads/--head-dim/--causal/--save/--block-kernel/--pass/--layout/--ulysses apply only "
+    "to the ringattn family";
 
 /* Step 3 (moe): tokens instead of sizes, the dispatch dtypes, and the configuration check. */
 static int finish_moe(cb_argp_t *p, cb_args_t *a, const seen_t *s) {
@@ -551,6 +566,10 @@ void cb_args_usage(FILE *f) {
       "      --block-kernel K    collbench | cudnn | both (default both): each scheme's rows with collbench's\n"
       "                          block kernel (ring) and/or cuDNN's fused attention (ring_cudnn)\n"
       "      --pass fwd|bwd|both the forward, the backward (dQ, dK, dV) or both, the training step (default fwd)\n"
+      "      --layout L          contiguous | zigzag | a comma list | all: how the sequence is sharded (default:\n"
+      "                          zigzag when causal, contiguous otherwise)\n"
+      "      --ulysses U|LIST|all  ulysses, nccl_ulysses: all-to-all in groups of U ranks, the ring across the\n"
+      "                          P/U groups (default U = P; all: every U dividing P)\n"
       "\n"
       "exit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attn_variant.h"
 #include "bench_slot.h"
 #include "error_gpu.h"
 #include "nvtx.h"
@@ -478,12 +479,11 @@ void cb_bench_run(cb_bench_t *b) {
       for (int o = 0; o < a->nops; o++)
         for (int place = 0; place < 2; place++) {
           if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
-          for (int cz = 0; cz < 2; cz++)
+          for (int cz = 0; cz < CB_ATTN_NVARIANTS; cz++)
             for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1) {
               if (!(a->modes & mode)) continue;
-              /* cz: ringattn's causal form (non-causal, causal); other families run once */
-              if (a->family == CB_RINGATTN ? !(a->attn.causal_modes & (cz ? CB_ATTN_CAUSAL : CB_ATTN_NONCAUSAL)) : cz)
-                continue;
+              /* cz: ringattn's variant (attn_variant.h: causal, layout, Ulysses degree); other families run once */
+              if (a->family == CB_RINGATTN ? !cb_attn_variant_on(&a->attn, cz, n) : cz) continue;
               group_t g;
               memset(&g, 0, sizeof g);
               g.mode = mode;
@@ -497,14 +497,17 @@ void cb_bench_run(cb_bench_t *b) {
               char why[256] = "";
               int ok = 1;
               if (a->family == CB_RINGATTN) {
+                char form[64];
                 g.p.seq = a->points[pt];
-                g.p.causal = cz;
+                g.p.causal = cb_attn_variant(cz).causal;
+                g.p.variant = cz;
                 g.p.attn = &a->attn;
                 g.p.count = g.p.seq;
-                snprintf(g.what, sizeof g.what, "ringattn %s S=%llu %s %s %s", cb_dtype_name(g.p.dtype),
-                         (unsigned long long)g.p.seq, cz ? "causal" : "non-causal",
+                cb_attn_variant_text(cz, form, sizeof form);
+                snprintf(g.what, sizeof g.what, "ringattn %s S=%llu %s %s %s %s", cb_dtype_name(g.p.dtype),
+                         (unsigned long long)g.p.seq, g.p.causal ? "causal" : "non-causal", form,
                          mode == CB_MODE_GRAPH ? "graph" : "eager", cb_attn_pass_name(a->attn.pass));
-                ok = cb_attn_seq_check(g.p.seq, n, cz, why, sizeof why) == 0;
+                ok = cb_attn_variant_check(cz, g.p.seq, n, why, sizeof why) == 0;
                 if (ok) g.p.bytes = cb_attn_pass_bytes(&a->attn, g.p.seq, n, cb_dtype_size(g.p.dtype), a->attn.pass);
               } else if (a->family == CB_MOE) {
                 g.p.tokens = a->points[pt];

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "attn_variant.h"
 #include "bench.h"
 #include "collective.h"
 #include "error_gpu.h"
@@ -154,6 +155,7 @@ static int world_checks(cb_main_t *m, char *why, size_t n) {
   if (!why[0]) cb_knobs_check_sms(&m->knobs, args->sms ? "--sms" : "CB_SMS", w->sm_count, w->gpu_name, why, n);
   for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
     cb_moe_config_check(&args->moe, w->mpi.nranks, args->dtypes[t], why, n);
+  if (!why[0] && args->family == CB_RINGATTN) cb_attn_ulysses_check(&args->attn, w->mpi.nranks, why, n);
   if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && w->mpi.rank == 0)
     cb_attn_check_save_dir(args->attn.save_dir, why, n);
   return cb_mpi_agree(w->mpi.comm, !why[0], why, n) ? 0 : -1;

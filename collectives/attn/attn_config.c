@@ -2,6 +2,7 @@
 #include "attn_config.h"
 
 #include "attn_block.h"
+#include "attn_layout.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -66,17 +67,7 @@ int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why,
 }
 
 int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n) {
-  uint64_t parts = causal ? 2ull * (uint64_t)nranks : (uint64_t)nranks;
-  if (seq == 0 || seq % parts) {
-    snprintf(why, n, "sequence %llu does not split into %llu equal chunks (%s over %d ranks)", (unsigned long long)seq,
-             (unsigned long long)parts, causal ? "zigzag: 2 chunks per rank" : "one chunk per rank", nranks);
-    return -1;
-  }
-  if (seq > CB_ATTN_MAX_SEQ) {
-    snprintf(why, n, "sequence %llu is longer than %llu", (unsigned long long)seq, CB_ATTN_MAX_SEQ);
-    return -1;
-  }
-  return 0;
+  return cb_attn_layout_seq_check(seq, nranks, cb_attn_default_layout(causal), why, n);
 }
 
 static int writable_dir(const char *path, const char *what, char *why, size_t n) {
@@ -122,21 +113,7 @@ int cb_attn_check_save_dir(const char *dir, char *why, size_t n) {
 }
 
 cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal) {
-  cb_attn_runs_t r;
-  memset(&r, 0, sizeof r);
-  if (!causal) {
-    int64_t len = (int64_t)(seq / (uint64_t)nranks);
-    r.start0 = len * rank;
-    r.len0 = len;
-    r.start1 = r.start0 + len;
-    return r;
-  }
-  int64_t c = (int64_t)(seq / (2ull * (uint64_t)nranks));
-  r.start0 = c * rank;
-  r.len0 = c;
-  r.start1 = c * (2 * nranks - 1 - rank);
-  r.len1 = c;
-  return r;
+  return cb_attn_layout_runs(seq, nranks, rank, cb_attn_default_layout(causal), 1);
 }
 
 double cb_attn_flops(const cb_attn_config_t *c, uint64_t seq, int causal) {

@@ -33,6 +33,9 @@ typedef struct cb_attn_config {
   int causal_modes;    /* CB_ATTN_* bits: --causal 0 | 1 | both */
   int block_kernels;   /* CB_ATTN_BLOCK_* bits (attn_block.h): --block-kernel collbench | cudnn | both */
   int pass;            /* CB_ATTN_PASS_*: --pass fwd | bwd | both */
+  int layouts;         /* --layout: CB_ATTN_LAYOUT_BIT bits (attn_layout.h); 0: the causal default */
+  uint64_t ulysses;    /* --ulysses: bit U-1 for each Ulysses degree U asked for; 0: not given */
+  int ulysses_all;     /* --ulysses all: every U dividing the rank count (attn_variant.h) */
   char save_dir[1024]; /* --save DIR: empty = do not save */
   const char *cmdline; /* the run's command line for --save's meta.json (set by the program) */
 } cb_attn_config_t;
@@ -53,8 +56,9 @@ const char *cb_attn_pass_name(int pass);
  * dividing heads, a dtype other than bfloat16/half. Returns 0, or -1 with why. */
 int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why, size_t n);
 
-/* Rejects a sequence length that does not shard over nranks: S must be a multiple of nranks
- * (non-causal) or of 2*nranks (causal, zigzag). Returns 0, or -1 with why. */
+/* Rejects a sequence length that does not shard over nranks in the causal default layout
+ * (attn_layout.h cb_attn_layout_seq_check): S must be a multiple of nranks (non-causal,
+ * contiguous) or of 2*nranks (causal, zigzag). Returns 0, or -1 with why. */
 int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n);
 
 /* --save DIR must be usable before anything runs: a new folder (nothing at that name, not even
@@ -68,7 +72,7 @@ typedef struct cb_attn_runs {
   int64_t start0, len0, start1, len1;
 } cb_attn_runs_t;
 
-/* The positions rank r holds (layout above). */
+/* The positions rank r holds in the causal default layout (above; attn_layout.h has the others). */
 cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal);
 
 /* Forward FLOPs of the whole problem: 4 * batch * heads * seq^2 * head_dim (two matrix products

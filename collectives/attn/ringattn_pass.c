@@ -31,6 +31,7 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) wrong += cb_ra_bwd_check(in, s, sd);
   if (iter == 0 && x->cfg->save_dir[0]) {
     char why[512];
+    if (x->scheme->save_prepare) x->scheme->save_prepare(in, s);
     if (cb_ra_save(in, x, why, sizeof why)) CB_DIE(CB_EXIT_RUNTIME, "--save: %s", why);
   }
   return wrong;
@@ -81,10 +82,14 @@ static void pass_comm(cb_inst_t *in, cudaStream_t s) {
   if (CB_ATTN_PASS_HAS_FWD(x->pass)) x->scheme->fwd_comm(in, s);
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) x->scheme->bwd_comm(in, s);
 }
-static void pass_local(cb_inst_t *in, cudaStream_t s) {
+void cb_ra_pass_local(cb_inst_t *in, cudaStream_t s) {
   const cb_ra_t *x = in->priv;
   if (CB_ATTN_PASS_HAS_FWD(x->pass)) local_block(in, s);
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) cb_ra_bwd_local(in, s);
+}
+static void pass_local(cb_inst_t *in, cudaStream_t s) {
+  const cb_ra_t *x = in->priv;
+  (x->scheme->local ? x->scheme->local : cb_ra_pass_local)(in, s);
 }
 
 void cb_ra_measure(cb_inst_t *in, cudaStream_t s) {

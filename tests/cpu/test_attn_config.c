@@ -13,7 +13,9 @@
 #include "args.h"
 #include "attn_block.h"
 #include "attn_config.h"
+#include "attn_layout.h"
 #include "attn_save_dir.h"
+#include "attn_variant.h"
 #include "cb_testing.h"
 
 static cb_args_t A;
@@ -103,6 +105,22 @@ static void test_cli(void) {
   snprintf(line, sizeof line, "ringattn --save %s", longseq);
   expect_error(line, "--save");
   expect_error("moe --heads 8", "only to the ringattn family");
+}
+
+/* --layout and --ulysses (attn_layout.h, attn_variant.h). */
+static void test_layout_ulysses(void) {
+  CHECK_EQ_INT(parse("ringattn"), CB_ARGS_OK);
+  CHECK(A.attn.layouts == 0 && A.attn.ulysses == 0 && !A.attn.ulysses_all, "defaults: no --layout, no --ulysses");
+  CHECK_EQ_INT(parse("ringattn --layout zigzag --ulysses 2,4"), CB_ARGS_OK);
+  CHECK(A.attn.layouts == CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG) && A.attn.ulysses == 10, "--layout zigzag --ulysses 2,4");
+  CHECK_EQ_INT(parse("ringattn --layout=all --ulysses=all"), CB_ARGS_OK);
+  CHECK(A.attn.layouts == CB_ATTN_LAYOUT_ALL && A.attn.ulysses_all, "=all");
+  expect_error("ringattn --layout stripe", "--layout: 'stripe' (accepted: contiguous, zigzag, a comma list, all)");
+  expect_error("ringattn --layout", "needs a value");
+  expect_error("ringattn --ulysses 0", "--ulysses: '0' (accepted: all, or ranks per group 1..64, comma-separated)");
+  expect_error("ringattn --ulysses 2,x", "--ulysses: '2,x'");
+  expect_error("allreduce --layout zigzag", "apply only to the ringattn family");
+  expect_error("moe --ulysses 2", "apply only to the ringattn family");
 }
 
 /* The parsed --algo list joined with ",", "" for none (= every algorithm of the family). */
@@ -325,6 +343,7 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
   CHECK(system(cmd) == 0, "cleanup");
   test_cli();
+  test_layout_ulysses();
   test_block_kernel();
   test_shards();
   test_flops();

@@ -11,6 +11,7 @@
 
 #include "attn_cudnn.h"
 #include "attn_cudnn_bwd.h"
+#include "attn_variant.h"
 #include "cb_testing.h"
 #include "ringattn_block_kernel.h"
 #include "ringattn_schemes.h"
@@ -68,6 +69,7 @@ static void test_rows(void) {
           char why[512] = "";
           w.mpi.nranks = nranks;
           p.causal = causal;
+          p.variant = cb_attn_variant_index((cb_attn_variant_t){causal, cb_attn_default_layout(causal), 0});
           cfg.pass = passes[k];
           CHECK(cudnn_rows[i]->supported(&w, &p, why, sizeof why) == 0, "%s supported without cuDNN",
                 cudnn_rows[i]->name);

@@ -1,0 +1,62 @@
+/* The forms a ringattn group runs at one sweep point: causal or not (--causal), the sequence
+ * layout (--layout, attn_layout.h) and the Ulysses degree U of the rows that take one
+ * (--ulysses: `ulysses` and `nccl_ulysses` run the all-to-all inside groups of U ranks and the
+ * ring across the P/U groups). The bench engine runs a group per variant the configuration turns
+ * on, and hands the variant to the rows (cb_params_t.variant); everything below decodes it.
+ * Host-only and CUDA-free.
+ *
+ * A variant is one index: causal + 2 * (layout + CB_ATTN_NLAYOUTS * uslot), where uslot is the
+ * Ulysses degree U (1..CB_ATTN_MAX_ULYSSES), or 0 for "not asked for" (the Ulysses rows then run
+ * U = P, pure Ulysses). Rows without a Ulysses degree (single, the rings, the all-gather) run in
+ * the first Ulysses slot of a run only (cb_attn_variant_first), so `--ulysses all` adds groups
+ * of the Ulysses rows, not copies of the others. */
+#ifndef CB_ATTN_VARIANT_H
+#define CB_ATTN_VARIANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attn_config.h"
+#include "attn_layout.h"
+
+#define CB_ATTN_MAX_ULYSSES 64 /* the largest Ulysses degree (= the most ranks of one ring) */
+#define CB_ATTN_NVARIANTS (2 * CB_ATTN_NLAYOUTS * (CB_ATTN_MAX_ULYSSES + 1))
+
+typedef struct cb_attn_variant {
+  int causal;
+  int layout;  /* enum cb_attn_layout */
+  int ulysses; /* the degree asked for; 0: none (Ulysses rows run U = P) */
+} cb_attn_variant_t;
+
+cb_attn_variant_t cb_attn_variant(int v);
+int cb_attn_variant_index(cb_attn_variant_t f);
+
+/* --ulysses: "all", or a comma list of degrees 1..CB_ATTN_MAX_ULYSSES. Sets c->ulysses and
+ * c->ulysses_all; returns 0, or -1 on anything else (c unchanged). */
+int cb_attn_parse_ulysses(const char *s, cb_attn_config_t *c);
+
+/* 1 when the configuration runs variant v on nranks ranks: its causal form chosen, its layout
+ * chosen (or, without --layout, the causal default), its Ulysses degree asked for (or, with
+ * "all", dividing nranks; without --ulysses, the slot 0). */
+int cb_attn_variant_on(const cb_attn_config_t *c, int v, int nranks);
+
+/* 1 when v's Ulysses slot is the first the configuration runs on nranks ranks: rows without a
+ * Ulysses degree run in that group only. */
+int cb_attn_variant_first(const cb_attn_config_t *c, int v, int nranks);
+
+/* The Ulysses degree rows of variant v run with on nranks ranks: the degree asked for, else
+ * nranks. */
+int cb_attn_ulysses_degree(int v, int nranks);
+
+/* The Ulysses degrees asked for on nranks ranks (before any row): each must divide nranks.
+ * Returns 0, or -1 with why. */
+int cb_attn_ulysses_check(const cb_attn_config_t *c, int nranks, char *why, size_t n);
+
+/* Everything a group of variant v needs before any GPU work: the sequence splits in its layout
+ * over nranks, and its Ulysses degree divides nranks. Returns 0, or -1 with why. */
+int cb_attn_variant_check(int v, uint64_t seq, int nranks, char *why, size_t n);
+
+/* "zigzag" or "contiguous, U=2": the variant for a group's description (causal is said apart). */
+void cb_attn_variant_text(int v, char *buf, size_t n);
+
+#endif
