@@ -144,8 +144,9 @@ static void test_block_kernel(void) {
   expect_algos("ringattn", "");
   CHECK_EQ_INT(A.attn.block_kernels, CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN);
   expect_algos("ringattn --block-kernel both", "");
-  expect_algos("ringattn --block-kernel collbench", "single,ring,nccl_ring,nccl_allgather");
-  expect_algos("ringattn --block-kernel=cudnn", "single_cudnn,ring_cudnn,nccl_ring_cudnn,nccl_allgather_cudnn");
+  expect_algos("ringattn --block-kernel collbench", "single,ring,nccl_ring,nccl_allgather,ulysses,nccl_ulysses");
+  expect_algos("ringattn --block-kernel=cudnn",
+               "single_cudnn,ring_cudnn,nccl_ring_cudnn,nccl_allgather_cudnn,ulysses_cudnn,nccl_ulysses_cudnn");
   /* --algo alone names rows exactly */
   expect_algos("ringattn --algo ring", "ring");
   expect_algos("ringattn --algo ring_cudnn,single", "ring_cudnn,single");

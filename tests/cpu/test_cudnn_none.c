@@ -60,7 +60,7 @@ static void test_rows(void) {
     snprintf(want, sizeof want, "%s_cudnn", collbench_rows[i]->name);
     CHECK_EQ_STR(cudnn_rows[i]->name, want);
   }
-  CHECK_EQ_INT(nrows, 4);
+  CHECK_EQ_INT(nrows, 6);
   const int passes[3] = {CB_ATTN_PASS_FWD, CB_ATTN_PASS_BWD, CB_ATTN_PASS_BOTH};
   for (int nranks = 1; nranks <= 8; nranks *= 2)
     for (int causal = 0; causal <= 1; causal++)
