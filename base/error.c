@@ -97,7 +97,7 @@ static void guard_fired(int sig) {
 /* If the hook or MPI_Abort hangs (a communicator whose peer is stopped, a runtime waiting on a
  * dead daemon), SIGALRM ends this process with the job's code; mpirun then ends the rest.
  * ncclCommAbort of a communicator over NCCL's socket transport with a stopped peer did hang
- * (2 virtual nodes on one H200; docs/decisions.md): with 4 s here those jobs ended 5.2-5.4 s
+ * (2 virtual nodes on one H200; docs/decisions/failures.md): with 4 s here those jobs ended 5.2-5.4 s
  * after the timeout, past the T + 5 s that -T promises; 2 s leaves room for the takeover (at
  * most 1 s) and mpirun's teardown. Where the hook and MPI_Abort are quick it never fires. */
 static void arm_exit_guard(int code) {

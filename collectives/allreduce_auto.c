@@ -1,6 +1,6 @@
 /* Custom all-reduce "auto": picks oneshot_ll, oneshot, twoshot or twoshot_ce per message size
  * from thresholds measured on 2 x H200 (allreduce_plan.h holds them and their scaling with the
- * rank count; docs/decisions.md has the sweeps; CB_AR_*_MAX override them through the world's
+ * rank count; docs/decisions/allreduce.md has the sweeps; CB_AR_*_MAX override them through the world's
  * knobs), and runs the pick as the instance's delegate: the pick's state is the instance's
  * priv, so auto keeps no state of its own. A world that spans nodes always gets hier (the
  * peer-memory forms work inside one node only); ranks sharing a GPU get twoshot for twoshot_ce. */

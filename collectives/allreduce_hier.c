@@ -43,7 +43,7 @@
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "nccl_common.h"
-#include "signal.h"
+#include "signal_pad.h"
 
 typedef struct hier_state {
   cb_peer_mem_t pm;

@@ -10,7 +10,7 @@
 #include "allreduce_shard.h"
 
 /* Largest per-rank message (bytes) for which each algorithm is picked at 2 ranks; measured in
- * graph and eager mode, float and bfloat16 (docs/decisions.md). */
+ * graph and eager mode, float and bfloat16 (docs/decisions/allreduce.md). */
 #define CB_AUTO_LL_MAX_2RANKS (256ull << 10)     /* oneshot_ll: 5.5 vs 6.5 µs at 256 KiB, loses at 512 */
 #define CB_AUTO_ONESHOT_MAX_2RANKS (4ull << 20)  /* oneshot: 19.7 vs 21.7 µs at 4 MiB, loses at 8 */
 #define CB_AUTO_TWOSHOT_MAX_2RANKS (64ull << 20) /* twoshot; twoshot_ce wins from 128 MiB */
@@ -50,7 +50,7 @@ void cb_ar_ce_plan(size_t count, size_t elem_bytes, int nranks, uint64_t chunk_b
  * 32 MiB: every chunk costs a network round of its own (2(N-1) messages, ~130 us each on the
  * virtual cluster's socket transport, ~10-20 us on InfiniBand) and can hide at most its NVLink
  * phases (~S/200 GB/s), so a chunk must be tens of MiB before the overlap pays for it. Measured
- * on 2 x 2 virtual nodes on 2 x H200 (docs/decisions.md): 1 chunk beat 2, 4 and 8 at 4, 16 and
+ * on 2 x 2 virtual nodes on 2 x H200 (docs/decisions/multinode-hier.md): 1 chunk beat 2, 4 and 8 at 4, 16 and
  * 64 MiB (16 MiB: 3019 us against 3133, 3482, 4011; the old 2 MiB chunks gave 4011). */
 #define CB_AR_HIER_CHUNK_BYTES (32ull << 20)
 #define CB_AR_HIER_MAX_CHUNKS 16

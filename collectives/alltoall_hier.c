@@ -27,7 +27,7 @@
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "peer.h"
-#include "signal.h"
+#include "signal_pad.h"
 
 typedef struct a2a_hier_state {
   cb_peer_mem_t pm;

@@ -8,7 +8,7 @@
 #include "error_gpu.h"
 #include "peer_kernel.h"
 
-/* Per-rank message size up to which LL beats two barriers (2 x H200 sweep, docs/decisions.md). */
+/* Per-rank message size up to which LL beats two barriers (2 x H200 sweep, docs/decisions/alltoall.md). */
 #define CB_A2A_LL_MAX_BYTES (256ull << 10)
 
 typedef struct a2a_state {

@@ -9,7 +9,7 @@
 
 #include "cb_limits.h"
 #include "env.h"
-#include "signal.h"
+#include "signal_pad.h"
 
 int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n) {
   memset(k, 0, sizeof *k);

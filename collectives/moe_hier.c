@@ -33,7 +33,7 @@
 #include "moe_common.h"
 #include "moe_hier.h"
 #include "moe_hier_plan.h"
-#include "signal.h"
+#include "signal_pad.h"
 
 typedef struct moe_hier {
   cb_peer_mem_t pm;

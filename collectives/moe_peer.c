@@ -13,7 +13,7 @@
 #include "cb_limits.h"
 #include "error_gpu.h"
 #include "moe_common.h"
-#include "signal.h"
+#include "signal_pad.h"
 
 int cb_moe_peer_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
   if (!cb_moe_supported(w, p, why, n) || !cb_peer_supported(w, why, n)) return 0;
@@ -93,7 +93,7 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
            "; %d blocks (combine: %d push, %d reduce, %d-row chunks)", d->push_blocks, d->comb_push_blocks,
            d->push_blocks - d->comb_push_blocks, d->chunk_rows);
   /* how the combine's launch went (kernels/spread.cuh; the dispatch push stays plain: spread, it
-   * was 0.7 % slower at 32 SMs on 2 x H200, docs/decisions.md) */
+   * was 0.7 % slower at 32 SMs on 2 x H200, docs/decisions/moe.md) */
   const int cluster = cb_moe_combine_cluster(d);
   if (cluster > 1)
     snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note), "; combine in clusters of %d", cluster);

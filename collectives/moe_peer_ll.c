@@ -4,7 +4,7 @@
  * builds the per-expert lists in one pass, each block listing the rows that the same block of
  * every source sent, after that block's flag (kernels/moe_dispatch_ll.cu). One phase ("roundtrip"), so with
  * the default round timing the bench puts no event between the kernels: per-phase events cost
- * about 4 us each in a graph on H200 (docs/decisions.md) and would be most of a decode round trip.
+ * about 4 us each in a graph on H200 (docs/decisions/timing.md) and would be most of a decode round trip.
  * The `peer` rows of the same run give the per-phase breakdown. */
 #include "moe_common.h"
 

@@ -25,7 +25,7 @@
  * let ncclMemAlloc hand back the same addresses while the entry, with the peers' mappings of
  * the OLD memory, was still alive; ncclCommRegister then reused it, and the peer wrote into the
  * old memory: all-to-all and sendrecv lost the peer's block (eager rows after graph rows,
- * docs/decisions.md, "NCCL forms"). Hence also: a new allocation is always larger than any
+ * docs/decisions/nccl-baselines.md). Hence also: a new allocation is always larger than any
  * allocation given back before, so no entry NCCL may still hold can contain it. A row's
  * mem_bytes is that allocation, which may be larger than the row needs.
  *
@@ -230,7 +230,7 @@ void cb_nccl_registered_release(ncclComm_t comm, cb_nccl_reg_state_t *st) {
 /* NCCL 2.28.3's symmetric all-gather and reduce-scatter kernels returned wrong elements (not
  * the poison: stale or partly written values) whenever a rank's part was not a multiple of
  * 4 bytes and larger than 8 bytes (10, 2050 and 32770 B: 1- and 2-byte types at odd counts);
- * 4-byte multiples were exact at every size (docs/decisions.md, "NCCL forms"). NCCL documents no
+ * 4-byte multiples were exact at every size (docs/decisions/nccl-baselines.md). NCCL documents no
  * such limit, so it is refused here for every 1- and 2-byte part that is not a 4-byte multiple,
  * the ones that happened to pass (2 and 6 B) included. */
 static int symm_part_ok(const cb_params_t *p, char *why, size_t n) {
@@ -239,7 +239,7 @@ static int symm_part_ok(const cb_params_t *p, char *why, size_t n) {
   if (part % 4 == 0) return 1;
   snprintf(why, n,
            "not supported: each rank's part is %zu B, not a multiple of 4 B; NCCL 2.28.3's symmetric %s gave wrong "
-           "elements for such parts (docs/decisions.md)",
+           "elements for such parts (docs/decisions/nccl-baselines.md)",
            part, cb_family_name(p->family));
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "signal.h"
+#include "signal_pad.h"
 
 #include "collective.h"
 #include "error_gpu.h"

@@ -5,7 +5,7 @@
 
 #include "cb_limits.h"
 #include "error_gpu.h"
-#include "signal.h"
+#include "signal_pad.h"
 
 int cb_peer_kernel_setup(cb_inst_t *in, size_t staging_bytes, cb_peer_kernel_mem_t *k, char *why, size_t n) {
   const cb_world_t *w = in->world;

@@ -53,7 +53,7 @@ typedef struct cb_world {
   cb_knobs_t knobs;         /* CB_* tuning knobs, validated at start */
   uint64_t spin_timeout_ns; /* device-side spin limit for custom kernels: half of -T, so a lost
                                peer is named by the kernel before the host watchdog fires */
-  /* Control words shared with the custom kernels (kernels/signal.h CB_CTL_*): host-mapped
+  /* Control words shared with the custom kernels (kernels/signal_pad.h CB_CTL_*): host-mapped
    * pinned memory, the host's view and the kernels' pointer. The abort word is registered with
    * error.h so an abort request stops spinning kernels at once. */
   volatile unsigned int *ctl_host;

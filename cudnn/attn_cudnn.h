@@ -3,7 +3,7 @@
  * attention wing's cuDNN block kernel, collectives/attn/ringattn_block_cudnn.c, is its one
  * user besides the metadata): one scaled-dot-product forward per call, with the softmax
  * statistics, so its block output merges into the running output exactly like collbench's
- * kernel (kernels/attn_merge_block.h).
+ * kernel (kernels/attn/attn_merge_block.h).
  *
  * The graph is the SDPA forward pattern cuDNN's flash-attention engines take (the one
  * cudnn-frontend builds for cuDNN before 9.21): S = Q K^T (fp32), S *= scale, [causal: S =
@@ -14,7 +14,7 @@
  *   O     [batch][s_q][heads][d]        dtype, compact (cuDNN rounds the block output to the
  *                                       input dtype: the merge reads it back as such)
  *   Stats [batch][heads][s_q]           fp32 natural log-sum-exp of the scaled scores
- * Grouped K/V heads: head h reads kv head h / (heads / kv_heads), as kernels/attn.h.
+ * Grouped K/V heads: head h reads kv head h / (heads / kv_heads), as kernels/attn/attn.h.
  *
  * A context per rank holds the handle, the plans (one per shape, attn_cudnn_key.h, built by
  * cb_cudnn_prepare in setup, never in a timed region; the backward's of attn_cudnn_bwd.h beside

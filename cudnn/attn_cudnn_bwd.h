@@ -1,7 +1,7 @@
 /* cuDNN's SDPA backward (the cuDNN 9 graph API in C) as the backward pass's baseline block
  * kernel: one call computes dQ, dK, dV of one (query block, K/V block) pair from the forward's
  * FINAL log-sum-exp of every query row (Stats) and its final output O, so the gradients of a
- * ring's steps simply add up (kernels/attn_bwd.h's contract, which is what TransformerEngine's
+ * ring's steps simply add up (kernels/attn/attn_bwd.h's contract, which is what TransformerEngine's
  * context parallelism runs per ring step with cuDNN).
  *
  * The graph is the one cudnn-frontend's sdpa_backward builds for cuDNN 9.x before 9.21 (its

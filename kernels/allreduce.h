@@ -32,7 +32,7 @@ typedef struct cb_ar_launch {
   int rank, nranks, dtype, op;
   int blocks, threads;
   uint64_t timeout_ns; /* device spin timeout */
-  unsigned int *ctl;   /* host-mapped control words (signal.h CB_CTL_*) */
+  unsigned int *ctl;   /* host-mapped control words (signal_pad.h CB_CTL_*) */
 } cb_ar_launch_t;
 
 /* Scratch bytes each algorithm needs per rank (twoshot_ce stages like twoshot; twoshot_pull

@@ -117,7 +117,7 @@ extern "C" void cb_ar_twoshot_grid(size_t count, int dtype, int nranks, const cb
   size_t N = 16 / cb_dtype_size(dtype), L = cb_ar_shard_elems(count, cb_dtype_size(dtype), nranks);
   size_t b = (L / N + kArThreads - 1) / kArThreads;
   /* The cap is 256 unless CB_MAX_BLOCKS says otherwise; up to 64 MiB per rank at most one
-   * block per SM (132 on H200). Measured on 2 x H200 (docs/decisions.md): 2 GiB went from 340
+   * block per SM (132 on H200). Measured on 2 x H200 (docs/decisions/allreduce.md): 2 GiB went from 340
    * to 363 GB/s busbw with 256 blocks, 16 MiB got slower; 264 blocks (exactly two per SM)
    * stayed at 340. */
   size_t cap = (size_t)cb_grid_cap(g, kArThreads);

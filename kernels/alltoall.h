@@ -32,7 +32,7 @@ typedef struct cb_a2a_launch {
   int node, nnodes;
   size_t stage_off;
   uint64_t timeout_ns;
-  unsigned int *ctl; /* host-mapped control words (signal.h CB_CTL_*) */
+  unsigned int *ctl; /* host-mapped control words (signal_pad.h CB_CTL_*) */
 } cb_a2a_launch_t;
 
 size_t cb_a2a_ll_scratch(size_t block_bytes, int nranks);

@@ -1,6 +1,6 @@
 /* Register fragment layouts of the warp-wide tensor-core instruction
  * mma.sync.aligned.m16n8k16.row.col.f32.{bf16,f16}.{bf16,f16}.f32 (PTX ISA, "Matrix fragments
- * for mma.m16n8k16"), as index functions that the attention kernel (attn_fwd_kernel.cuh) derives its
+ * for mma.m16n8k16"), as index functions that the attention kernel (attn_fwd_mma_kernel.cuh) derives its
  * indices from and that the CPU test (tests/cpu/test_attn_merge.c) checks on the host. Plain C11
  * can include it.
  *

@@ -111,7 +111,7 @@ typedef struct cb_moe_dev {
   uint32_t *expert_zeroed;
   uint32_t *work; /* CB_MOE_WORK_WORDS work counters (above) */
   uint64_t timeout_ns;
-  unsigned int *ctl;         /* host-mapped control words (signal.h CB_CTL_*) */
+  unsigned int *ctl;         /* host-mapped control words (signal_pad.h CB_CTL_*) */
   unsigned long long *trace; /* time stamps (above; NULL: none; only trace builds write them) */
 } cb_moe_dev_t;
 

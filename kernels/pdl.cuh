@@ -2,7 +2,7 @@
  * the previous kernel in its stream still runs; its blocks take SMs as the previous kernel's
  * blocks leave, so the launch latency no longer sits between the two kernels. Used by moe
  * peer_ll's decode pair (moe_dispatch_ll.cu, moe_combine.cu: 1.1 -> 0.8 and 2.2 -> 0.8 us
- * between the kernels on 2 x H200; docs/decisions.md).
+ * between the kernels on 2 x H200; docs/decisions/moe.md).
  *
  * The contract for such a kernel: call cb_griddep_wait() before any global memory access (it
  * returns once the previous grid has completed and its memory is visible, so everything earlier

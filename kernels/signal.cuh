@@ -9,7 +9,7 @@
  * memory and are advanced by the kernel, so CUDA-graph replays stay in step.
  *
  * Every spin has a timeout (%globaltimer, ns): on expiry it records the peer in the host-mapped
- * control words (signal.h CB_CTL_TIMEOUT), prints rank, block, peer and the flag values, then
+ * control words (signal_pad.h CB_CTL_TIMEOUT), prints rank, block, peer and the flag values, then
  * traps, which fails the stream; the host reports it as a timeout naming the peer. Every spin
  * also polls the host's abort word (CB_CTL_ABORT) so a stuck kernel cannot outlive the job. */
 #ifndef CB_SIGNAL_CUH
@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "signal.h"
+#include "signal_pad.h"
 
 __device__ __forceinline__ void cb_st_release_sys(uint32_t *p, uint32_t v) {
   asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");

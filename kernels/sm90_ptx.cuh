@@ -1,4 +1,4 @@
-/* Hopper (sm_90) building blocks of kernels/attn_fwd_sm90.cu, as small named PTX wrappers:
+/* Hopper (sm_90) building blocks of kernels/attn/attn_fwd_sm90.cu, as small named PTX wrappers:
  * mbarriers (the completion counters the copy engine and the consumer warps signal), TMA tile
  * loads (cp.async.bulk.tensor completing on an mbarrier), named barriers, register
  * reallocation (setmaxnreg, sm_90a) and the proxy fences.

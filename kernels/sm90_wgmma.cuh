@@ -1,5 +1,5 @@
 /* Hopper warpgroup matrix multiply-accumulate (wgmma, sm_90a) for the attention kernels
- * (kernels/attn_sm90_kernel.cuh, the forward; kernels/attn_bwd_sm90_kernel.cuh, the backward):
+ * (kernels/attn/attn_fwd_sm90_kernel.cuh, the forward; kernels/attn/attn_bwd_sm90_kernel.cuh, the backward):
  * shared-memory matrix descriptors, the fence / commit / wait that order the asynchronous
  * operations, and the instruction shapes the attention kernel issues.
  *

@@ -5,7 +5,7 @@
  * never spans two GPCs), the same grid goes 4 to each of the 8 GPCs. On 2 x H200 that made
  * peer's one-kernel combine 2.7 % faster at 32 SMs; the dispatch push, spread, lost its late
  * blocks but was 0.7 % slower (its 32 blocks are bound by their NVLink stores), so only the
- * combine uses it (docs/decisions.md).
+ * combine uses it (docs/decisions/moe.md).
  *
  * cb_launch_spread uses clusters of 4, where the caller allows them, when the grid divides by 4
  * and all its clusters can be resident at once on the whole, idle GPU

@@ -39,7 +39,7 @@ typedef struct cb_args {
   int iter_timing;  /* 0 (default): events around each round only, as nccl-tests (p50/p99 of
                        round means); 1: an event around every iteration (true per-iteration
                        p50/p99, but each event record adds ~1 us eager and ~4 us in a graph on
-                       H200: measured, docs/decisions.md) */
+                       H200: measured, docs/decisions/timing.md) */
   double timeout_s; /* -T: watchdog limit for one batch of iterations */
   int nalgos;       /* 0 = every algorithm of the family */
   char algos[CB_MAX_ALGOS][CB_NAME_MAX];

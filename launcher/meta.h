@@ -47,7 +47,7 @@ typedef struct {
   /* The limits: the slowest GPU's NVLink and the slowest GPU's PCIe link over all ranks (-1
    * where some rank's figure is unknown: the minimum of the rest could be a guess), whose GPU
    * that is (rank index, -1 when unknown), rank 0's node's NICs on runs of more than one node
-   * (the nodes are assumed alike, as collbench-run's limits.sh does), and why any is unknown. */
+   * (the nodes are assumed alike), and why any is unknown. */
   double nvlink_gbs;
   int nvlink_links, nvlink_rank;
   int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width, pcie_rank;

@@ -83,7 +83,7 @@ static void gpu_json(const cb_meta_t *m, int r, cb_strbuf_t *out) {
   cb_sb_printf(out, "}");
 }
 
-/* "limits" (plots/limits.py reads it; the shape of collbench-run's limits.json plus which GPU)
+/* "limits" (plots/limits.py reads it: the one record of what bounds the run, plus which GPU)
  * and "limits_note". */
 static void limits_json(const cb_meta_t *m, cb_strbuf_t *out) {
   cb_sb_printf(out, ",\"limits\":{\"nvlink_gbs\":");

@@ -16,7 +16,7 @@
 #include "nccl_common.h"
 #include "peer.h"
 #include "placement.h"
-#include "signal.h"
+#include "signal_pad.h"
 #include "watchdog.h"
 
 /* The abort hook: runs on the thread that owns NCCL (error.h), never concurrently with an NCCL
@@ -30,7 +30,7 @@ static void abort_nccl(void *arg) {
   w->nccl = NULL;
 }
 
-/* Host-mapped control words for the custom kernels (kernels/signal.h). */
+/* Host-mapped control words for the custom kernels (kernels/signal_pad.h). */
 static void open_ctl(cb_world_t *w) {
   void *p = NULL;
   CB_CUDA(cudaHostAlloc(&p, CB_CTL_WORDS * sizeof(unsigned int), cudaHostAllocMapped | cudaHostAllocPortable));

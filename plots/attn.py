@@ -90,12 +90,24 @@ def by_algo(group, warnings=None):
             for (algo, ph) in s if algo == a}
 
 
+def one_rank(group):
+    """P = 1: every scheme runs its block kernel alone on the whole sequence, as single does, so
+    only single and single_cudnn mean anything (the charts and the summary show those)."""
+    return {r["ranks"] for r in group.rows} == {"1"}
+
+
+def shown_algos(group, pts):
+    """pts ({algo: ...}) without the schemes that mean nothing at P = 1."""
+    return {a: p for a, p in pts.items() if not one_rank(group) or is_single(a)}
+
+
 def chart_specs(group, warnings, tag):
     """[(script, stem suffix, what, lines, extra keys)] for prepare.py's Writer.chart; lines as
-    there: (title, colour, dash type, point type, [(seq, y)]). tag(rows) marks wrong rows."""
+    there: (title, colour, dash type, point type, [(seq, y)]). tag(rows) marks wrong rows. One
+    rank: the TFLOP/s of single and single_cudnn only, and no overlap chart (nothing to hide)."""
     st = styles(group)
     tf, ov = [], []
-    for algo, pts in by_algo(group, warnings).items():
+    for algo, pts in shown_algos(group, by_algo(group, warnings)).items():
         rows = [pts[s] for s in sorted(pts)]
         c, dt, pt = st[algo]
         label = algo + tag(rows)
@@ -103,9 +115,8 @@ def chart_specs(group, warnings, tag):
         if not is_single(algo):
             ov.append((label, c, dt, pt,
                        [(r["seq"], r["overlap_eff"]) for r in rows if r["overlap_eff"] is not None]))
-    return [("tflops.gp", "-tflops", "TFLOP/s per GPU", tf, None),
-            ("overlap.gp", "-overlap", "overlap efficiency", ov,
-             {"basetitle": "1.0 = communication fully hidden"})]
+    return [("tflops.gp", "-tflops", "TFLOP/s per GPU", tf, None)] + ([] if one_rank(group) else [
+            ("overlap.gp", "-overlap", "overlap efficiency", ov, {"basetitle": "1.0 = communication fully hidden"})])
 
 
 def compare_lines(group, names, warnings, tag):
@@ -124,8 +135,9 @@ def compare_lines(group, names, warnings, tag):
 
 
 def table(group):
-    """[(seq, algo, row)] sorted by seq, then algorithm order: the summary's table rows."""
-    pts = by_algo(group)
+    """[(seq, algo, row)] sorted by seq, then algorithm order: the summary's table rows (one
+    rank: single and single_cudnn)."""
+    pts = shown_algos(group, by_algo(group))
     order = {a: i for i, a in enumerate(algos(group))}
     return sorted(((s, a, r) for a, rows in pts.items() for s, r in rows.items()),
                   key=lambda t: (t[0], order[t[1]]))
@@ -174,7 +186,7 @@ def kernel_ratios(group):
     """[(seq, scheme, collbench row, cuDNN row, ratio)]: every scheme with both block kernels at
     a seq, ratio = collbench's TFLOP/s / cuDNN's (the same FLOPs: = cuDNN's time / collbench's),
     sorted by scheme order, then seq. No rows of one of the two: no ratio."""
-    pts = by_algo(group)
+    pts = shown_algos(group, by_algo(group))
     out = []
     for scheme in [a for a in algos(group) if not is_cudnn(a)]:
         ours, theirs = pts.get(scheme, {}), pts.get(scheme + CUDNN, {})

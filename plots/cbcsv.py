@@ -218,6 +218,9 @@ def _parse_row(rec, col, path, n):
     r["time"] = _number(rec, col, "time_us_mean", path, n, float)
     r["skipped"] = r["time"] is None
     r["busbw"] = _number(rec, col, "busbw_gbs", path, n, float)
+    # the verdict's small-size latency (p50: a cold first iteration stays out) and MoE's measure
+    r["p50"] = _number(rec, col, "time_us_p50", path, n, float)
+    r["remote_gbs"] = _number(rec, col, "remote_gbs", path, n, float)
     r["bytes"] = _number(rec, col, "bytes", path, n, int)
     r["tokens"] = _number(rec, col, "tokens", path, n, int)
     r["inplace"] = _number(rec, col, "inplace", path, n, int) or 0

@@ -1,7 +1,9 @@
 # Look shared by every collbench chart; each chart script loads it first. The chart's vars file
 # (written by prepare.py) has already set: outbase, datafile, W, H, charttitle, xkind
-# ('bytes', 'tokens' or 'seq'), xmin, xmax, ymin, ymax (positive y only), n, the per-line arrays ttl, lcol, ldt, lpt, and the
-# reference lines nlinks, linkv, linkt, and the key layout keycols, keyrows.
+# ('bytes', 'tokens' or 'seq'), xmin, xmax, ymin, ymax (positive y only), n, the per-line arrays
+# ttl, lcol, ldt, lpt, llw (line width: the headline algorithm's wider) and lps (point size: 0
+# for a reference line without points), the reference lines nlinks, linkv, linkt, the key
+# layout keycols, keyrows, and svgname (the SVG document's title, letters, digits and _).
 # The x axis is log2 with labelled powers of two: human sizes (8 B, 1 KiB, 1 MiB, 1 GiB) for
 # bytes, plain numbers for tokens, 8K / 16K / 1M for sequence lengths. About one label per
 # 70 pixels: the label step is 1, 2, 5 or 10 powers of two, aligned to multiples of the step so

@@ -26,6 +26,11 @@ ATTN_PREFIX = {"batch": "b", "heads": "h", "kv_heads": "kv", "head_dim": "d"}
 UNCHARTED = ()  # families without charts yet: skipped with a note
 
 
+# The algorithm a user runs by default (collectives' size-picking `auto`): drawn on top of the
+# others in the charts and quoted first in the verdict's opening line.
+HEADLINE = "auto"
+
+
 def is_nccl(algo):
     return algo.startswith("nccl")
 
@@ -102,7 +107,7 @@ class Group:
         ranks, nodes, gpu = one("ranks"), one("nodes"), one("gpu")
         bits = []
         if ranks:
-            bits.append(f"{ranks} ranks")
+            bits.append(f"{ranks} rank" + ("" if ranks == "1" else "s"))
         if nodes:
             bits.append(f"{nodes} node" + ("" if nodes == "1" else "s"))
         if gpu:

@@ -4,24 +4,35 @@ assignments: output name, title, axis range, per-line titles/colours/dash types)
 manifest line "script<TAB>vars<TAB>outbase" that plots/plot hands to gnuplot.
 
 Python does the data work (CSV by column name, grouping, speedups) so the .gp scripts stay
-small and only draw. Colours follow the algorithm (NCCL black, each custom its own colour) and,
-on MoE charts, the phase; dash types tell NCCL from custom, or run A from run B.
+small and only draw. Colours follow the algorithm (NCCL black, each custom its own colour);
+dash types tell run A from run B, and on MoE charts the phase. Rules each chart keeps (tested
+in tests/plots/test_chart_rules.py): the busbw limit line is the limit that bounds the run's rows
+(plots/limits.py), drawn only where the data reach it; the headline algorithm (groups.HEADLINE,
+`auto`) is drawn last, on top, and wider; MoE draws each algorithm's round trip, dispatch and
+combine (colour = algorithm, dash = phase) with copy_ce as one grey reference line under them,
+and names the model; one-rank ring attention draws single and single_cudnn only; the SVG's
+title is the chart's own.
 Exit 2 with one stderr line on bad input (see cbcsv.py).
 """
 import argparse
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True
 import attn  # noqa: E402
 import cbcsv  # noqa: E402
 import groups as G  # noqa: E402
+import limits  # noqa: E402
 
 ALGO_COLOURS = {"nccl": "#000000", "nccl_sendrecv": "#7f7f7f", "oneshot": "#d62728",
                 "twoshot": "#1f77b4", "twoshot_push": "#2ca02c", "auto": "#9467bd",
-                "peer": "#ff7f0e"}
-PHASE_COLOURS = {"layout": "#9467bd", "dispatch": "#1f77b4", "combine": "#2ca02c",
-                 "roundtrip": "#d62728"}
+                "peer": "#ff7f0e", "peer_ll": "#1f77b4", "hier": "#2ca02c"}
+# MoE: the phase is the dash and the point (colour is the algorithm); layout is left out: it is
+# part of the round trip and the summary's table, and drew two more lines alike
+PHASE_STYLES = {"roundtrip": (1, 7), "dispatch": (2, 5), "combine": (3, 9)}
+YARDSTICK = ("copy_ce", "#9a9a9a")  # moe's copy engines alone: drawn as the reference, under the rest
+LW, LW_HEADLINE, PS = 1.5, 2.5, 0.8
 SPARE_COLOURS = ("#8c564b", "#e377c2", "#17becf", "#bcbd22", "#393b79", "#637939", "#843c39")
 POINT_TYPES = (7, 5, 9, 11, 13, 15, 4, 6)
 
@@ -49,10 +60,11 @@ class Writer:
         self.warnings = []
 
     def chart(self, script, name, title, xkind, lines, links=(), extra_keys=None):
-        """lines: [(title, colour, dashtype, pointtype, [(x, y), ...])]; empty lines dropped.
-        title: (headline, context), drawn as two lines. extra_keys: {gnuplot variable: text}
-        for key entries the chart script draws itself (the speedup chart's 1.0 line)."""
-        lines = [ln for ln in lines if ln[4]]
+        """lines: [(title, colour, dashtype, pointtype, [(x, y), ...][, line width[, point
+        size]])]; empty lines dropped. title: (headline, context), drawn as two lines.
+        extra_keys: {gnuplot variable: text} for key entries the chart script draws itself
+        (the speedup chart's 1.0 line)."""
+        lines = [tuple(ln) + (LW, PS)[len(ln) - 5:] for ln in lines if ln[4]]
         if not lines:
             return False
         dat = os.path.join(self.work, name + ".dat")
@@ -79,6 +91,9 @@ class Writer:
              + arr("lcol", [gp_str(ln[1]) for ln in lines])
              + arr("ldt", [str(ln[2]) for ln in lines])
              + arr("lpt", [str(ln[3]) for ln in lines])
+             + arr("llw", [f"{ln[5]:g}" for ln in lines])
+             + arr("lps", [f"{ln[6]:g}" for ln in lines])
+             + f"svgname = {gp_str(svg_name(title[0]))}\n"
              + f"nlinks = {len(links)}\n"
              + arr("linkv", [f"{g:g}" for g, _ in links])
              + arr("linkt", [gp_str(t) for _, t in links], "''"))
@@ -98,6 +113,21 @@ class Writer:
         return cols, -(-len(titles) // cols)
 
 
+def svg_name(headline):
+    """The SVG document's title: gnuplot's svg terminal takes a name of letters, digits and _
+    only (else it writes "Gnuplot"), so the chart's headline with everything else as _."""
+    name = re.sub(r"[^A-Za-z0-9]+", "_", headline).strip("_")[:120]
+    return name if name[:1].isalpha() else "collbench_" + name
+
+
+def on_top(lines, names):
+    """lines in drawing order with the headline algorithm's last (on top of the others) and
+    wider; names: each line's algorithm, in the same order."""
+    rest = [ln for ln, a in zip(lines, names) if a != G.HEADLINE]
+    top = [tuple(ln[:5]) + (LW_HEADLINE,) for ln, a in zip(lines, names) if a == G.HEADLINE]
+    return rest + top
+
+
 def algo_styles(algos):
     """{algo: (colour, pointtype)}: fixed colours for known algorithms, spares for others."""
     unknown = [a for a in algos if a not in ALGO_COLOURS]
@@ -111,43 +141,77 @@ def title_of(group, what, vs=""):
     return f"{group.title()} — {what}", " · ".join(t for t in (vs, group.context()) if t)
 
 
-def classic_charts(w, group, links):
-    """latency, busbw and (when there is a baseline and a custom) speedup for one group."""
+def classic_charts(w, group, limit):
+    """latency, busbw and (when there is a baseline and a custom) speedup for one group; limit:
+    (GB/s, label) of what bounds the run's rows (limits.of_run or --link), or None."""
     styles = algo_styles(group.algos)
     s = G.series(group, w.warnings)
-    lat, bw = [], []
+    lat, bw, names = [], [], []
     for (algo, _), rows in s.items():
         c, pt = styles[algo]
         label = algo + wrong_tag(rows)
+        names.append(algo)
         lat.append((label, c, 1, pt, [(G.xkey(r), r["time"]) for r in rows]))
         bw.append((label, c, 1, pt, [(G.xkey(r), r["busbw"]) for r in rows if r["busbw"] is not None]))
-    w.chart("latency.gp", group.stem + "-latency", title_of(group, "latency"), "bytes", lat)
-    w.chart("busbw.gp", group.stem + "-busbw", title_of(group, "bus bandwidth"), "bytes", bw, links)
+    peak = max((y for ln in bw for _, y in ln[4]), default=0.0)
+    links, off = limits.chart_line(limit, peak)
+    w.chart("latency.gp", group.stem + "-latency", title_of(group, "latency"), "bytes", on_top(lat, names))
+    head, ctx = title_of(group, "bus bandwidth")
+    w.chart("busbw.gp", group.stem + "-busbw", (head, " · ".join(t for t in (ctx, off) if t)), "bytes",
+            on_top(bw, names), links)
     base = G.speedup_reference(group)  # the fastest NCCL form at each size when there are several
+    pts_of = G.speedups(group, best=True)
     sp = [(algo + (" [includes WRONG rows]" if any(p[2] for p in pts) else ""),
            styles[algo][0], 1, styles[algo][1], [(x, y) for x, y, _ in pts])
-          for algo, pts in G.speedups(group, best=True).items()]
+          for algo, pts in pts_of.items()]
     w.chart("speedup.gp", group.stem + "-speedup", title_of(group, f"speedup over {base}"),
-            "bytes", sp, extra_keys={"basetitle": f"{base} = 1.0"})
+            "bytes", on_top(sp, list(pts_of)), extra_keys={"basetitle": f"{base} = 1.0"})
+
+
+def moe_title(group, what, vs=""):
+    """title_of with the MoE model named: ('moe · deepseek-v3 · bfloat16 · eager — time per phase',
+    'hidden 7168, top-8 of 256 experts, uniform routing · 2 ranks, 1 node, NVIDIA H200')."""
+    head, ctx = title_of(group, what, vs)
+
+    def one(col):
+        vals = {r[col] for r in group.rows}
+        return vals.pop() if len(vals) == 1 else ""
+    model, hidden, topk, experts, routing = (one(c) for c in G.MOE_CONFIG)
+    if model and model not in group.config:
+        head = head.replace("moe · ", f"moe · {model} · ", 1)
+    shape = ", ".join(t for t in (f"hidden {hidden}" if hidden else "",
+                                  f"top-{topk} of {experts} experts" if topk and experts else "",
+                                  f"{routing} routing" if routing else "") if t)
+    return head, " · ".join(t for t in (shape, ctx) if t)
 
 
 def moe_charts(w, group):
-    """Time per phase vs tokens per rank: colour = phase, solid = custom, dashed = NCCL."""
-    styles = algo_styles(group.algos)
-    spare = [p for p in group.phases if p not in PHASE_COLOURS]
-    lines = []
+    """Time per phase vs tokens per rank: colour = algorithm, dash and point = phase (round trip
+    solid, dispatch dashed, combine dotted; layout left out); copy_ce's round trip alone, grey,
+    thin and without points, drawn first as the reference the others are read against."""
+    styles = algo_styles([a for a in group.algos if a != YARDSTICK[0]])
+    yard, lines = [], []
     for (algo, phase), rows in G.series(group, w.warnings).items():
-        c = colour(phase, PHASE_COLOURS, spare.index(phase) if phase in spare else 0)
-        label = f"{algo} {phase or '(no phase)'}" + wrong_tag(rows)
-        lines.append((label, c, 2 if G.is_nccl(algo) else 1, styles[algo][1],
-                      [(G.xkey(r), r["time"]) for r in rows]))
-    w.chart("phases.gp", group.stem + "-phases", title_of(group, "time per phase"), "tokens", lines)
+        pts = [(G.xkey(r), r["time"]) for r in rows]
+        if algo == YARDSTICK[0]:
+            if phase == "roundtrip":
+                yard.append(("copy_ce round trip (reference: the copy engines alone)" + wrong_tag(rows),
+                             YARDSTICK[1], 1, 7, pts, 1.0, 0))
+            continue
+        if phase not in PHASE_STYLES:
+            continue
+        dt, pt = PHASE_STYLES[phase]
+        lines.append((f"{algo} {phase}" + wrong_tag(rows), styles[algo][0], dt, pt, pts,
+                      LW if phase == "roundtrip" else 1.0))
+    order = list(PHASE_STYLES)  # per algorithm: round trip, then its two halves
+    lines.sort(key=lambda ln: (group.algos.index(ln[0].split(" ")[0]), order.index(ln[0].split(" ")[1])))
+    w.chart("phases.gp", group.stem + "-phases", moe_title(group, "time per phase"), "tokens", yard + lines)
 
 
 def compare_charts(w, group, names, links):
     """Run A solid, run B dashed; colour = algorithm. moe: roundtrip time only."""
     styles = algo_styles(group.algos)
-    lat, bw = [], []
+    lat, bw, algos = [], [], []
     for run_i, name in enumerate(names):
         sub = G.Group(group.key, [r for r in group.rows if r["run"] == name])
         if not sub.rows:
@@ -155,6 +219,7 @@ def compare_charts(w, group, names, links):
         phase = "roundtrip" if group.family == "moe" else None
         for (algo, _), rows in G.series(sub, w.warnings, phase=phase).items():
             c, pt = styles[algo]
+            algos.append(algo)
             label = f"{name}: {algo}" + wrong_tag(rows)
             lat.append((label, c, 1 + run_i, pt, [(G.xkey(r), r["time"]) for r in rows]))
             bw.append((label, c, 1 + run_i, pt,
@@ -162,12 +227,12 @@ def compare_charts(w, group, names, links):
     vs = f"{names[0]} (solid) vs {names[1]} (dashed)"
     if group.family == "moe":
         w.chart("phases.gp", f"compare-{group.stem}-roundtrip",
-                title_of(group, "roundtrip time", vs), "tokens", lat)
+                moe_title(group, "roundtrip time", vs), "tokens", lat)
         return
     w.chart("latency.gp", f"compare-{group.stem}-latency", title_of(group, "latency", vs),
-            "bytes", lat)
+            "bytes", on_top(lat, algos))
     w.chart("busbw.gp", f"compare-{group.stem}-busbw", title_of(group, "bus bandwidth", vs),
-            "bytes", bw, links)
+            "bytes", on_top(bw, algos), links)
 
 
 def attn_title(group, what, vs=""):
@@ -229,8 +294,7 @@ def main(argv):
         note_uncharted(run)
     if not a.compare:
         run = runs[0]
-        link = link_arg if link_arg is not None else cbcsv.read_link(run.run_dir)
-        links = [(link, f"link limit {link:g} GB/s")] if link else []
+        limit = (link_arg, "link") if link_arg is not None else limits.of_run(run)
         gs = G.make_groups(run.rows)
         if not gs and not any(not r["skipped"] for r in run.rows):
             raise no_plottable(run)
@@ -238,7 +302,7 @@ def main(argv):
             if g.family == "ringattn":
                 attn_charts(w, g)
             else:
-                (moe_charts(w, g) if g.family == "moe" else classic_charts(w, g, links))
+                (moe_charts(w, g) if g.family == "moe" else classic_charts(w, g, limit))
         attn_kernel_charts(w, gs)
     else:
         names = [r.name for r in runs]
@@ -252,13 +316,12 @@ def main(argv):
         if link_arg is not None:
             links = [(link_arg, f"link limit {link_arg:g} GB/s")]
         else:
-            found = [(cbcsv.read_link(r.run_dir), n) for r, n in zip(runs, names)]
-            found = [(g, n) for g, n in found if g]
-            if len({g for g, _ in found}) == 1:
-                found = found[:1]
-                links = [(found[0][0], f"link limit {found[0][0]:g} GB/s")]
+            found = [(limits.of_run(r), n) for r, n in zip(runs, names)]
+            found = [(lim, n) for lim, n in found if lim]
+            if len({lim for lim, _ in found}) == 1:
+                links = [(found[0][0][0], f"{found[0][0][1]} limit {found[0][0][0]:g} GB/s")]
             else:
-                links = [(g, f"{n} link limit {g:g} GB/s") for g, n in found]
+                links = [(lim[0], f"{n}: {lim[1]} limit {lim[0]:g} GB/s") for lim, n in found]
         for g in G.make_groups(runs[0].rows + runs[1].rows):
             have = {r["run"] for r in g.rows}
             if len(have) == 2 and g.family == "ringattn":

@@ -5,5 +5,5 @@ load plotsdir . 'common.gp'
 set yrange [0 : *]
 set ylabel 'TFLOP/s per GPU (attention FLOPs / time / P; a backward counts 2.5x the forward)'
 PLOT = "plot for [i = 1 : n] datafile index (i - 1) using 1:2 with linespoints " . \
-       "lc rgb lcol[i] dt ldt[i] pt lpt[i] ps 0.8 lw 1.5 title ttl[i]"
+       "lc rgb lcol[i] dt ldt[i] pt lpt[i] ps lps[i] lw llw[i] title ttl[i]"
 load plotsdir . 'render.gp'

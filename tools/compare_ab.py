@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A/B table of alternating runs of two builds in one device call (e.g. main and a patched
-tree, tools/device/common.sh's ab_rounds): CSV files named NAME-TREE[-MORE]-REP.csv, e.g.
+tree, alternated by A/B scripts on a branch): CSV files named NAME-TREE[-MORE]-REP.csv, e.g.
 t4096-main-sms32-2.csv and t4096-nq-sms32-2.csv. For every run name, dtype, mode, tokens, phase
 and algorithm: each repetition's mean time for tree A and for tree B (repetitions in numeric
 order), the change of the median, and the median remote GB/s.

@@ -1,4 +1,4 @@
-/* Which block kernel a ringattn row uses (--block-kernel): collbench's own (kernels/attn.h) or
+/* Which block kernel a ringattn row uses (--block-kernel): collbench's own (kernels/attn/attn.h) or
  * cuDNN's fused attention (attn_cudnn.h). Host-only and CUDA-free, so the CLI and the CPU tests
  * use it as the algorithms do.
  *

@@ -67,7 +67,7 @@ int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n)
  * checked by the system, so a read-only parent is found only when the folder is made.) */
 int cb_attn_check_save_dir(const char *dir, char *why, size_t n);
 
-/* One or two runs of global positions (the layout of kernels/attn.h's cb_attn_pos_t). */
+/* One or two runs of global positions (the layout of kernels/attn/attn.h's cb_attn_pos_t). */
 typedef struct cb_attn_runs {
   int64_t start0, len0, start1, len1;
 } cb_attn_runs_t;

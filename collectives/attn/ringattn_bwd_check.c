@@ -1,5 +1,5 @@
 /* The backward pass's check (ringattn_check.h, cb_ra_bwd_check): dQ, dK and dV of the scheme's
- * backward against the fp32 reference (kernels/attn_bwd.h, cb_attn_bwd_reference) on the
+ * backward against the fp32 reference (kernels/attn/attn_bwd.h, cb_attn_bwd_reference) on the
  * windows of cb_ra_check_windows: dQ of the rank's query rows in the windows (their queries
  * against the whole sequence's keys), dK and dV of the rank's K/V rows in the windows (the whole
  * sequence's queries against those keys, with every query row's lse and delta).

@@ -130,7 +130,7 @@ void cb_ra_attend_rows(const cb_ra_t *x, const void *q, float *o, float *lse, vo
                        cb_attn_pos_t qpos, const void *k, const void *v, int64_t kv_len, cb_attn_pos_t kvpos, int first,
                        int final, int reference, int lowp, cudaStream_t s);
 
-/* The arguments of one backward block pair (kernels/attn_bwd.h): q_len query rows (q, dout, lse,
+/* The arguments of one backward block pair (kernels/attn/attn_bwd.h): q_len query rows (q, dout, lse,
  * delta, dq) at qpos against kv_len K/V rows (kv: K then V, kv_elems elements each) at kvpos, with
  * the sums into dkv (dK then dV, kv_elems floats each); batch, shape, dtype and mask from x. */
 cb_attn_bwd_args_t cb_ra_bwd_pair(const cb_ra_t *x, const void *q, const void *dout, const float *lse,

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The documentation against the program (CPU test): docs/cli.md's option block must be what
 `collbench --help` prints, and every CSV column the report writes must be documented in
-results/README.md's column table (and nothing documented that the report does not write), so
-neither drifts when an option or a column is added; and results/ holds reference runs only: its
-README's catalogue links every folder under results/reference/ that holds a run (results.csv),
+docs/results-format.md's column table, the one description of the format (and nothing documented
+there that the report does not write; results/README.md, the catalogue, holds no second column
+table), so neither drifts when an option or a column is added; and results/ holds reference runs
+only: its README's catalogue links every folder under results/reference/ that holds a run (results.csv),
 and only those, each with its command.txt and its results.json (or results-part*.json for a run
 made in parts), and nothing there is code, a patch or a work log (no other README).
 
@@ -52,19 +53,48 @@ def main():
             header = f.readline().strip().split(",")
     if len(header) < 10:
         fail("the report's CSV header %r looks wrong" % header)
-    doc = open(root + "/results/README.md", encoding="utf-8").read()
+    fmt = open(root + "/docs/results-format.md", encoding="utf-8").read()
+    table = fmt.split("\n## CSV columns\n", 1)[-1].split("\n## ", 1)[0] if "\n## CSV columns\n" in fmt else ""
     documented = set()
-    for row in re.findall(r"^\| (`[^|]*`) \|", doc, re.M):
+    for row in re.findall(r"^\| (`[^|]*`) \|", table, re.M):
         documented.update(re.findall(r"`([a-z0-9_]+)`", row))
     missing = [c for c in header if c not in documented]
     if missing:
-        fail("CSV columns not documented in results/README.md: " + ", ".join(missing))
+        fail("CSV columns not documented in docs/results-format.md's 'CSV columns' table: " + ", ".join(missing))
+    extra = sorted(documented - set(header))
+    if extra:
+        fail("docs/results-format.md documents CSV columns the report does not write: " + ", ".join(extra))
+    doc = open(root + "/results/README.md", encoding="utf-8").read()
+    if re.search(r"^\| `(family|algo|time_us_mean)`", doc, re.M):
+        fail("results/README.md has a CSV column table: the format is described once, in docs/results-format.md")
     refs = check_references(root, doc)
+    named = check_paths(root)
     print("check_docs: docs/cli.md option block = collbench --help (%d lines); %d CSV columns documented; "
-          "%d reference runs catalogued" % (len(want.splitlines()), len(header), refs))
+          "%d reference runs catalogued; %d file names in the docs exist" % (len(want.splitlines()), len(header), refs,
+                                                                             named))
 
 
 CODE = (".patch", ".diff", ".c", ".cu", ".cuh", ".h", ".sh", ".py")
+# A file the docs name by its folder (launcher/world_init.c): it must exist, so a rename leaves
+# no stale name behind (docs/architecture.md named launcher/world.c long after it became
+# world_init.c). Names with a wildcard or a placeholder (collectives/*_hier.c, <family>) are skipped.
+PATH_NAME = re.compile(r"(?<![\w/.*<-])((?:base|kernels|collectives|launcher|topologies|plots|tools|tests|docs)"
+                       r"/[A-Za-z0-9_./-]*\.(?:c|h|cu|cuh|py|sh|gp|md|txt|cmake))\b(?![*<])")
+
+
+def check_paths(root):
+    """Every folder/file.ext that README.md and docs/*.md name exists; returns how many."""
+    docs = ["README.md"] + sorted("docs/" + n for n in os.listdir(os.path.join(root, "docs")) if n.endswith(".md"))
+    stale, seen = [], set()
+    for doc in docs:
+        with open(os.path.join(root, doc), encoding="utf-8") as f:
+            for name in set(PATH_NAME.findall(f.read())):
+                seen.add(name)
+                if not os.path.exists(os.path.join(root, name)):
+                    stale.append(f"{doc} names {name}, which does not exist")
+    if stale:
+        fail("stale file names: " + "; ".join(sorted(stale)))
+    return len(seen)
 
 
 def check_references(root, doc):

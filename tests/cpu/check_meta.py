@@ -24,7 +24,7 @@ def read(path):
 
 
 def sys_nics():
-    """[(name, GB/s or None)] as limits.sh reads /sys: InfiniBand ports, else up Ethernet but lo."""
+    """[(name, GB/s or None)] as launcher/hw_limits.c reads /sys: InfiniBand ports, else up Ethernet but lo."""
     ib = []
     for port in sorted(glob.glob("/sys/class/infiniband/*/ports/*")):
         parts = port.split("/")

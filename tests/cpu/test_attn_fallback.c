@@ -1,4 +1,4 @@
-/* Which block kernel collbench's ring-attention rows run (kernels/attn.h, cb_attn_fwd_kernel_name):
+/* Which block kernel collbench's ring-attention rows run (kernels/attn/attn.h, cb_attn_fwd_kernel_name):
  * the Hopper kernel on an sm_90 device, the mma.sync fallback everywhere else, with the reason
  * the row's note then carries. On a machine without a GPU (CI) the answer must be the fallback
  * with "no CUDA device"; on a GPU machine the test checks the answer matches the device. */

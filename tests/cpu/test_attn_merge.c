@@ -1,4 +1,4 @@
-/* CPU test of the block-attention math shared by the attention kernels (kernels/attn_merge.h)
+/* CPU test of the block-attention math shared by the attention kernels (kernels/attn/attn_merge.h)
  * and of the tensor-core fragment maps the fast kernel derives its indices from
  * (kernels/mma_frag.h).
  *

@@ -1,4 +1,4 @@
-/* GPU test of the backward block-attention kernel (kernels/attn_bwd.h, cb_attn_bwd) on one GPU,
+/* GPU test of the backward block-attention kernel (kernels/attn/attn_bwd.h, cb_attn_bwd) on one GPU,
  * and its benchmark.
  *   attn_bwd_test            correctness against a float64 host reference: bf16 and fp16, head
  *                            dims 64 and 128, causal (one run and zigzag) and not, grouped K/V

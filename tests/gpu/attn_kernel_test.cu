@@ -1,14 +1,15 @@
-/* GPU test of the block-attention kernel (kernels/attn.h) on one GPU, and its benchmark.
+/* GPU test of the block-attention kernel (kernels/attn/attn.h) on one GPU, and its benchmark.
  *
  *   attn_kernel_test           correctness: cb_attn_fwd against the fp32 reference on many
  *                              shapes; exit 1 on any failure, 77 when there is no GPU
- *   attn_kernel_test --bench   also time the variants (the Hopper kernel by key tile and
- *                              ping-pong, the mma.sync fallback; B = 1, H = 32) and print
+ *   attn_kernel_test --bench   also time both kernels (the Hopper kernel and the mma.sync
+ *                              fallback; B = 1, H = 32) and print
  *                              TFLOP/s = 4 B H S^2 D / t (half of that for causal); the target
  *                              shapes (D = 128, S = 16384) first, in rounds of all variants
  *                              side by side
- *   attn_kernel_test --one V   one launch of variant V at the target shape (bf16, D = 128,
- *                              S = 16384, non-causal) after three warm-ups: for a profiler
+ *   attn_kernel_test --one V   one launch of kernel V (0 the Hopper kernel, 1 the mma.sync
+ *                              one) at the target shape (bf16, D = 128, S = 16384, non-causal)
+ *                              after three warm-ups: for a profiler
  *
  * Correctness, per case (bf16 and fp16, head dim 64 and 128, every variant): the K/V block is split into
  * `nsplit` parts that go through cb_attn_fwd one after the other (first on the first, final on
@@ -60,31 +61,17 @@ static void *dmalloc(size_t bytes) {
   return p;
 }
 
-/* ---- the kernel variants compared (attn.h): the Hopper kernel (wgmma) by key tile and
- * ping-pong, and the mma.sync fallback in the form cb_attn_fwd uses off Hopper ---- */
+/* ---- the two kernels compared (attn.h): the Hopper kernel (wgmma), which cb_attn_fwd runs on
+ * sm_90, and the mma.sync fallback it runs elsewhere ---- */
 typedef struct variant {
-  int sm90;     /* 1: cb_attn_fwd_sm90, 0: cb_attn_fwd_mma */
-  int a, b;     /* sm90: block_n (0 = default), pingpong; mma.sync: unused */
-  int head_dim; /* 0: any, else only this head dim */
+  const char *name;
+  int (*launch)(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n); /* 0, or -1 with why */
 } variant_t;
 static const variant_t variants[] = {
-    {1, 0, 1, 0}, /* the Hopper kernel as cb_attn_fwd runs it on sm_90 */
-    {0, 0, 0, 0}, /* the fallback off Hopper */
+    {"wgmma", cb_attn_fwd_sm90},
+    {"mma.sync", cb_attn_fwd_mma},
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
-
-static int variant_ok(const variant_t *v, int D) { return v->head_dim == 0 || v->head_dim == D; }
-
-static void variant_name(const variant_t *v, char *buf, size_t n) {
-  if (v->sm90) snprintf(buf, n, "wgmma");
-  else snprintf(buf, n, "mma.sync");
-}
-
-/* 0, or -1 with why (a variant this device cannot run) */
-static int launch_variant(const variant_t *v, const cb_attn_args_t *a, char *why, size_t n) {
-  if (v->sm90) return cb_attn_fwd_sm90(a, v->a, v->b, 0, why, n);
-  return cb_attn_fwd_mma(a, 0, why, n);
-}
 
 /* ---- bad arguments: every one must be refused with a reason, nothing launched ---- */
 static void expect_refused(const cb_attn_args_t *a, const char *needle) {
@@ -133,8 +120,9 @@ static void bad_args(void) {
     fprintf(stderr, "FAIL bad args: the mma.sync kernel took head dim 96 ('%s')\n", why);
     failures++;
   }
-  if (cb_attn_fwd_sm90(&ok, 176, 1, 0, why, sizeof why) != -1) { /* a key tile that is not built */
-    fprintf(stderr, "FAIL bad args: the Hopper kernel took 176-key tiles\n");
+  a = ok, a.head_dim = 96; /* and so does the Hopper kernel */
+  if (cb_attn_fwd_sm90(&a, 0, why, sizeof why) != -1 || !strstr(why, "head dim 96")) {
+    fprintf(stderr, "FAIL bad args: the Hopper kernel took head dim 96 ('%s')\n", why);
     failures++;
   }
   if (cb_attn_check_args(&ok, why, sizeof why) != 0) {
@@ -239,9 +227,7 @@ static void run_case(const tcase_t *c, int D, int bf16) {
   void *sk = dmalloc(nkv * 2), *sv = dmalloc(nkv * 2);
   for (int vi = 0; vi < NVARIANTS; vi++) {
     const variant_t *var = &variants[vi];
-    if (!variant_ok(var, D)) continue;
-    char vname[64];
-    variant_name(var, vname, sizeof vname);
+    const char *vname = var->name;
     CB_CUDA(cudaMemset(o[2], 0xff, nq * 4));
     CB_CUDA(cudaMemset(lse[2], 0xff, nl * 4));
     CB_CUDA(cudaMemset(out[2], 0xff, nq * 2));
@@ -260,7 +246,7 @@ static void run_case(const tcase_t *c, int D, int bf16) {
                         &f.kvpos.start1);
       f.o = o[2], f.lse = lse[2], f.out = out[2];
       f.first = s == 0, f.final = s == c->nsplit - 1;
-      if (launch_variant(var, &f, why, sizeof why) != 0) {
+      if (var->launch(&f, 0, why, sizeof why) != 0) {
         fprintf(stderr, "FAIL %s %s: refused: %s\n", c->name, vname, why);
         refused = 1;
       }
@@ -347,8 +333,8 @@ static double bench_one(int S, int D, int causal, int bf16, int kv_heads, const 
   a.batch = B, a.heads = H, a.kv_heads = kv_heads, a.head_dim = D, a.q_len = S, a.kv_len = S;
   a.bf16 = bf16, a.causal = causal, a.qpos = run1(0), a.kvpos = run1(0);
   a.scale = 1.0f / sqrtf((float)D), a.first = 1, a.final = 1;
-  char why[256], vname[64];
-  variant_name(v, vname, sizeof vname);
+  char why[256];
+  const char *vname = v->name;
   cudaEvent_t e0, e1;
   CB_CUDA(cudaEventCreate(&e0));
   CB_CUDA(cudaEventCreate(&e1));
@@ -356,7 +342,7 @@ static double bench_one(int S, int D, int causal, int bf16, int kv_heads, const 
   int ok = 1;
   for (int i = 0; i < 3 + iters && ok; i++) {
     if (i == 3) CB_CUDA(cudaEventRecord(e0));
-    if (launch_variant(v, &a, why, sizeof why) != 0) {
+    if (v->launch(&a, 0, why, sizeof why) != 0) {
       printf("bench %s: not run: %s\n", vname, why);
       ok = 0;
     }
@@ -383,10 +369,9 @@ static double bench_one(int S, int D, int causal, int bf16, int kv_heads, const 
   return tflops;
 }
 
-/* every variant of this head dim at one shape, side by side */
+/* both kernels at one shape, side by side */
 static void bench_all(int S, int D, int causal, int bf16, int kv_heads, int iters) {
-  for (int vi = 0; vi < NVARIANTS; vi++)
-    if (variant_ok(&variants[vi], D)) bench_one(S, D, causal, bf16, kv_heads, &variants[vi], iters);
+  for (int vi = 0; vi < NVARIANTS; vi++) bench_one(S, D, causal, bf16, kv_heads, &variants[vi], iters);
 }
 
 int main(int argc, char **argv) {

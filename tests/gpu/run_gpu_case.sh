@@ -10,7 +10,7 @@
 # With one GPU the run has one rank: check_csv gets --ranks 1 (an algorithm that needs 2 ranks
 # may say so instead of running).
 # CB_SHARE_GPUS=1 in the environment (a one-GPU machine under the CUDA MPS daemon,
-# tools/device/gpu-suite-shared-gpu.sh): what would be skipped for want of GPUs runs with ranks
+# tools/device/gpu-suite.sh shared): what would be skipped for want of GPUs runs with ranks
 # sharing them instead (launcher/collbench-vnode), and a plain test on one GPU runs 2 ranks as
 # one virtual node on it (max of CB_TEST_RANKS, default 2, and --min-gpus), so the custom
 # kernels' cross-rank paths run;

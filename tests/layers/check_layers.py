@@ -14,7 +14,10 @@ Every quoted include is by plain name ("error.h", never "../launcher/error.h"): 
 each target its layer's folder and the folders below it as include directories. A name is
 resolved the way the compiler does for this tree: the including file's own folder first, then
 the layer folders; a header name found in two layer folders is an error (the compiler would
-pick one silently). Unresolved names fail too, except headers the build generates.
+pick one silently). Unresolved names fail too, except headers the build generates. A layer
+header may not carry the name of an ISO C or POSIX header (SYSTEM_HEADERS): every file with that
+folder on its include path would get ours for the C library's (kernels/signal.h did: a test's
+<sys/wait.h> includes <signal.h>).
 
 The build lists its files (no globs), so the check also fails when a .c or .cu file of a layer
 folder is not named in that folder's CMakeLists.txt (a sub-folder's, such as collectives/attn/,
@@ -37,6 +40,12 @@ ALLOWED = {
     "launcher": {"launcher", "collectives", "kernels", "cudnn", "topologies", "base"},
 }
 GENERATED = {"cb_gitrev.h"}  # written into the build tree by launcher/gitrev.cmake
+# ISO C11's headers and POSIX.1-2017's flat ones: names no layer header may take
+SYSTEM_HEADERS = set("""assert complex ctype errno fenv float inttypes iso646 limits locale math setjmp signal
+    stdalign stdarg stdatomic stdbool stddef stdint stdio stdlib stdnoreturn string tgmath threads time uchar
+    wchar wctype aio cpio dirent dlfcn fcntl fmtmsg fnmatch ftw glob grp iconv langinfo libgen monetary mqueue
+    ndbm netdb nl_types poll pthread pwd regex sched search semaphore spawn strings stropts syslog tar termios
+    trace ulimit unistd utime utmpx wordexp""".split())
 SOURCE_EXT = (".c", ".h", ".cu", ".cuh")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -55,6 +64,8 @@ def check(root):
     for layer in ALLOWED:
         for path in sources(root, layer):
             name = os.path.basename(path)
+            if name.endswith(".h") and name[:-2] in SYSTEM_HEADERS:
+                errors.append(f"{name}: {layer}/{name} shadows the C library's <{name}> on {layer}/'s include path")
             if name in owner and owner[name] != layer:
                 errors.append(f"{name}: in both {owner[name]}/ and {layer}/ (ambiguous plain name)")
             owner.setdefault(name, layer)
@@ -128,22 +139,25 @@ def self_test():
         "topologies/placement.c": '#include "world.h"\n',                 # sideways
         "launcher/args.h": '#include "world.h"\n#include "missing.h"\n',  # fine; unresolved
         "tests/t.c": '#include "args.h"\n',
-        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n  k2.cu\n)\n# peer.c in a comment does not count\n",
+        "kernels/CMakeLists.txt": "add_library(k STATIC\n  k.cu\n  k2.cu\n  sub/listed.cu\n)\n# peer.c in a comment does not count\n",
+        "kernels/sub/listed.cu": '#include "error.h"\n',
+        "kernels/sub/unlisted.cu": "",                                    # unlisted, in a sub-folder
         "collectives/CMakeLists.txt": "# peer.c\nadd_library(c STATIC)\nadd_subdirectory(attn)\n",  # unlisted
         "collectives/attn/ring.c": '#include "world.h"\n',                  # fine: listed in attn/
         "collectives/attn/save.c": "",                                      # unlisted in attn/
         "collectives/attn/CMakeLists.txt": "target_sources(c PRIVATE ring.c)\n# save.c\n",
+        "kernels/signal.h": "",                                             # the C library's name
     }
     expect = ["kernels/k.cu:2", "kernels/k2.cu:1", "cudnn/attn_cudnn.h:2", "collectives/peer.c:1", "collectives/peer.c:2",
               "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c",
-              "collectives/attn/save.c"]
+              "collectives/attn/save.c", "signal.h", "kernels/sub/unlisted.cu"]
     with tempfile.TemporaryDirectory() as root:
         for rel, text in files.items():
             os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
             with open(os.path.join(root, rel), "w") as f:
                 f.write(text)
         errors = check(root) + unlisted(root)
-    found = [e.split(": #include")[0].split(": not listed")[0] for e in errors]
+    found = [e.split(": #include")[0].split(": not listed")[0].split(": kernels/")[0] for e in errors]
     if sorted(found) != sorted(expect):
         print("FAIL self-test: expected violations at", expect, "got:", *errors, sep="\n  ")
         return 1

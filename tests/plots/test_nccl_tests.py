@@ -16,7 +16,6 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 PLOT = os.path.join(ROOT, "plots", "plot")
 READER = os.path.join(ROOT, "plots", "nccl_tests.py")
 COMPARE = os.path.join(ROOT, "tools", "compare_nccl_tests.py")
-CAPTURE = os.path.join(ROOT, "tools", "device", "nccl-tests-capture.sh")
 DATA = os.path.join(HERE, "data", "nccl-tests")
 TEXT = os.path.join(DATA, "all_reduce_perf-g2.txt")
 JSONF = os.path.join(DATA, "all_reduce_perf-g2.json")
@@ -252,44 +251,6 @@ def case_errors(work):
         expect_bad(args, " ".join(args[1:]), needle)
 
 
-def case_capture_args(work):
-    """tools/device/nccl-tests-capture.sh refuses bad values, a missing binary and too few GPUs
-    with exit 2 and one line, before it writes anything under OUT or runs a binary."""
-    bins = os.path.join(work, "bins")
-    os.makedirs(bins)
-    ran = os.path.join(work, "ran")
-    for n in ("all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf"):
-        write(work, os.path.join("bins", n), f"#!/bin/sh\ntouch {ran}\n")
-        os.chmod(os.path.join(bins, n), 0o755)
-    out = os.path.join(work, "out")
-    env = {"OUT": out, "CAPTURE_BIN": bins, "NG": "1", "BUDGET": "85", "PER_S": "25"}
-    for extra, needle in (({"NG": "0"}, "NG: want a whole number"), ({"NG": "two"}, "NG: want a whole number"),
-                          ({"BUDGET": "-1"}, "BUDGET: want a whole number"), ({"PER_S": "1.5"}, "PER_S: want"),
-                          ({"CAPTURE_BIN": os.path.join(work, "nope")}, "nope: no such folder"),
-                          ({}, "bins/sendrecv_perf: not an executable file")):
-        p = run([CAPTURE], env=dict(env, **extra))
-        expect_rc(p, 2, f"capture {extra}")
-        lines = p.stderr.strip().splitlines()
-        expect(len(lines) == 1 and needle in lines[0], f"capture {extra}: stderr should name '{needle}':\n{p.stderr}")
-    write(work, os.path.join("bins", "sendrecv_perf"), "#!/bin/sh\nexit 0\n")
-    os.chmod(os.path.join(bins, "sendrecv_perf"), 0o755)
-    p = run([CAPTURE], env=dict(env, NG="9999"))  # more GPUs than any machine has: refused there too
-    expect_rc(p, 2, "capture NG=9999")
-    expect("NG=9999 GPUs wanted" in p.stderr, p.stderr)
-    # a machine with 2 GPUs of which CUDA_VISIBLE_DEVICES shows one: NG=2 refused (nvidia-smi -L lists
-    # both whatever CUDA_VISIBLE_DEVICES says; this stand-in prints what the real one prints for 2)
-    smi = os.path.join(work, "smi")
-    os.makedirs(smi)
-    write(work, os.path.join("smi", "nvidia-smi"),
-          "#!/bin/sh\necho 'GPU 0: NVIDIA H200 (UUID: GPU-0)'\necho 'GPU 1: NVIDIA H200 (UUID: GPU-1)'\n")
-    os.chmod(os.path.join(smi, "nvidia-smi"), 0o755)
-    two = dict(env, NG="2", PATH=smi + os.pathsep + os.environ.get("PATH", ""))
-    p = run([CAPTURE], env=dict(two, CUDA_VISIBLE_DEVICES="1"))
-    expect_rc(p, 2, "capture NG=2, CUDA_VISIBLE_DEVICES=1")
-    expect("NG=2 GPUs wanted, 1 visible" in p.stderr, p.stderr)
-    expect(not os.path.exists(out) and not os.path.exists(ran), "a refused capture wrote OUT or ran a binary")
-
-
 def case_cut_conclusion(work):
     """Two runs of one log, the first's 'concluded' line cut away: each table keeps its own
     run's NCCL version (the second run's version line closes the first table). The real one-GPU
@@ -309,8 +270,7 @@ def case_cut_conclusion(work):
 
 
 CASES = {"text": case_text, "json": case_json, "sections": case_sections, "plot": case_plot,
-         "compare": case_compare, "errors": case_errors, "capture_args": case_capture_args,
-         "cut_conclusion": case_cut_conclusion}
+         "compare": case_compare, "errors": case_errors, "cut_conclusion": case_cut_conclusion}
 
 
 def main(argv):

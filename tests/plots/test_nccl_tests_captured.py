@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """The nccl-tests reader (plots/nccl_tests.py) on output real nccl-tests binaries wrote: every
-capture folder under DIR (tools/device/nccl-tests-capture.sh makes them; data/nccl-tests/captured/
-README.md says how) holds NAME.txt (a *_perf binary's stdout) and NAME.json (its -J file, same
+capture folder under DIR (data/nccl-tests/captured/README.md says how one is made) holds NAME.txt (a *_perf binary's stdout) and NAME.json (its -J file, same
 run). For each pair:
 - both files are that binary's own, of one run: the version, "starting"/"concluded" and "Writing
   JSON output to NAME.json" lines in the text; in the JSON args[0] and -J, version 3, end_time
@@ -222,8 +221,8 @@ def main(argv):
     top, work = os.path.abspath(argv[1]), os.path.abspath(argv[2])
     found = captures(top) if os.path.isdir(top) else {}
     if not found:
-        print(f"skipped: no captured nccl-tests output under {top} (tools/device/nccl-tests-capture.sh "
-              "on a GPU machine makes it; README.md there says where it goes)")
+        print(f"skipped: no captured nccl-tests output under {top} (README.md there says how to make "
+              "one on a GPU machine)")
         return SKIP
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

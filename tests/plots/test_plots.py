@@ -79,7 +79,7 @@ def case_render(work):
         written = f.read()
     expect(written == run([SUMMARY, run_dir]).stdout, "summary.md differs from plots/summary output")
     with open(os.path.join(run_dir, "allreduce-float-sum-busbw.svg")) as f:
-        expect("link limit 478 GB/s" in f.read(), "busbw chart lacks the link_gbs line")
+        expect("NVLink limit 478 GB/s" in f.read(), "busbw chart lacks the NVLink line (link_gbs)")
     with open(os.path.join(run_dir, "allreduce-float-sum-latency.svg")) as f:
         expect("twoshot [WRONG: 1 row]" in f.read(), "latency chart does not flag the wrong row")
     # several NCCL forms: speedups against the fastest one; a single form: against it by name
@@ -203,7 +203,7 @@ def case_summary(work):
                  "| 2 | allreduce | oneshot | not supported: buffer above 32 MiB, use twoshot or auto |",
                  '("P2P disabled", see placement.txt)',
                  "| 128 | 104.4 | 35.6 | 2.93× |",
-                 "Link limit: 478 GB/s",
+                 "Limit: NVLink 478 GB/s per direction",
                  "Configuration: model synthetic, hidden 7168, topk 8, experts 256, routing uniform.",
                  "NCCL only: no custom algorithm to compare.",
                  # against the fastest NCCL form at each size, naming it

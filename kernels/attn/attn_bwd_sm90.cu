@@ -1,0 +1,60 @@
+/* Launcher of the Hopper backward block-attention kernel (attn_bwd_sm90_kernel.cuh): cb_attn_bwd
+ * of attn_bwd.h. Its arguments are checked by cb_attn_bwd_check_args (attn_bwd_args.cu: the
+ * backward's buffers, then the forward's rules on the same shape); TMA maps of Q, dO (64-row
+ * boxes) and K, V (128-row boxes) (sm90_tma.h). sm_90 only: elsewhere, or where TMA cannot take
+ * the tensors, the call is refused with the reason ("not supported: ..."), which the ring's rows
+ * carry. */
+#include <cuda.h>
+#include <stdio.h>
+
+#include "attn.h"
+#include "attn_bwd.h"
+#include "attn_bwd_sm90_kernel.cuh"
+#include "attn_params.h"
+#include "sm90_tma.h"
+
+static_assert(cb_attn_bwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
+              "the D = 128 backward must fit an sm_90 CTA's shared memory");
+
+template <typename T, int D>
+static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, cudaStream_t s, char *why, size_t n) {
+  cb_attn_bwd_params bp;
+  bp.f = cb_attn_params_of(f);
+  bp.dout = a->dout, bp.lse = a->lse, bp.delta = a->delta, bp.dq = a->dq, bp.dk = a->dk, bp.dv = a->dv;
+  bp.scale = a->scale;
+  CUtensorMap tq, tk, tv, tdo, tdq;
+  if (cb_sm90_map(&tq, a->q, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
+      cb_sm90_map(&tdo, a->dout, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
+      cb_sm90_map(&tk, a->k, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
+      cb_sm90_map(&tv, a->v, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
+      cb_sm90_map_f32(&tdq, a->dq, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n))
+    return -1;
+  const size_t smem = cb_attn_bwd_sm90_smem_bytes(D);
+  auto kernel = cb_attn_bwd_sm90_kernel<T, D>;
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention backward: cannot set %zu bytes of shared memory per CTA: %s", smem,
+             cudaGetErrorString(e));
+    return -1;
+  }
+  const dim3 grid((unsigned)((a->kv_len + CB_BWD_BLOCK_N - 1) / CB_BWD_BLOCK_N), (unsigned)a->kv_heads,
+                  (unsigned)a->batch);
+  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, tdo, tdq, bp);
+  return 0;
+}
+
+extern "C" int cb_attn_bwd(const cb_attn_bwd_args_t *a, cudaStream_t s, char *why, size_t n) {
+  if (cb_attn_bwd_check_args(a, why, n) < 0) return -1;
+  const cb_attn_args_t f = cb_attn_bwd_fwd_args(a);
+  if (a->q_len == 0 || a->kv_len == 0) return 0; /* nothing to add */
+  char use[160];
+  if (!cb_attn_fwd_sm90_usable(&f, use, sizeof use)) {
+    snprintf(why, n, "not supported: the backward block kernel needs wgmma and TMA (%s)", use);
+    return -1;
+  }
+  if (a->bf16)
+    return a->head_dim == 128 ? cb_bwd_launch<__nv_bfloat16, 128>(a, &f, s, why, n)
+                              : cb_bwd_launch<__nv_bfloat16, 64>(a, &f, s, why, n);
+  return a->head_dim == 128 ? cb_bwd_launch<__half, 128>(a, &f, s, why, n)
+                            : cb_bwd_launch<__half, 64>(a, &f, s, why, n);
+}

@@ -1,0 +1,85 @@
+/* Epilogues of the Hopper backward block-attention kernel (attn_bwd_sm90_kernel.cuh): dQ of each
+ * query tile, added to global memory as it is made, and dK, dV once, at the end of the sweep.
+ *
+ * dQ. Every key tile of the pass contributes to a query row's dQ, so it goes out by addition:
+ * each consumer warpgroup writes its part of the tile's dQ (scaled) into its own shared buffer
+ * in the fp32 tensor map's 128-byte swizzle, and one thread adds each 32-column box to dq with a
+ * TMA tensor reduction (fp32 adds done by the TMA unit; FlashAttention-3's way). A buffer is
+ * rewritten only after its leader thread's previous reductions have read it
+ * (cp.async.bulk.wait_group.read, then the warpgroup's named barrier 2 + c).
+ *
+ * dK and dV stay in registers over the whole sweep and are added once: this CTA alone owns these
+ * key rows, so no atomics. */
+#ifndef CB_ATTN_BWD_SM90_EPILOGUE_CUH
+#define CB_ATTN_BWD_SM90_EPILOGUE_CUH
+
+#include <cuda.h>
+#include <stdint.h>
+
+#include "attn_params.h"
+#include "attn_sm90_tile.h"
+#include "sm90_ptx.cuh"
+
+/* Warpgroup c's 64 rows x 32 * boxes columns of the tile's dQ (the accumulator of dQ = dS K,
+ * unscaled; D = 128: its 64 columns, D = 64: half of the 64 that both computed; the thread's
+ * place wq, g, q4 as cb_bwd_sm90_thread) into buf, as the map's 128-byte swizzle lays a box out
+ * (16-byte chunk k of row ml at chunk k ^ (ml % 8)), then added to dq at rows m0.. of head hh. */
+template <int D>
+__device__ __forceinline__ void cb_bwd_sm90_dq_add(const CUtensorMap &tdq, const cb_attn_bwd_params &bp,
+                                                   unsigned char *buf, const float (&dq)[32], int c, int wq, int g,
+                                                   int q4, int hh, int m0, int b) {
+  const bool leader = threadIdx.x % 128 == 0;
+  const int j0 = D == 128 ? 0 : 4 * c;
+  if (leader) cb_bulk_wait_read();
+  cb_named_bar_sync(2 + c, 128);
+#pragma unroll
+  for (int r = 0; r < 2; r++) {
+    const int ml = 16 * wq + g + 8 * r;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+      if (j < j0 || j >= j0 + 4 * cb_bwd_dq_boxes(D)) continue;
+      const int cc = 8 * (j - j0) + 2 * q4; /* column within the warpgroup's part */
+      /* the values named first: the measured kernel's PTX */
+      const float x0 = dq[4 * j + 2 * r], x1 = dq[4 * j + 2 * r + 1];
+      *reinterpret_cast<float2 *>(buf + (cc / 32) * (CB_BWD_BLOCK_M * 128) + ml * 128 +
+                                  ((((cc % 32) / 4) ^ (ml % 8)) * 16) + (cc % 4) * 4) =
+          make_float2(bp.scale * x0, bp.scale * x1);
+    }
+  }
+  cb_fence_proxy_async_smem();
+  cb_named_bar_sync(2 + c, 128);
+  if (leader) {
+    const int col0 = D == 128 ? 64 * c : 32 * c;
+#pragma unroll
+    for (int bx = 0; bx < cb_bwd_dq_boxes(D); bx++)
+      cb_tma_reduce_add_4d(&tdq, buf + bx * (CB_BWD_BLOCK_M * 128), col0 + 32 * bx, hh, m0, b);
+    cb_bulk_commit();
+  }
+}
+
+/* dK (scaled) and dV of the thread's two key rows kr[r] of kv head hk, batch b (q4: the thread's
+ * column pair), added into the fp32 accumulators, after the warpgroup's last dQ reductions. */
+template <int D>
+__device__ __forceinline__ void cb_bwd_sm90_dkdv_add(const cb_attn_bwd_params &bp, const float (&dk)[D / 2],
+                                                     const float (&dv)[D / 2], const int (&kr)[2], int q4, int hk,
+                                                     int b) {
+  const cb_attn_params &p = bp.f;
+  if (threadIdx.x % 128 == 0) cb_bulk_wait(); /* the last dQ reductions are done */
+  const float scale = bp.scale;
+#pragma unroll
+  for (int r = 0; r < 2; r++) {
+    if (kr[r] >= p.kv_len) continue;
+    const size_t base = (((size_t)b * p.kv_len + kr[r]) * p.kv_heads + hk) * D + 2 * q4;
+#pragma unroll
+    for (int j = 0; j < D / 8; j++) {
+      float2 *pk = reinterpret_cast<float2 *>(bp.dk + base + 8 * j),
+             *pv = reinterpret_cast<float2 *>(bp.dv + base + 8 * j);
+      float2 a = *pk, v = *pv;
+      a.x += scale * dk[4 * j + 2 * r], a.y += scale * dk[4 * j + 2 * r + 1];
+      v.x += dv[4 * j + 2 * r], v.y += dv[4 * j + 2 * r + 1];
+      *pk = a, *pv = v;
+    }
+  }
+}
+
+#endif

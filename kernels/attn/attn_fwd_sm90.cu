@@ -1,0 +1,76 @@
+/* Launcher of the Hopper block-attention kernel (attn_fwd_sm90_kernel.cuh): the TMA tensor maps of
+ * Q, K and V encoded on the host, the instantiated (dtype, head dim) kernels, and the test whether this device and
+ * these arguments can take the kernel. Built for sm_90a only (kernels/CMakeLists.txt); cb_attn_fwd (attn_fwd.cu) calls
+ * it on sm_90 devices and falls back to the mma.sync kernel elsewhere.
+ *
+ * Tensor maps (sm90_tma.h): rows past the end of a tensor arrive as zeros, which is how partial
+ * tiles and any q_len / kv_len are handled: the kernel masks keys past kv_len and never stores
+ * rows past q_len. */
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <stdio.h>
+
+#include "attn.h"
+#include "attn_fwd_sm90_kernel.cuh"
+#include "attn_params.h"
+#include "sm90_tma.h"
+
+static_assert(cb_attn_fwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
+              "the D = 128 forward must fit an sm_90 CTA's shared memory");
+
+template <typename T, int D>
+static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
+  const cb_attn_params p = cb_attn_params_of(a);
+  CUtensorMap tq, tk, tv;
+  const int bf16 = a->bf16;
+  if (cb_sm90_map(&tq, a->q, bf16, D, a->heads, a->q_len, a->batch, CB_SM90_BLOCK_M, why, n)) return -1;
+  if (a->kv_len == 0) { /* no key tile is ever loaded (every CTA has 0 tiles): any valid map will do */
+    tk = tq;
+    tv = tq;
+  } else if (cb_sm90_map(&tk, a->k, bf16, D, a->kv_heads, a->kv_len, a->batch, CB_SM90_BLOCK_N, why, n) ||
+             cb_sm90_map(&tv, a->v, bf16, D, a->kv_heads, a->kv_len, a->batch, CB_SM90_BLOCK_N, why, n)) {
+    return -1;
+  }
+  const size_t smem = cb_attn_fwd_sm90_smem_bytes(D);
+  auto kernel = cb_attn_fwd_sm90_kernel<T, D>;
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention (wgmma): cannot set %zu bytes of shared memory per CTA: %s", smem,
+             cudaGetErrorString(e));
+    return -1;
+  }
+  const dim3 grid((unsigned)((a->q_len + CB_SM90_BLOCK_M - 1) / CB_SM90_BLOCK_M), (unsigned)a->heads,
+                  (unsigned)a->batch);
+  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, p);
+  return 0;
+}
+
+extern "C" int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n) {
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess) {
+    snprintf(why, n, "no CUDA device");
+    return 0;
+  }
+  if (major != 9 || minor != 0) {
+    snprintf(why, n, "sm_%d%d has no wgmma", major, minor);
+    return 0;
+  }
+  const uintptr_t mis = ((uintptr_t)a->q | (uintptr_t)a->k | (uintptr_t)a->v) & 15u;
+  if (mis) {
+    snprintf(why, n, "q, k or v not 16-byte aligned (TMA)");
+    return 0;
+  }
+  return 1;
+}
+
+extern "C" int cb_attn_fwd_sm90(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
+  if (cb_attn_check_args(a, why, n) < 0) return -1;
+  if (a->q_len == 0) return 0;
+  if (!cb_attn_fwd_sm90_usable(a, why, n)) return -1;
+  if (a->bf16)
+    return a->head_dim == 128 ? cb_sm90_launch<__nv_bfloat16, 128>(a, s, why, n)
+                              : cb_sm90_launch<__nv_bfloat16, 64>(a, s, why, n);
+  return a->head_dim == 128 ? cb_sm90_launch<__half, 128>(a, s, why, n) : cb_sm90_launch<__half, 64>(a, s, why, n);
+}

@@ -1,0 +1,220 @@
+/* The Hopper (sm_90a) block-attention forward kernel, FlashAttention-3's structure in CUDA C
+ * with inline PTX (launched from attn_fwd_sm90.cu; contract in attn.h; tile choice in
+ * attn_sm90_tile.h; softmax and epilogue in attn_sm90_softmax.cuh / attn_fwd_sm90_epilogue.cuh).
+ *
+ * Roles. Warpgroup 0 is the producer: after giving most of its registers away (setmaxnreg) one
+ * thread issues every TMA load of the CTA: Q once, then K and V tile by tile into a 2-stage ring.
+ * Warpgroups 1 and 2 are consumers, 64 query rows each: S = Q K^T and O += P V on the tensor
+ * cores (wgmma, Q / K / V read from shared memory by descriptor, P from registers) and the online
+ * softmax in registers.
+ *
+ * Barriers (mbarriers in shared memory, sm90_ptx.cuh), per stage s of the ring:
+ *   k_full[s] / v_full[s]: the producer's arrival with the tile's byte count; complete when the
+ *     TMA has written the tile. Consumers wait on them (parity = use count of the stage & 1).
+ *   k_empty[s] / v_empty[s]: every consumer thread arrives once its warpgroup's wgmma reading
+ *     the tile has completed (256 arrivals); the producer waits before overwriting the stage.
+ *   K and V are separate so that S of the next tile can start while V of the current one is
+ *     still in use, and K's slot is freed as soon as Q K^T is done.
+ *   q_full: Q's bytes (once).
+ * Keys are swept from the last tile down to the first, so the tiles that need a mask (the
+ * partial last tile, the causal diagonal) come first, where the pipeline is filling anyway.
+ *
+ * Consumer main loop (FlashAttention-3's intra-warpgroup overlap): iteration i issues
+ * S_i = Q K_i^T and O += P_{i-1} V_{i-1}, then, while P V runs on the tensor cores, waits for
+ * S_i alone (wait_group 1) and runs the softmax of tile i; then waits for P V, rescales O and
+ * packs P_i. So the exponentials of one tile overlap the P V of the previous one.
+ * Ping-pong: the two consumer warpgroups take turns to issue their GEMMs through a
+ * pair of named barriers, so that one's softmax runs while the other's GEMMs own the tensor
+ * cores (FlashAttention-3's inter-warpgroup schedule). Warpgroup 1 lets warpgroup 0 go first;
+ * each iteration syncs on its own barrier before issuing and arrives on the other's after; the
+ * one extra arrival on warpgroup 0's barrier is consumed after the loop so both end balanced.
+ *
+ * Shared memory (1024-byte aligned; tiles in TMA's 128-byte swizzle, sm90_wgmma.cuh): a row of
+ * D 16-bit elements is D / 64 "halves" of 64 columns (128 bytes, the swizzle's width), stored
+ * as separate [rows][64] tiles: Q [D/64][128][64], K and V [stage][D/64][BLOCK_N][64]. */
+#ifndef CB_ATTN_SM90_KERNEL_CUH
+#define CB_ATTN_SM90_KERNEL_CUH
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "attn_fwd_sm90_epilogue.cuh"
+#include "attn_params.h"
+#include "attn_sm90_softmax.cuh"
+#include "attn_sm90_tile.h"
+#include "mma_ptx.cuh"
+#include "sm90_ptx.cuh"
+#include "sm90_wgmma.cuh"
+
+/* named barriers 1 and 2: the consumer warpgroups' turns (ping-pong) */
+static constexpr int CB_SM90_BAR_TURN = 1;
+
+template <typename T, int D>
+__global__ void __launch_bounds__(CB_SM90_THREADS, 1)
+    cb_attn_fwd_sm90_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
+                            const __grid_constant__ CUtensorMap tv, const cb_attn_params p) {
+  using DT = cb_mma_op<T>;
+  constexpr int S = CB_SM90_STAGES, kBlockN = CB_SM90_BLOCK_N;
+  constexpr int kHalves = D / 64;
+  constexpr uint32_t kQHalf = CB_SM90_BLOCK_M * 128, kKVHalf = kBlockN * 128; /* bytes */
+  constexpr uint32_t kQBytes = kHalves * kQHalf, kKVBytes = kHalves * kKVHalf;
+  constexpr int kConsumers = 128 * CB_SM90_CONSUMER_WGS;
+  static_assert(D == 64 || D == 128, "head dim 64 or 128");
+  static_assert(kBlockN % 16 == 0 && kKVHalf % 1024 == 0, "whole k16 steps, 1024-byte aligned tiles");
+
+  extern __shared__ unsigned char cb_sm90_smem_raw[];
+  unsigned char *smem = cb_sm90_smem_raw + ((1024u - (cb_smem_addr(cb_sm90_smem_raw) & 1023u)) & 1023u);
+  unsigned char *sQ = smem, *sK = sQ + kQBytes, *sV = sK + S * kKVBytes;
+  uint64_t *bars = reinterpret_cast<uint64_t *>(sV + S * kKVBytes);
+  uint64_t *q_full = bars, *k_full = bars + 1, *k_empty = bars + 1 + S, *v_full = bars + 1 + 2 * S,
+           *v_empty = bars + 1 + 3 * S;
+
+  const int qtile = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x; /* causal: heaviest first */
+  const int h = blockIdx.y, b = blockIdx.z;
+  const int row0 = qtile * CB_SM90_BLOCK_M;
+  const int rows = min(CB_SM90_BLOCK_M, p.q_len - row0);
+  /* keys this tile sees: a prefix of nvis; the first nfull are visible to every row */
+  const int nvis = cb_attn_row_keys(p, row0 + rows - 1), nfull = cb_attn_row_keys(p, row0);
+  const int ntiles = (nvis + kBlockN - 1) / kBlockN;
+
+  if (threadIdx.x == 0) {
+    cb_mbar_init(q_full, 1);
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+      cb_mbar_init(&k_full[s], 1);
+      cb_mbar_init(&v_full[s], 1);
+      cb_mbar_init(&k_empty[s], kConsumers);
+      cb_mbar_init(&v_empty[s], kConsumers);
+    }
+    cb_mbar_fence_init();
+  }
+  __syncthreads();
+
+  const int wg = threadIdx.x / 128;
+  if (wg == 0) {
+    /* ---- producer ---- */
+    cb_setmaxnreg_dec<CB_SM90_PRODUCER_REGS>();
+    if (threadIdx.x != 0 || ntiles == 0) return;
+    const int hk = h / p.group;
+    cb_tma_prefetch_map(&tq);
+    cb_tma_prefetch_map(&tk);
+    cb_tma_prefetch_map(&tv);
+    cb_mbar_arrive_expect_tx(q_full, kQBytes);
+#pragma unroll
+    for (int hf = 0; hf < kHalves; hf++) cb_tma_load_4d(sQ + hf * kQHalf, &tq, q_full, 64 * hf, h, row0, b);
+    for (int it = 0; it < ntiles; it++) {
+      const int j = ntiles - 1 - it, s = it % S;
+      const uint32_t ph = (it / S) & 1;
+      cb_mbar_wait(&k_empty[s], ph ^ 1);
+      cb_mbar_arrive_expect_tx(&k_full[s], kKVBytes);
+#pragma unroll
+      for (int hf = 0; hf < kHalves; hf++)
+        cb_tma_load_4d(sK + s * kKVBytes + hf * kKVHalf, &tk, &k_full[s], 64 * hf, hk, j * kBlockN, b);
+      cb_mbar_wait(&v_empty[s], ph ^ 1);
+      cb_mbar_arrive_expect_tx(&v_full[s], kKVBytes);
+#pragma unroll
+      for (int hf = 0; hf < kHalves; hf++)
+        cb_tma_load_4d(sV + s * kKVBytes + hf * kKVHalf, &tv, &v_full[s], 64 * hf, hk, j * kBlockN, b);
+    }
+    return;
+  }
+
+  /* ---- consumers ---- */
+  cb_setmaxnreg_inc<CB_SM90_CONSUMER_REGS>();
+  const int c = wg - 1, lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
+  int row[2], lim[2];
+  row[0] = row0 + c * 64 + wq * 16 + lane / 4;
+  row[1] = row[0] + 8;
+#pragma unroll
+  for (int hh = 0; hh < 2; hh++) lim[hh] = row[hh] < p.q_len ? cb_attn_row_keys(p, row[hh]) : 0;
+
+  cb_sm90_softmax sm;
+  sm.init();
+  float o[D / 2];
+#pragma unroll
+  for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
+  if (ntiles == 0) {
+    cb_sm90_epilogue<T, DT, D>(p, sm, o, row, b, h);
+    return;
+  }
+  float s[kBlockN / 2];
+  uint32_t pa[kBlockN / 16][4];
+  float alpha[2];
+
+  const uint32_t q_addr = cb_smem_addr(sQ) + c * 64 * 128;
+  const uint32_t k_addr = cb_smem_addr(sK), v_addr = cb_smem_addr(sV);
+  auto qk = [&](int stage) { /* S = Q K^T, D / 16 k16 steps */
+                             cb_wgmma_fence();
+#pragma unroll
+                             for (int ks = 0; ks < D / 16; ks++) {
+                               const uint32_t off = (ks % 4) * 32; /* the k16 step within its 64-column half */
+                               const uint64_t da = cb_wgmma_desc_sw128(q_addr + (ks / 4) * kQHalf + off, 16, 1024);
+                               const uint64_t db =
+                                   cb_wgmma_desc_sw128(k_addr + stage * kKVBytes + (ks / 4) * kKVHalf + off, 16, 1024);
+                               cb_wgmma_ss<kBlockN>(s, da, db, ks > 0, DT::bf16);
+                             }
+                             cb_wgmma_commit();
+  };
+  auto pv = [&](int stage) { /* O += P V, BLOCK_N / 16 k16 steps of 16 keys (2048 bytes of V) */
+                             cb_wgmma_fence();
+#pragma unroll
+                             for (int kk = 0; kk < kBlockN / 16; kk++) {
+                               const uint64_t db =
+                                   cb_wgmma_desc_sw128(v_addr + stage * kKVBytes + kk * 2048, kKVHalf, 1024);
+                               cb_wgmma_rs_tb<D>(o, pa[kk], db, DT::bf16);
+                             }
+                             cb_wgmma_commit();
+  };
+  auto turn_wait = [&] { cb_named_bar_sync(CB_SM90_BAR_TURN + c, kConsumers); };
+  auto turn_pass = [&] { cb_named_bar_arrive(CB_SM90_BAR_TURN + (c ^ 1), kConsumers); };
+  if (c == 1) cb_named_bar_arrive(CB_SM90_BAR_TURN, kConsumers); /* warpgroup 0 first */
+
+  cb_mbar_wait(q_full, 0);
+  /* the first tile (the last keys): S and its softmax alone */
+  turn_wait();
+  cb_mbar_wait(&k_full[0], 0);
+  qk(0);
+  turn_pass();
+  cb_wgmma_wait<0>();
+  cb_wgmma_fence_operand(s);
+  cb_mbar_arrive(&k_empty[0]);
+  if (ntiles * kBlockN > nfull) sm.mask(s, (ntiles - 1) * kBlockN, lim);
+  sm.update(s, p.scale_log2, alpha);
+  cb_sm90_pack_p<DT, kBlockN>(s, pa);
+
+  for (int it = 1; it < ntiles; it++) {
+    const int j = ntiles - 1 - it, st = it % S, sp = (it - 1) % S;
+    turn_wait();
+    cb_mbar_wait(&k_full[st], (it / S) & 1);
+    qk(st);
+    cb_mbar_wait(&v_full[sp], ((it - 1) / S) & 1);
+    pv(sp);
+    turn_pass();
+    cb_wgmma_wait<1>(); /* S_i done, P V may still run */
+    cb_wgmma_fence_operand(s);
+    cb_mbar_arrive(&k_empty[st]);
+    if ((j + 1) * kBlockN > nfull) sm.mask(s, j * kBlockN, lim);
+    sm.update(s, p.scale_log2, alpha);
+    cb_wgmma_wait<0>();
+    cb_wgmma_fence_operand(o);
+    cb_wgmma_fence_operand(pa);
+    cb_mbar_arrive(&v_empty[sp]);
+    cb_sm90_rescale_o(o, alpha);
+    cb_sm90_pack_p<DT, kBlockN>(s, pa);
+  }
+  {
+    const int sp = (ntiles - 1) % S;
+    cb_mbar_wait(&v_full[sp], ((ntiles - 1) / S) & 1);
+    pv(sp);
+    cb_wgmma_wait<0>();
+    cb_wgmma_fence_operand(o);
+    cb_wgmma_fence_operand(pa);
+    cb_mbar_arrive(&v_empty[sp]);
+  }
+  if (c == 0) cb_named_bar_sync(CB_SM90_BAR_TURN, kConsumers); /* the extra arrival */
+  cb_sm90_epilogue<T, DT, D>(p, sm, o, row, b, h);
+}
+
+#endif

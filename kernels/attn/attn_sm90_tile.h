@@ -1,0 +1,73 @@
+/* Tile choice of the Hopper attention kernels, forward (attn_fwd_sm90.cu) and backward
+ * (attn_bwd_sm90.cu), in one place with its why. The figures behind each choice are in
+ * docs/decisions/attention-hopper.md.
+ *
+ * Both kernels run CTAs of 3 warpgroups: one producer (its TMA loads are issued by one thread,
+ * or one warp in the backward) and two consumers with setmaxnreg: the producer drops to 24
+ * registers, each consumer gets 240 (128 x 24 + 256 x 240 = 64512 of the SM's 65536), one CTA per
+ * SM (shared memory, below).
+ *
+ * Forward. Each consumer owns 64 query rows (wgmma's M), so a CTA covers BLOCK_M = 128 rows and
+ * keeps one Q tile in shared memory for its whole sweep over the keys. Keys come in tiles of
+ * BLOCK_N, double-buffered (2 stages of K and of V, each with its own full/empty barriers).
+ * Registers per consumer thread: O 64 x D fp32 over 128 threads = D / 2; S 64 x BLOCK_N fp32 =
+ * BLOCK_N / 2; P as 16-bit pairs = BLOCK_N / 4. D = 128, BLOCK_N = 128: 64 + 64 + 32 = 160 of the
+ * 240, leaving room for addresses, the row statistics and the masks. Shared memory: Q 128 x D +
+ * 2 x (K + V) BLOCK_N x D, 16-bit: D = 128: 160 KB (of 227 KB).
+ * Why 128-key tiles with ping-pong (the consumer warpgroups take turns at the tensor cores), at
+ * both head dims and masks: on an H200 (bf16, 32 heads, S = 4K to 32K) it was the fastest or
+ * within 4 % of the fastest at every shape the ring uses; FlashAttention-3's 176-key tiles for
+ * non-causal D = 128 gained 4 % at S = 32K only and lost 3-12 % at 4K-16K; without ping-pong every
+ * shape lost 2-20 %. (A new key tile width needs its S wrapper in sm90_wgmma.cuh.)
+ *
+ * Backward. A CTA owns BLOCK_N = 128 keys of one kv head, 64 per consumer warpgroup, whose dK and
+ * dV (64 x D fp32 each: D / 2 + D / 2 registers per thread) stay in registers over the whole sweep;
+ * query tiles of BLOCK_M = 64 rows (Q, dO and their statistics) stream through a 3-stage ring.
+ * Per query tile a consumer holds S^T and dP^T (64 keys x 64 queries fp32: 32 + 32 registers),
+ * P^T and dS^T as 16-bit A operands (16 + 16) and dQ's 64 x 64 accumulator (32) besides dK and dV
+ * (D = 128: 128); ptxas fits that in the 240 without spilling. Shared memory: K, V 2 x 128 x D;
+ * Q, dO 3 stages x 2 x 64 x D; dS^T 2 x 128 x 64 16-bit; the dQ buffers 2 x 64 x (32 per box)
+ * fp32; the statistics; D = 128: 226.6 KB of 227.
+ * Why these: FlashAttention-3's causal D = 128 shape (64 x 128, two consumer warpgroups splitting
+ * the keys, P^T and dS^T from registers in the dV and dK products); 3 stages measured +-1 %
+ * against 2 on their own and shipped with the dQ reductions they went with. */
+#ifndef CB_ATTN_SM90_TILE_H
+#define CB_ATTN_SM90_TILE_H
+
+#include <stddef.h>
+
+static constexpr int CB_SM90_CONSUMER_WGS = 2; /* consumer warpgroups */
+static constexpr int CB_SM90_THREADS = 128 * (1 + CB_SM90_CONSUMER_WGS);
+static constexpr int CB_SM90_PRODUCER_REGS = 24;       /* setmaxnreg of the producer warpgroup */
+static constexpr int CB_SM90_CONSUMER_REGS = 240;      /* setmaxnreg of each consumer warpgroup */
+static constexpr size_t CB_SM90_SMEM_MAX = 227 * 1024; /* dynamic shared memory one sm_90 CTA may have */
+
+/* forward */
+static constexpr int CB_SM90_BLOCK_M = 128; /* query rows per CTA: 2 consumer warpgroups x 64 */
+static constexpr int CB_SM90_BLOCK_N = 128; /* keys per K/V tile */
+static constexpr int CB_SM90_STAGES = 2;    /* K and V tiles in flight each */
+
+/* backward */
+static constexpr int CB_BWD_BLOCK_N = 64 * CB_SM90_CONSUMER_WGS; /* keys per CTA: 64 per consumer warpgroup */
+static constexpr int CB_BWD_BLOCK_M = 64;                        /* query rows per tile */
+static constexpr int CB_BWD_STAGES = 3;                          /* Q / dO tiles in flight */
+
+/* 32-column boxes of dQ each backward consumer warpgroup adds per query tile (D = 128: its 64
+ * columns; D = 64: its half of them, attn_bwd_sm90_epilogue.cuh) */
+static constexpr int cb_bwd_dq_boxes(int D) { return D == 128 ? 2 : 1; }
+
+/* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants
+ * 1024-byte aligned tiles), the tiles, then the mbarriers. */
+static constexpr size_t cb_attn_fwd_sm90_smem_bytes(int D) {
+  return 1024 + (size_t)(CB_SM90_BLOCK_M + 2 * CB_SM90_STAGES * CB_SM90_BLOCK_N) * D * 2 + 8 * (1 + 4 * CB_SM90_STAGES);
+}
+/* the backward's: K, V, the Q / dO ring, dS^T (2 x 128 keys x 128 bytes), the dQ buffers, the
+ * statistics ([stage][lse, delta][64] fp32), then the mbarriers (kv_full, q_full and q_empty per
+ * stage) */
+static constexpr size_t cb_attn_bwd_sm90_smem_bytes(int D) {
+  return 1024 + (size_t)(2 * CB_BWD_BLOCK_N + 2 * CB_BWD_STAGES * CB_BWD_BLOCK_M) * D * 2 +
+         2 * (size_t)CB_BWD_BLOCK_N * 128 + (size_t)CB_SM90_CONSUMER_WGS * cb_bwd_dq_boxes(D) * CB_BWD_BLOCK_M * 128 +
+         CB_BWD_STAGES * 2 * CB_BWD_BLOCK_M * 4 + 8 * (1 + 2 * CB_BWD_STAGES);
+}
+
+#endif
