@@ -7,13 +7,8 @@
 #include "cb_limits.h"
 
 cb_layout_t cb_family_layout(cb_family_t f) {
-  switch (f) {
-  case CB_ALLGATHER: return CB_LAYOUT_ALLGATHER;
-  case CB_REDUCESCATTER: return CB_LAYOUT_REDUCESCATTER;
-  case CB_ALLTOALL: return CB_LAYOUT_ALLTOALL;
-  case CB_SENDRECV: return CB_LAYOUT_SENDRECV;
-  default: return CB_LAYOUT_ALLREDUCE;
-  }
+  const cb_family_info_t *fi = cb_family_info(f);
+  return fi ? (cb_layout_t)fi->layout : CB_LAYOUT_ALLREDUCE;
 }
 
 /* a * b, or -1 when it overflows size_t */
@@ -25,24 +20,10 @@ int cb_plan_buffers(const cb_params_t *p, int nranks, int rank, cb_buffer_plan_t
 
 int cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t align, cb_buffer_plan_t *o, char *why,
                             size_t n_why) {
+  const cb_family_info_t *fi = cb_family_info(p->family);
   size_t c = p->count, es = cb_dtype_size(p->dtype), n = (size_t)nranks;
   memset(o, 0, sizeof *o);
-  int bad = 0;
-  switch (p->family) {
-  case CB_ALLGATHER:
-    o->send_elems = c;
-    bad = mul(n, c, &o->recv_elems);
-    break;
-  case CB_REDUCESCATTER:
-    bad = mul(n, c, &o->send_elems);
-    o->recv_elems = c;
-    break;
-  case CB_ALLTOALL: bad = mul(n, c, &o->send_elems) || mul(n, c, &o->recv_elems); break;
-  default:
-    o->send_elems = c;
-    o->recv_elems = c;
-    break;
-  }
+  int bad = mul(fi->send_all ? n : 1, c, &o->send_elems) || mul(fi->recv_all ? n : 1, c, &o->recv_elems);
   /* every product checked; with both buffers at most CB_MAX_BUFFER_BYTES the sums below
    * cannot overflow */
   size_t sb, rb, rank_off;
@@ -53,9 +34,9 @@ int cb_plan_buffers_aligned(const cb_params_t *p, int nranks, int rank, size_t a
     return -1;
   }
   if (p->inplace) {
-    o->send_off = o->recv_off = 0;
-    if (p->family == CB_ALLGATHER) o->send_off = rank_off;
-    if (p->family == CB_REDUCESCATTER) o->recv_off = rank_off;
+    /* the smaller buffer at rank x count inside the larger (allgather: send = recv + rank * count) */
+    o->send_off = o->send_elems < o->recv_elems ? rank_off : 0;
+    o->recv_off = o->recv_elems < o->send_elems ? rank_off : 0;
     o->total_bytes = CB_ALIGN_UP(sb > rb ? sb : rb, align);
   } else {
     o->send_off = 0;

@@ -24,42 +24,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attn_config.h"
 #include "dtype.h"
 #include "family.h"
-#include "moe_config.h"
+#include "params.h"
 #include "world.h"
 
-#define CB_MAX_PHASES 4
 #define CB_SMS_COPY_ENGINE (-1) /* cb_inst_t.sms of a copy-engine-only algorithm: reported as 0 */
-
-typedef struct cb_params {
-  cb_family_t family;
-  cb_dtype_t dtype;
-  cb_redop_t op;   /* CB_OP_NONE for families that do not reduce */
-  uint64_t bytes;  /* the size column (family.h) */
-  size_t elements; /* elements of the per-rank buffer the size refers to */
-  size_t count;    /* the count column (family.h) */
-  int inplace;
-  int graph;       /* the timed loop will be captured in a CUDA graph */
-  uint64_t tokens; /* moe: tokens per rank at this sweep point */
-  const cb_moe_config_t *moe;
-  uint64_t seq; /* ringattn: total sequence length at this sweep point */
-  int causal;   /* ringattn: 1 = causal (zigzag sharding) */
-  int variant;  /* ringattn: the group's form, causal, layout and Ulysses degree (attn_variant.h) */
-  const cb_attn_config_t *attn;
-  uint64_t seed;
-} cb_params_t;
-
-typedef struct cb_bytes {
-  double algbw_bytes;  /* bytes over time = algbw */
-  double busbw_factor; /* busbw = algbw * factor */
-  double remote_bytes; /* bytes that crossed to another GPU (moe; 0 = not reported) */
-  /* moe hier: bytes per rank over the network and over NVLink (the net_bytes and nvlink_bytes
-   * columns; link_bytes = 0: not reported) */
-  int link_bytes;
-  double net_bytes, nvlink_bytes;
-} cb_bytes_t;
 
 struct cb_algo;
 
@@ -78,15 +48,12 @@ typedef struct cb_inst {
    * (NCCL: 2.28 has no public API for its channel count); CB_SMS_COPY_ENGINE: no kernel moves
    * the data (the copy engine does). */
   int sms;
-  double imbalance;          /* moe: max/mean received tokens (0 = not applicable) */
   char note[256];            /* informational note for the row (e.g. auto's choice) */
   unsigned long long digest; /* hash of the last checked output (cross-rank equality) */
-  /* ringattn (set by check and measure; the engine reports the max over ranks) */
-  double err_max, err_mean;   /* absolute error of the output against the fp32 reference */
-  double compute_us, comm_us; /* one forward's attention kernels alone; its K/V transfers alone */
-  double local_us;            /* the local kernel alone on one S/P block (ring_over_single) */
-  double flops;               /* this rank's FLOPs in one forward (TFLOP/s per GPU) */
-  void *priv;                 /* the algorithm's own state */
+  /* the family's per-rank metrics (family.h metrics: their meaning and how the engine combines
+   * them over ranks), set by setup, check or measure; 0 until then */
+  double metric[CB_MAX_METRICS];
+  void *priv; /* the algorithm's own state */
   /* An algorithm that runs another one in its place (auto) names it here after setup; priv is
    * then the delegate's own state, untouched. NULL otherwise. */
   const struct cb_algo *delegate;

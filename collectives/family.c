@@ -1,41 +1,47 @@
-/* Family table (family.h): names, sweep kinds and nccl-tests' bus-bandwidth factors. */
+/* The family registry (family.h): one line per family, in the order --help and the family list
+ * name them, and the arithmetic every family's describer shares (nccl-tests' bus-bandwidth
+ * factors and count columns). */
 #include "family.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-/* busbw factors, from nccl-tests' doc/PERFORMANCE.md:
- *   allreduce: each rank sends and receives 2(n-1)/n of the buffer in a ring;
- *   allgather, reducescatter, alltoall: (n-1)/n of the total buffer crosses links;
- *   sendrecv: the whole buffer crosses one link. */
-static const cb_family_info_t families[CB_NFAMILIES] = {
-    [CB_ALLREDUCE] = {"allreduce", 1, 1, CB_SWEEP_BYTES, 0, 2.0, 0.0},
-    [CB_ALLGATHER] = {"allgather", 0, 1, CB_SWEEP_BYTES, 1, 1.0, 0.0},
-    [CB_REDUCESCATTER] = {"reducescatter", 1, 1, CB_SWEEP_BYTES, 1, 1.0, 0.0},
-    [CB_ALLTOALL] = {"alltoall", 0, 0, CB_SWEEP_BYTES, 1, 1.0, 0.0},
-    [CB_SENDRECV] = {"sendrecv", 0, 0, CB_SWEEP_BYTES, 0, 1.0, 1.0},
-    [CB_MOE] = {"moe", 0, 0, CB_SWEEP_TOKENS, 0, 1.0, 1.0},
-    [CB_RINGATTN] = {"ringattn", 0, 0, CB_SWEEP_SEQ, 0, 1.0, 1.0},
+extern const cb_family_info_t cb_family_allreduce, cb_family_allgather, cb_family_reducescatter, cb_family_alltoall,
+    cb_family_sendrecv, cb_family_moe, cb_family_ringattn;
+
+static const cb_family_info_t *const families[CB_NFAMILIES] = {
+    [CB_ALLREDUCE] = &cb_family_allreduce,         [CB_ALLGATHER] = &cb_family_allgather,
+    [CB_REDUCESCATTER] = &cb_family_reducescatter, [CB_ALLTOALL] = &cb_family_alltoall,
+    [CB_SENDRECV] = &cb_family_sendrecv,           [CB_MOE] = &cb_family_moe,
+    [CB_RINGATTN] = &cb_family_ringattn,
 };
 
-const cb_family_info_t *cb_family_info(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? &families[f] : NULL; }
+const cb_family_info_t *cb_family_info(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? families[f] : NULL; }
 
-const char *cb_family_name(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? families[f].name : "?"; }
+const char *cb_family_name(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? families[f]->name : "?"; }
 
 int cb_family_parse(const char *s, cb_family_t *out) {
   for (int f = 0; f < CB_NFAMILIES; f++)
-    if (strcasecmp(s, families[f].name) == 0) {
+    if (strcasecmp(s, families[f]->name) == 0) {
       *out = (cb_family_t)f;
       return 0;
     }
   return -1;
 }
 
-const char *cb_family_accepted(void) {
-  return "allreduce, allgather, reducescatter, alltoall, sendrecv, moe, ringattn";
+const char *cb_family_accepted(const char *sep, char *buf, size_t n) {
+  size_t off = 0;
+  buf[0] = 0;
+  for (int f = 0; f < CB_NFAMILIES && off < n; f++)
+    off += (size_t)snprintf(buf + off, n - off, "%s%s", f ? sep : "", families[f]->name);
+  return buf;
 }
 
+/* busbw factors, from nccl-tests' doc/PERFORMANCE.md:
+ *   allreduce: each rank sends and receives 2(n-1)/n of the buffer in a ring;
+ *   allgather, reducescatter, alltoall: (n-1)/n of the total buffer crosses links;
+ *   sendrecv: the whole buffer crosses one link. */
 double cb_busbw_factor(cb_family_t f, int nranks) {
   const cb_family_info_t *fi = cb_family_info(f);
   if (!fi || nranks < 1) return 0.0;

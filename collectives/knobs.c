@@ -62,6 +62,25 @@ int cb_moe_trace_knob(const char *value, int traced_build, char *out, char *why,
   return 0;
 }
 
+int cb_knobs_alike(const cb_knobs_t *k, const char *names[CB_KNOBS_ALIKE], long long values[CB_KNOBS_ALIKE]) {
+  static const char *const alike[CB_KNOBS_ALIKE] = {"CB_MAX_BLOCKS",     "CB_AR_LL_MAX",   "CB_AR_ONESHOT_MAX",
+                                                    "CB_AR_TWOSHOT_MAX", "CB_AR_CE_CHUNK", "CB_AR_HIER_CHUNKS",
+                                                    "CB_MOE_PUSH_PCT",   "CB_SHARE_GPUS"};
+  const long long v[CB_KNOBS_ALIKE] = {k->max_blocks,
+                                       (long long)k->ar.ll_max,
+                                       (long long)k->ar.oneshot_max,
+                                       (long long)k->ar.twoshot_max,
+                                       (long long)k->ar_ce_chunk,
+                                       k->ar_hier_chunks,
+                                       k->moe_push_pct,
+                                       k->share_gpus};
+  for (int i = 0; i < CB_KNOBS_ALIKE; i++) {
+    names[i] = alike[i];
+    values[i] = v[i];
+  }
+  return CB_KNOBS_ALIKE;
+}
+
 int cb_knobs_check_sms(const cb_knobs_t *k, const char *source, int device_sms, const char *gpu, char *why, size_t n) {
   if (k->sm_count <= device_sms) return 0;
   snprintf(why, n, "%s %d: more SMs than the GPU has (%s: %d SMs)", source, k->sm_count, gpu, device_sms);

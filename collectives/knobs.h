@@ -57,6 +57,11 @@ int cb_knobs_read(cb_knobs_t *k, int nranks, char *why, size_t n);
  * variable and the value (cb_knobs_read passes this build's flag; the tests pass both). */
 int cb_moe_trace_knob(const char *value, int traced_build, char *out, char *why, size_t n);
 
+/* The knobs every rank must set alike (all but the SM cap and CB_MOE_TRACE), their names and
+ * values, in names[] and values[] (CB_KNOBS_ALIKE entries); returns how many. */
+#define CB_KNOBS_ALIKE 8
+int cb_knobs_alike(const cb_knobs_t *k, const char *names[CB_KNOBS_ALIKE], long long values[CB_KNOBS_ALIKE]);
+
 /* The SM cap against the device (once the GPU is known): 0, or -1 with why when the cap
  * (`source` names where it came from: "--sms" or "CB_SMS") exceeds the device's sm_count. */
 int cb_knobs_check_sms(const cb_knobs_t *k, const char *source, int device_sms, const char *gpu, char *why, size_t n);

@@ -16,7 +16,7 @@ int cb_moe_supported(const cb_world_t *w, const cb_params_t *p, char *why, size_
     snprintf(why, n, "not supported: moe runs on up to %d ranks", CB_MAX_RANKS);
     return 0;
   }
-  return cb_moe_config_check(p->moe, w->mpi.nranks, p->dtype, why, n) == 0;
+  return cb_moe_config_check(cb_moe_cfg(p), w->mpi.nranks, p->dtype, why, n) == 0;
 }
 
 void *cb_moe_alloc(cb_moe_state_t *st, size_t bytes, char *why, size_t n) {
@@ -30,7 +30,7 @@ void *cb_moe_alloc(cb_moe_state_t *st, size_t bytes, char *why, size_t n) {
 /* Expected receive counts, per-expert selections, bytes and imbalance, from every rank's
  * routing (host; the same function the CPU tests check). */
 static void expectations(cb_inst_t *in, cb_moe_state_t *st) {
-  const cb_moe_config_t *c = in->p.moe;
+  const cb_moe_config_t *c = cb_moe_cfg(&in->p);
   int n = st->n, r = st->r, E = c->experts;
   double disp = 0, disp_remote = 0;
   for (int s = 0; s < n; s++)
@@ -56,13 +56,13 @@ static void expectations(cb_inst_t *in, cb_moe_state_t *st) {
   st->comb_remote = disp_remote * 2.0 * st->hidden / n;
   double rank_imb = 0, expert_imb = 0;
   cb_moe_imbalance(st->all, n, E, &rank_imb, &expert_imb);
-  in->imbalance = rank_imb;
+  in->metric[CB_MOE_IMBALANCE] = rank_imb;
   snprintf(in->note, sizeof in->note, "expert imbalance %.2f; %d tokens on this rank", expert_imb, st->ntokens);
 }
 
 cb_moe_state_t *cb_moe_state_new(cb_inst_t *in, int custom) {
   const cb_world_t *w = in->world;
-  const cb_moe_config_t *c = in->p.moe;
+  const cb_moe_config_t *c = cb_moe_cfg(&in->p);
   cb_moe_state_t *st = calloc(1, sizeof *st);
   if (!st) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   in->priv = st;
@@ -80,7 +80,7 @@ cb_moe_state_t *cb_moe_state_new(cb_inst_t *in, int custom) {
   if (!st->exp_expert) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   st->cap = 1;
   for (int s = 0; s < st->n; s++) {
-    int T = cb_moe_tokens_for_rank(c, in->p.tokens, s, st->n);
+    int T = cb_moe_tokens_for_rank(c, cb_moe_tokens(&in->p), s, st->n);
     if (T > st->cap) st->cap = T;
     if (cb_moe_route(c, in->p.seed, s, st->n, T, &st->all[s]))
       CB_DIE(CB_EXIT_RUNTIME,
@@ -94,7 +94,7 @@ cb_moe_state_t *cb_moe_state_new(cb_inst_t *in, int custom) {
 }
 
 int cb_moe_alloc_common(cb_inst_t *in, cb_moe_state_t *st, char *why, size_t n) {
-  const cb_moe_config_t *c = in->p.moe;
+  const cb_moe_config_t *c = cb_moe_cfg(&in->p);
   int N = st->n, T = st->ntokens, K = st->topk, cap = st->cap;
   size_t TK = (size_t)(T > 0 ? T : 1) * K, nck = (size_t)N * cap * K;
   if (!(st->x = cb_moe_alloc(st, (size_t)T * c->hidden * 2, why, n)) ||

@@ -6,6 +6,7 @@
 
 #include "collective.h"
 #include "moe.h"
+#include "moe_family.h"
 #include "moe_router.h"
 #include "peer.h"
 

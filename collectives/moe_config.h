@@ -26,10 +26,11 @@ typedef struct cb_moe_config {
   int topk;       /* experts per token */
   int experts;    /* total experts, split evenly across ranks */
   cb_routing_t routing;
-  int uneven;   /* per-rank token counts differ, the last rank has none (cb_moe_tokens_for_rank) */
-  int validate; /* print a PASS/FAIL verdict per configuration */
-  int overlap;  /* also time the round trip beside a compute kernel on the free SMs (launcher/overlap.c) */
-  double drop;  /* fraction of (token, k) selections set to -1 (dropped), 0 <= drop < 1 */
+  int uneven;            /* per-rank token counts differ, the last rank has none (cb_moe_tokens_for_rank) */
+  int validate;          /* print a PASS/FAIL verdict per configuration */
+  int overlap;           /* also time the round trip beside a compute kernel on the free SMs (launcher/overlap.c) */
+  double drop;           /* fraction of (token, k) selections set to -1 (dropped), 0 <= drop < 1 */
+  char routing_text[64]; /* cb_routing_format of routing, for the rows (set once the command line is read) */
 } cb_moe_config_t;
 
 /* Fills cfg from a preset: deepseek-v3 (7168, 256 experts, top-8), mixtral-8x7b (4096, 8,

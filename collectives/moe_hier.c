@@ -166,7 +166,8 @@ static int setup(cb_inst_t *in, char *why, size_t n) {
   x->exp_node_counts = malloc(sizeof(int) * (size_t)st->n * N);
   if (!x->exp_node_counts) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   double payload = st->fp8 ? st->hidden + 4.0 * (st->hidden / 128) : 2.0 * st->hidden;
-  cb_moe_hier_plan(st->all, in->p.moe->experts, &x->map, payload, 2.0 * st->hidden, x->exp_node_counts, &x->bytes);
+  cb_moe_hier_plan(st->all, cb_moe_cfg(&in->p)->experts, &x->map, payload, 2.0 * st->hidden, x->exp_node_counts,
+                   &x->bytes);
   const cb_moe_hier_bytes_t *b = &x->bytes;
   size_t used = strlen(in->note);
   snprintf(in->note + used, sizeof in->note - used,

@@ -87,7 +87,7 @@ int cb_moe_peer_setup(cb_inst_t *in, char *why, size_t n) {
                                                : ch;
   /* the combine in GPC-spread clusters, except beside --overlap's compute kernel and on shared
    * GPUs (moe.h, combine_spread) */
-  d->combine_spread = !in->world->gpu_shared && !(in->p.moe && in->p.moe->overlap);
+  d->combine_spread = !in->world->gpu_shared && !(cb_moe_cfg(&in->p) && cb_moe_cfg(&in->p)->overlap);
   in->sms = cb_grid_sms(d->push_blocks, in->world->sm_count);
   snprintf(in->note + strlen(in->note), sizeof in->note - strlen(in->note),
            "; %d blocks (combine: %d push, %d reduce, %d-row chunks)", d->push_blocks, d->comb_push_blocks,

@@ -6,6 +6,7 @@
 
 #include "dtype.h"
 #include "error_gpu.h"
+#include "moe_family.h"
 #include "newfile.h"
 
 #define TRACE_WORDS ((size_t)CB_MOE_TRACE_SLOTS * CB_MOE_TRACE_KERNELS * CB_MOE_MAX_PUSH_BLOCKS * CB_MOE_TRACE_POINTS)
@@ -35,7 +36,7 @@ void cb_moe_trace_dump(const cb_inst_t *in, const cb_moe_state_t *st) {
   }
   char path[1024];
   if (snprintf(path, sizeof path, "%s/moe-r%d-%s-%s-%s-%llu-b%d.txt", dir, st->r, in->algo->name,
-               cb_dtype_name(in->p.dtype), in->p.graph ? "graph" : "eager", (unsigned long long)in->p.tokens,
+               cb_dtype_name(in->p.dtype), in->p.graph ? "graph" : "eager", (unsigned long long)cb_moe_tokens(&in->p),
                st->dev.push_blocks) >= (int)sizeof path) {
     CB_WARN("CB_MOE_TRACE: the folder name is too long, time stamps not written");
     free(h);

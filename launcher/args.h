@@ -8,14 +8,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "attn_config.h"
 #include "dtype.h"
 #include "family.h"
-#include "moe_config.h"
 #include "sizes.h"
 
 #define CB_MAX_ALGOS 16
-#define CB_NAME_MAX 32
+#define CB_NAME_MAX CB_ALGO_NAME_MAX
 #define CB_PATH_MAX 1024
 
 enum cb_mode_bits { CB_MODE_EAGER = 1, CB_MODE_GRAPH = 2 };
@@ -23,8 +21,7 @@ enum cb_place_bits { CB_PLACE_OUT = 1, CB_PLACE_IN = 2 };
 
 typedef struct cb_args {
   cb_family_t family;
-  /* Sweep: bytes per point for the classic families, tokens per rank for moe, total sequence
-   * length for ringattn. */
+  /* Sweep points, in the family's unit (family.h points: bytes unless the family says otherwise). */
   int npoints;
   uint64_t points[CB_MAX_SWEEP_POINTS];
   int iters;       /* -n: timed iterations per row */
@@ -46,11 +43,15 @@ typedef struct cb_args {
   char csv[CB_PATH_MAX];  /* empty = no CSV */
   char json[CB_PATH_MAX]; /* empty = no JSON */
   uint64_t seed;
-  int no_bind; /* --no-bind: keep whatever CPU binding the process has */
-  int sms;     /* --sms: SM cap of the custom kernels (0 = not given: CB_SMS or the device's) */
-  cb_moe_config_t moe;
-  cb_attn_config_t attn;
+  int no_bind;        /* --no-bind: keep whatever CPU binding the process has */
+  int sms;            /* --sms: SM cap of the custom kernels (0 = not given: CB_SMS or the device's) */
   char cmdline[8192]; /* argv joined, for the results metadata */
+  /* The family's own configuration (family.h): its defaults, then its options; config_size bytes
+   * of it are the family's struct. */
+  union {
+    max_align_t align;
+    unsigned char bytes[CB_FAMILY_CONFIG_MAX];
+  } config;
 } cb_args_t;
 
 enum cb_args_result { CB_ARGS_OK = 0, CB_ARGS_HELP = 1, CB_ARGS_ERROR = 2 };
@@ -60,5 +61,13 @@ enum cb_args_result { CB_ARGS_OK = 0, CB_ARGS_HELP = 1, CB_ARGS_ERROR = 2 };
 int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen);
 
 void cb_args_usage(FILE *f);
+
+/* The family's configuration in a (NULL for a family without one). */
+static inline void *cb_args_config(cb_args_t *a) {
+  return cb_family_info(a->family)->config_size ? a->config.bytes : NULL;
+}
+static inline const void *cb_args_config_const(const cb_args_t *a) {
+  return cb_family_info(a->family)->config_size ? a->config.bytes : NULL;
+}
 
 #endif

@@ -103,9 +103,26 @@ int cb_argp_add_algo(cb_argp_t *p, cb_args_t *a, const char *s) {
   return 0;
 }
 
+/* One sweep point of spec (NULL: a size in bytes) into *v; -1 with the error in p when tok is
+ * not one. */
+static int point_value(cb_argp_t *p, const char *opt, const char *tok, const cb_points_spec_t *spec, uint64_t *v) {
+  long t;
+  if (!spec || spec->suffixes) {
+    if (cb_parse_size(tok, v)) return cb_argp_fail(p, "%s: '%s' is not a size", opt, tok);
+    if (!spec && *v > CB_MAX_BUFFER_BYTES) return cb_argp_too_large(p, opt, tok);
+  } else if (cb_argp_int(tok, (long)spec->min, (long)spec->max, &t) == 0) {
+    *v = (uint64_t)t;
+  } else {
+    *v = spec->max + 1; /* out of range: the message below */
+  }
+  if (spec && (*v < spec->min || *v > spec->max))
+    return cb_argp_fail(p, "%s: '%s' is not a %s %llu..%llu", opt, tok, spec->noun, (unsigned long long)spec->min,
+                        (unsigned long long)spec->max);
+  return 0;
+}
+
 /* A comma list of sweep points for opt. Empty items and repeated values are errors. */
-int cb_argp_point_list(cb_argp_t *p, cb_args_t *a, const char *opt, const char *list, enum cb_argp_points kind) {
-  const int sizes = kind != CB_POINTS_TOKENS;
+int cb_argp_point_list(cb_argp_t *p, cb_args_t *a, const char *opt, const char *list, const cb_points_spec_t *spec) {
   char buf[4096];
   if (strlen(list) >= sizeof buf) return cb_argp_fail(p, "%s: list too long", opt);
   if (empty_item(list)) return cb_argp_fail(p, "%s: '%s' has an empty item", opt, list);
@@ -113,36 +130,27 @@ int cb_argp_point_list(cb_argp_t *p, cb_args_t *a, const char *opt, const char *
   a->npoints = 0;
   for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
     uint64_t v;
-    long t;
-    if (sizes && cb_parse_size(tok, &v)) return cb_argp_fail(p, "%s: '%s' is not a size", opt, tok);
-    if (kind == CB_POINTS_BYTES && v > CB_MAX_BUFFER_BYTES) return cb_argp_too_large(p, opt, tok);
-    if (kind == CB_POINTS_SEQ && (v == 0 || v > CB_ATTN_MAX_SEQ))
-      return cb_argp_fail(p, "%s: '%s' is not a sequence length 1..%llu", opt, tok, CB_ATTN_MAX_SEQ);
-    if (!sizes) {
-      if (cb_argp_int(tok, 0, 1L << 24, &t))
-        return cb_argp_fail(p, "%s: '%s' is not a token count (0..16777216)", opt, tok);
-      v = (uint64_t)t;
-    }
-    int rc = add_point(p, a, opt, v, tok);
+    int rc = point_value(p, opt, tok, spec, &v);
+    if (!rc) rc = add_point(p, a, opt, v, tok);
     if (rc) return rc;
   }
   return 0;
 }
 
-/* One value of a sweep range of kind: 0, or -1 when tok is not one. */
-static int parse_point(enum cb_argp_points kind, const char *tok, uint64_t *v) {
-  if (kind != CB_POINTS_TOKENS) return cb_parse_size(tok, v);
+/* One end of a sweep range of spec: 0, or -1 when tok is not one. */
+static int range_end(const cb_points_spec_t *spec, const char *tok, uint64_t *v) {
+  if (spec->suffixes) return cb_parse_size(tok, v);
   long t;
-  if (cb_argp_int(tok, 0, 1L << 24, &t)) return -1;
+  if (cb_argp_int(tok, (long)spec->min, (long)spec->max, &t)) return -1;
   *v = (uint64_t)t;
   return 0;
 }
 
-/* --tokens and --seq: a comma list, or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor F).
- * The parts are parsed from a copy of the whole value (no fixed-size buffer: a cut value could
- * hide trailing garbage or lose its ':'). */
-int cb_argp_range(cb_argp_t *p, cb_args_t *a, const char *opt, const char *s, enum cb_argp_points kind) {
-  if (!strchr(s, ':')) return cb_argp_point_list(p, a, opt, s, kind);
+/* A family's point option: a comma list, or "A:B" (A, 2A, 4A, ... up to B) or "A:B:F" (factor
+ * F). The parts are parsed from a copy of the whole value (no fixed-size buffer: a cut value
+ * could hide trailing garbage or lose its ':'). */
+int cb_argp_range(cb_argp_t *p, cb_args_t *a, const char *opt, const char *s, const cb_points_spec_t *spec) {
+  if (!strchr(s, ':')) return cb_argp_point_list(p, a, opt, s, spec);
   char why[256];
   char *buf = strdup(s);
   if (!buf) return cb_argp_fail(p, "%s: out of memory", opt);
@@ -152,12 +160,9 @@ int cb_argp_range(cb_argp_t *p, cb_args_t *a, const char *opt, const char *s, en
   if (c2) *c2 = 0;
   uint64_t lo, hi;
   double f = 2.0;
-  int bad =
-      parse_point(kind, buf, &lo) || parse_point(kind, c1 + 1, &hi) || (c2 && (cb_argp_real(c2 + 1, &f) || f <= 1.0));
+  int bad = range_end(spec, buf, &lo) || range_end(spec, c1 + 1, &hi) || (c2 && (cb_argp_real(c2 + 1, &f) || f <= 1.0));
   free(buf);
-  if (bad)
-    return cb_argp_fail(p, "%s: '%s' is not A:B or A:B:F (%s, factor > 1)", opt, s,
-                        kind == CB_POINTS_TOKENS ? "integers 0..16777216" : "lengths with an optional K/M suffix");
+  if (bad) return cb_argp_fail(p, "%s: '%s' is not A:B or A:B:F (%s, factor > 1)", opt, s, spec->range_form);
   if (lo == 0) return cb_argp_fail(p, "%s: a geometric range cannot start at 0 ('%s'); list 0 explicitly", opt, s);
   int n = cb_sweep(lo, hi, f, 0, a->points, CB_MAX_SWEEP_POINTS, why, sizeof why);
   if (n < 0) return cb_argp_fail(p, "%s: %s", opt, why);

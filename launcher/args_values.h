@@ -37,14 +37,12 @@ int cb_argp_add_dtype(cb_argp_t *p, cb_args_t *a, const char *s);
 int cb_argp_add_op(cb_argp_t *p, cb_args_t *a, const char *s);
 int cb_argp_add_algo(cb_argp_t *p, cb_args_t *a, const char *s);
 
-/* What a list of sweep points holds: byte sizes (K/M/G/T, at most CB_MAX_BUFFER_BYTES), token
- * counts (0..16777216) or sequence lengths (K/M, 1..CB_ATTN_MAX_SEQ). */
-enum cb_argp_points { CB_POINTS_TOKENS, CB_POINTS_BYTES, CB_POINTS_SEQ };
-
 /* a->points from a comma list (cb_argp_point_list) or, for cb_argp_range, also "A:B" / "A:B:F"
- * (geometric, factor F, default 2). Empty items and repeated values are errors. */
-int cb_argp_point_list(cb_argp_t *p, cb_args_t *a, const char *opt, const char *list, enum cb_argp_points kind);
-int cb_argp_range(cb_argp_t *p, cb_args_t *a, const char *opt, const char *s, enum cb_argp_points kind);
+ * (geometric, factor F, default 2): the values of a family's point option (spec, family.h), or
+ * sizes in bytes (spec NULL: K/M/G/T, at most CB_MAX_BUFFER_BYTES). Empty items and repeated
+ * values are errors. */
+int cb_argp_point_list(cb_argp_t *p, cb_args_t *a, const char *opt, const char *list, const cb_points_spec_t *spec);
+int cb_argp_range(cb_argp_t *p, cb_args_t *a, const char *opt, const char *s, const cb_points_spec_t *spec);
 
 /* --csv and --json (with the JSON's side files) must name different files. */
 int cb_argp_check_outputs(cb_argp_t *p, const cb_args_t *a);

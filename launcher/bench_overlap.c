@@ -1,5 +1,6 @@
-/* moe --overlap inside the bench engine (bench_slot.h): the calls launcher/overlap.c makes on
- * an algorithm's slot, when and on how many SMs it runs, and the roundtrip_loaded row. */
+/* The round trips beside a compute kernel inside the bench engine (bench_slot.h), for a family
+ * that asks for them (family.h overlap(): moe --overlap): the calls launcher/overlap.c makes on
+ * an algorithm's slot, when and on how many SMs it runs, and the row it adds. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include "error_gpu.h"
 #include "stats.h"
 
-/* moe --overlap: the calls overlap.c makes on a slot (overlap.h cb_overlap_ops_t). */
+/* The calls overlap.c makes on a slot (overlap.h cb_overlap_ops_t). */
 typedef struct overlap_ctx {
   cb_bench_t *b;
   slot_t *s;
@@ -74,8 +75,9 @@ void cb_bench_measure_overlap(cb_bench_t *b, const group_t *g, slot_t *s, int ch
   cb_watchdog_disarm(b->wd);
 }
 
-/* moe --overlap: the roundtrip_loaded row (collective: every rank calls it). Times are the
- * slowest rank's, beside and alone (overlap.h), and the slowdowns their ratios. */
+/* The row of the round trip beside a compute kernel (collective: every rank calls it). Times are
+ * the slowest rank's, beside and alone (overlap.h), and the slowdowns their ratios; the family
+ * fills its columns as for the round trip's row (family.h row(), loaded). */
 void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned long long mem_max) {
   const int np = s->algo->nphases;
   double mine[4] = {s->ov.comm_loaded_us, s->ov.compute_alone_us, s->ov.compute_loaded_us, s->ov.comm_alone_us};
@@ -86,31 +88,34 @@ void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned
   b->wrong_total += wrong;
   b->rows++;
   if (!b->rep) return;
-  cb_row_t r;
-  cb_bench_fill_row(b, g, s, &r);
-  r.phase = "roundtrip_loaded";
-  r.loaded = 1;
-  r.sms = s->in.sms;
-  r.mem_bytes = mem_max;
   cb_bytes_t by = {0};
   if (s->algo->bytes) s->algo->bytes(&s->in, np, &by);
   else cb_bytes_default(&s->in, np, &by);
-  r.bytes = (uint64_t)by.algbw_bytes; /* a skipped row too: it names the round trip it stands beside */
+  /* a skipped row too names the round trip it stands beside (its bytes) */
+  cb_row_ctx_t c = {.p = &g->p,
+                    .nranks = b->w->mpi.nranks,
+                    .timed = s->ov_state > 0,
+                    .loaded = 1,
+                    .checked = b->a->check_iters > 0,
+                    .phase = np,
+                    .nphases = np,
+                    .bytes = &by,
+                    .time_us = mx[0],
+                    .metrics = s->metric};
+  cb_row_t r;
+  cb_bench_fill_row(b, g, s, &c, &r);
+  r.sms = s->in.sms;
+  r.mem_bytes = mem_max;
   if (s->ov_state < 0) {
     snprintf(r.note, sizeof r.note, "skipped: %s", s->ov_why);
     b->rows_skipped++;
     cb_report_row(b->rep, &r);
     return;
   }
-  r.timed = 1;
   r.time_us_mean = r.time_us_max = mx[0];
   r.time_us_p50 = r.time_us_p99 = NAN; /* one timing of a round's iterations per run: no per-iteration spread */
   r.algbw_gbs = by.algbw_bytes / mx[0] / 1e3;
   r.busbw_gbs = r.algbw_gbs * by.busbw_factor;
-  r.remote_gbs = by.remote_bytes / mx[0] / 1e3;
-  r.imbalance = s->in.imbalance;
-  r.net_bytes = by.link_bytes ? by.net_bytes : NAN;
-  r.nvlink_bytes = by.link_bytes ? by.nvlink_bytes : NAN;
   r.iters = CB_OVERLAP_RUNS * r.iters / cb_bench_rounds(r.iters); /* runs of one round's iterations */
   r.wrong = b->a->check_iters > 0 ? wrong : -1;
   r.slowdown_comm = mx[0] / mx[3];

@@ -1,6 +1,9 @@
-/* The bench engine's private pieces (launcher/bench.c) that its moe --overlap part
- * (launcher/bench_overlap.c) shares: one algorithm's slot in a sweep point, the point itself,
- * and the helpers both use. Not for anything outside the bench engine. */
+/* The bench engine's private pieces, shared by its files: bench.c (the sweep and one group),
+ * bench_round.c (warm-up, the timed rounds and their events), bench_row.c (a slot's rows and the
+ * lines after a group) and bench_overlap.c (the round trips beside a compute kernel): one
+ * algorithm's slot in a sweep point, the point itself, and the helpers they share. Not for
+ * anything outside the bench engine. No family is named here: what a family adds comes through
+ * its describer (family.h). */
 #ifndef CB_BENCH_SLOT_H
 #define CB_BENCH_SLOT_H
 
@@ -20,31 +23,50 @@ typedef struct slot {
   double *t[CB_MAX_PHASES + 1]; /* per-iteration times (us) per phase; [nphases] = round trip */
   long long wrong;
   int digest_mismatch;
-  double remote_gbs[CB_MAX_PHASES + 1]; /* per phase, as reported (moe: the copy_ce ratio line) */
-  /* moe --overlap (overlap.h): 1 measured, -1 not (ov_why says why), 0 not asked */
+  double metric[CB_MAX_METRICS];        /* the family's metrics combined over ranks (bench_row.c) */
+  double remote_gbs[CB_MAX_PHASES + 1]; /* per phase, as reported */
+  double rt_mean_us, rt_p99_us;         /* the round trip over ranks, as reported */
+  /* the round trips beside a compute kernel (overlap.h): 1 measured, -1 not (ov_why says why),
+   * 0 not asked */
   int ov_state;
   cb_overlap_t ov;
   char ov_why[256];
 } slot_t;
 
 typedef struct group {
+  const cb_family_info_t *fi; /* the run's family */
   cb_params_t p;
   int mode; /* CB_MODE_EAGER or CB_MODE_GRAPH */
   char what[256];
-  char routing[64]; /* moe: the routing law's text for the rows */
 } group_t;
 
 /* MPI_Allreduce that polls (a lost peer ends in the watchdog, not a hang). */
 void cb_bench_allreduce_polled(const void *in, void *out, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm);
-/* One iteration of s on st; with `record` an event after every phase (ev[ph + 1]). */
-void cb_bench_run_iteration(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external);
-/* Lines the GPUs up on st (a 4-byte NCCL all-reduce; collective). */
-void cb_bench_line_up(const cb_bench_t *b, cudaStream_t st);
-/* The columns every row of s shares. */
-void cb_bench_fill_row(cb_bench_t *b, const group_t *g, const slot_t *s, cb_row_t *r);
+/* "<algo> <group>": the subject of a watchdog step, in buf. */
+const char *cb_bench_subject(const slot_t *s, const group_t *g, char *buf, size_t n);
+/* "eager" or "graph". */
+const char *cb_bench_mode_name(int mode);
+/* The NVTX range of one step of s at g's sweep point (nvtx.h), pushed on this thread. */
+void cb_bench_range_push(const slot_t *s, const group_t *g, const char *step);
 
-/* moe --overlap (bench_overlap.c): after s's checks, its round trips beside a compute kernel
- * (collective; sets s->ov_state); and its roundtrip_loaded row (collective). */
+/* bench_round.c: one iteration of s on st, with `record` an event after every phase (ev[ph + 1]);
+ * the GPUs lined up on st (a 4-byte NCCL all-reduce; collective); the warm-up of every active
+ * slot (its events made, its graph captured and uploaded); and a round, timed or (the run's
+ * first group) an untimed lead-in. */
+void cb_bench_run_iteration(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external);
+void cb_bench_line_up(const cb_bench_t *b, cudaStream_t st);
+void cb_bench_warm_up(cb_bench_t *b, const group_t *g, slot_t *slots, int n, int chunk);
+void cb_bench_timed_round(cb_bench_t *b, const group_t *g, slot_t *s, int round, int nrounds, int chunk);
+void cb_bench_lead_in_round(cb_bench_t *b, const group_t *g, slot_t *s, int chunk);
+
+/* bench_row.c: the rows of s (collective: every rank calls it), the columns every row shares
+ * then the family's own (c), and the family's lines after a group (collective). */
+void cb_bench_report_slot(cb_bench_t *b, const group_t *g, slot_t *s);
+void cb_bench_fill_row(const cb_bench_t *b, const group_t *g, const slot_t *s, const cb_row_ctx_t *c, cb_row_t *r);
+void cb_bench_group_end(cb_bench_t *b, const group_t *g, const slot_t *slots, int n);
+
+/* bench_overlap.c: after s's checks, its round trips beside a compute kernel (collective; sets
+ * s->ov_state); and its roundtrip_loaded row (collective). */
 void cb_bench_measure_overlap(cb_bench_t *b, const group_t *g, slot_t *s, int chunk);
 void cb_bench_report_loaded(cb_bench_t *b, const group_t *g, slot_t *s, unsigned long long mem_max);
 

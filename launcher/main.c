@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "args.h"
-#include "attn_variant.h"
 #include "bench.h"
 #include "collective.h"
 #include "error_gpu.h"
@@ -53,27 +52,18 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
  * mismatch is a usage error naming the variable, before any GPU work. (The SM cap may differ:
  * the world agrees on the smallest.) */
 static int knobs_agree(const cb_knobs_t *k, char *why, size_t n) {
-  static const char *const names[] = {"CB_MAX_BLOCKS",  "CB_AR_LL_MAX",      "CB_AR_ONESHOT_MAX", "CB_AR_TWOSHOT_MAX",
-                                      "CB_AR_CE_CHUNK", "CB_AR_HIER_CHUNKS", "CB_MOE_PUSH_PCT",   "CB_SHARE_GPUS"};
-  enum { NK = sizeof names / sizeof names[0] };
-  long long v[2 * NK], lo[2 * NK];
-  const long long mine[NK] = {k->max_blocks,
-                              (long long)k->ar.ll_max,
-                              (long long)k->ar.oneshot_max,
-                              (long long)k->ar.twoshot_max,
-                              (long long)k->ar_ce_chunk,
-                              k->ar_hier_chunks,
-                              k->moe_push_pct,
-                              k->share_gpus};
-  for (int i = 0; i < NK; i++) {
+  const char *names[CB_KNOBS_ALIKE];
+  long long mine[CB_KNOBS_ALIKE], v[2 * CB_KNOBS_ALIKE], lo[2 * CB_KNOBS_ALIKE];
+  const int nk = cb_knobs_alike(k, names, mine);
+  for (int i = 0; i < nk; i++) {
     v[i] = mine[i];       /* min */
-    v[NK + i] = -mine[i]; /* -max */
+    v[nk + i] = -mine[i]; /* -max */
   }
-  CB_MPI(MPI_Allreduce(v, lo, 2 * NK, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
-  for (int i = 0; i < NK; i++)
-    if (lo[i] != -lo[NK + i]) {
+  CB_MPI(MPI_Allreduce(v, lo, 2 * nk, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD));
+  for (int i = 0; i < nk; i++)
+    if (lo[i] != -lo[nk + i]) {
       snprintf(why, n, "%s differs between ranks (%lld to %lld): set it alike on every rank (mpirun -x %s)", names[i],
-               lo[i], -lo[NK + i], names[i]);
+               lo[i], -lo[nk + i], names[i]);
       return -1;
     }
   return 0;
@@ -134,7 +124,6 @@ static int parse_phase(cb_main_t *m, int argc, char **argv) {
     return CB_EXIT_OK;
   }
   if (rc != CB_ARGS_OK) return fail(m, CB_EXIT_USAGE, err);
-  args->attn.cmdline = args->cmdline; /* --save records it; args lives until exit */
   if (args->nalgos == 1 && strcmp(args->algos[0], "help") == 0) {
     list_algos(args->family);
     return CB_EXIT_OK;
@@ -144,20 +133,20 @@ static int parse_phase(cb_main_t *m, int argc, char **argv) {
   return CB_CONTINUE;
 }
 
-/* The checks that need the world (its rank count, the GPU's SMs) and --save's directory, which
- * only rank 0 writes (so only its file system counts). The same verdict on every rank. */
+/* The checks that need the world (its rank count, the GPU's SMs), and the family's (family.h):
+ * what needs the rank count, on every rank, and the files it will write, which only rank 0
+ * writes (so only its file system counts). The same verdict on every rank. */
 static int world_checks(cb_main_t *m, char *why, size_t n) {
   const cb_args_t *args = m->args;
   const cb_world_t *w = &m->world;
+  const cb_family_info_t *fi = cb_family_info(args->family);
+  const void *config = cb_args_config_const(args);
   why[0] = 0;
   if (m->fault.action != CB_FAULT_NONE && m->fault.rank >= w->mpi.nranks)
     snprintf(why, n, "CB_FAULT: rank %d does not exist (%d ranks)", m->fault.rank, w->mpi.nranks);
   if (!why[0]) cb_knobs_check_sms(&m->knobs, args->sms ? "--sms" : "CB_SMS", w->sm_count, w->gpu_name, why, n);
-  for (int t = 0; args->family == CB_MOE && !why[0] && t < args->ndtypes; t++)
-    cb_moe_config_check(&args->moe, w->mpi.nranks, args->dtypes[t], why, n);
-  if (!why[0] && args->family == CB_RINGATTN) cb_attn_ulysses_check(&args->attn, w->mpi.nranks, why, n);
-  if (!why[0] && args->family == CB_RINGATTN && args->attn.save_dir[0] && w->mpi.rank == 0)
-    cb_attn_check_save_dir(args->attn.save_dir, why, n);
+  if (!why[0] && fi->check_ranks) fi->check_ranks(config, w->mpi.nranks, args->dtypes, args->ndtypes, why, n);
+  if (!why[0] && fi->check_outputs && w->mpi.rank == 0) fi->check_outputs(config, why, n);
   return cb_mpi_agree(w->mpi.comm, !why[0], why, n) ? 0 : -1;
 }
 

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "attn_cudnn.h"
+#include "libraries.h"
 
 static void rank_json(const cb_meta_rank_t *r, cb_strbuf_t *out) {
   cb_sb_printf(out, "{\"rank\":%d,\"host\":", r->rank);
@@ -145,10 +145,7 @@ void cb_meta_json(const cb_meta_t *m, cb_strbuf_t *out) {
                w->driver_version, w->runtime_version, m->nccl, w->nccl_version);
   cb_sb_printf(out, ",\"mpi\":");
   cb_sb_json_str(out, m->mpi);
-  char cudnn[128]; /* the ringattn *_cudnn rows' library: loaded version and headers, or "not available: ..." */
-  cb_cudnn_version(cudnn, sizeof cudnn);
-  cb_sb_printf(out, ",\"cudnn\":");
-  cb_sb_json_str(out, cudnn);
+  cb_libraries_json(out);
   cb_sb_printf(out, ",\"peer_memory\":%s,\"peer_memory_note\":", w->peer_ok ? "true" : "false");
   cb_sb_json_str(out, w->peer_why);
   limits_json(m, out);

@@ -10,15 +10,13 @@
 #                             out: machines without internet, like many GPU nodes); 12 install
 #                             failed. Progress goes to stderr; $CB_PKG_LOG keeps apt's output:
 #                             a new file (mktemp, never a name someone could plant a symlink
-#                             at) removed when the install succeeded, kept and named otherwise;
-#                             a CB_PKG_LOG set by the caller is used as it is.
+#                             at) removed when the install succeeded, kept and named otherwise.
 #   cb_pkg_hint NAME...       the exact command a non-root user runs to install them
 # CB_PKG_APT_OPTS: extra apt-get options for both calls (the CPU test points apt at an
 # unreachable source with its own state folders to exercise the "no registry" path).
 CB_PKG_LIST=${CB_PKG_LIST:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/packages.txt}
 CB_PKG_UPDATE_TIMEOUT=${CB_PKG_UPDATE_TIMEOUT:-25}
-CB_PKG_LOG_GIVEN=${CB_PKG_LOG:-}
-CB_PKG_LOG=$CB_PKG_LOG_GIVEN
+CB_PKG_LOG=""
 
 cb_pkg_names() {
   awk -v tag="$1" '!/^#/ && NF >= 2 { n = split($2, t, ","); for (i = 1; i <= n; i++) if (t[i] == tag) print $1 }' "$CB_PKG_LIST"
@@ -46,18 +44,17 @@ cb_pkg_install() {
   # A machine without a route to the registry fails here within the limit instead of hanging
   # in DNS or TCP retries; apt reports unreachable sources as "Err:" / "Failed to fetch" lines
   # (and may still exit 0), so those count as unreachable too.
-  local extra
+  local extra log
   read -r -a extra <<< "${CB_PKG_APT_OPTS:-}"
-  if [ -z "$CB_PKG_LOG_GIVEN" ]; then
-    CB_PKG_LOG=$(mktemp "${TMPDIR:-/tmp}/collbench-packages.XXXXXX") || return 12
-  fi
+  log=$(mktemp "${TMPDIR:-/tmp}/collbench-packages.XXXXXX") || return 12
+  CB_PKG_LOG=$log # named to the caller when the install fails
   if ! timeout "$CB_PKG_UPDATE_TIMEOUT" apt-get "${extra[@]}" update -q -o Acquire::Retries=0 -o Acquire::http::Timeout=10 \
-      -o Acquire::https::Timeout=10 > "$CB_PKG_LOG" 2>&1 ||
-     grep -Eq '^(Err:|W: Failed to fetch|E: Failed to fetch)' "$CB_PKG_LOG"; then
+      -o Acquire::https::Timeout=10 > "$log" 2>&1 ||
+     grep -Eq '^(Err:|W: Failed to fetch|E: Failed to fetch)' "$log"; then
     return 11
   fi
-  apt-get "${extra[@]}" install -y -q --no-install-recommends "$@" >> "$CB_PKG_LOG" 2>&1 || return 12
-  [ -n "$CB_PKG_LOG_GIVEN" ] || rm -f -- "$CB_PKG_LOG"
+  apt-get "${extra[@]}" install -y -q --no-install-recommends "$@" >> "$log" 2>&1 || return 12
+  rm -f -- "$log"
   return 0
 }
 

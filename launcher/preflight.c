@@ -43,8 +43,8 @@ int cb_preflight_outputs(const cb_args_t *a, char *why, size_t n) {
     snprintf(partial, sizeof partial, "%s.partial.jsonl", a->json);
     if (probe_output("--json", a->json, why, n) || probe_output("--json", partial, why, n)) return -1;
   }
-  if (a->family == CB_RINGATTN && a->attn.save_dir[0]) return cb_attn_check_save_dir(a->attn.save_dir, why, n);
-  return 0;
+  const cb_family_info_t *fi = cb_family_info(a->family);
+  return fi->check_outputs ? fi->check_outputs(cb_args_config_const(a), why, n) : 0;
 }
 
 /* Rank 0's line naming the ranks whose command line differs from its own (at most 8 listed). */

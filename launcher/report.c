@@ -15,6 +15,37 @@ static void num(cb_strbuf_t *b, int present, double v, const char *fmt) {
   if (present && isfinite(v)) cb_sb_printf(b, fmt, v);
 }
 
+/* The CSV's columns before and after the family columns (row.h). */
+static const char kHead[] = "family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"
+                            "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes";
+static const char kTail[] = "sms,slowdown_comm,slowdown_compute";
+
+void cb_csv_header(cb_strbuf_t *out) {
+  cb_sb_printf(out, "%s", kHead);
+  for (int c = 0; c < CB_NCOLS; c++)
+    if (!cb_columns[c].csv_last) cb_sb_printf(out, ",%s", cb_columns[c].name);
+  cb_sb_printf(out, ",%s", kTail);
+  for (int c = 0; c < CB_NCOLS; c++)
+    if (cb_columns[c].csv_last) cb_sb_printf(out, ",%s", cb_columns[c].name);
+}
+
+/* A real cell has a value when finite and, for a measured column, on a timed row. */
+static int real_present(const cb_row_t *w, int c) {
+  return (!cb_columns[c].measured || w->timed) && isfinite(w->col[c].d);
+}
+
+/* Family column c of w as one CSV field (empty outside the row's groups), after a comma. */
+static void csv_cell(const cb_row_t *w, int c, cb_strbuf_t *b) {
+  const cb_column_t *k = &cb_columns[c];
+  cb_sb_printf(b, ",");
+  if (!(w->groups & k->group)) return;
+  switch (k->kind) {
+  case CB_COL_TEXT: cb_sb_csv_field(b, w->col[c].s); break;
+  case CB_COL_INT: cb_sb_printf(b, "%lld", w->col[c].i); break;
+  case CB_COL_REAL: num(b, real_present(w, c), w->col[c].d, k->csv_fmt); break;
+  }
+}
+
 void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
   cb_sb_csv_field(b, w->family);
   cb_sb_printf(b, ",");
@@ -32,41 +63,17 @@ void cb_row_csv(const cb_row_t *w, cb_strbuf_t *b) {
   if (w->wrong >= 0) cb_sb_printf(b, "%lld", w->wrong);
   cb_sb_printf(b, ",");
   cb_sb_csv_field(b, w->note);
-  cb_sb_printf(b, ",%s,%d,%llu,", w->mode, w->iters, (unsigned long long)w->mem_bytes);
-  if (w->is_moe) {
-    cb_sb_csv_field(b, w->model);
-    cb_sb_printf(b, ",%llu,%d,%d,%d,", (unsigned long long)w->tokens, w->hidden, w->topk, w->experts);
-    cb_sb_csv_field(b, w->routing);
-    cb_sb_printf(b, ",%s,", w->phase);
-    num(b, w->timed, w->remote_gbs, "%.3f");
-    cb_sb_printf(b, ",");
-    num(b, 1, w->imbalance, "%.4f");
-    cb_sb_printf(b, ",");
-    num(b, w->timed, w->net_bytes, "%.0f");
-    cb_sb_printf(b, ",");
-    num(b, w->timed, w->nvlink_bytes, "%.0f");
-  } else {
-    cb_sb_printf(b, ",,,,,,,,,,");
-  }
-  if (w->is_attn) {
-    cb_sb_printf(b, ",%llu,%d,%d,%d,%d,%d,", (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads, w->head_dim,
-                 w->causal);
-    const double m[] = {w->tflops,           w->comm_us, w->compute_us, w->overlap_eff,
-                        w->ring_over_single, w->err_max, w->err_mean};
-    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-      if (i) cb_sb_printf(b, ",");
-      num(b, w->timed, m[i], i >= 5 ? "%.6g" : "%.4f");
-    }
-  } else {
-    cb_sb_printf(b, ",,,,,,,,,,,,,"); /* the 13 ringattn columns */
-  }
+  cb_sb_printf(b, ",%s,%d,%llu", w->mode, w->iters, (unsigned long long)w->mem_bytes);
+  for (int c = 0; c < CB_NCOLS; c++)
+    if (!cb_columns[c].csv_last) csv_cell(w, c, b);
   cb_sb_printf(b, ",");
   if (w->sms) cb_sb_printf(b, "%d", w->sms > 0 ? w->sms : 0);
   cb_sb_printf(b, ",");
   num(b, w->loaded && w->timed, w->slowdown_comm, "%.4f");
   cb_sb_printf(b, ",");
   num(b, w->loaded && w->timed, w->slowdown_compute, "%.4f");
-  cb_sb_printf(b, ",%s", w->is_attn && w->pass ? w->pass : "");
+  for (int c = 0; c < CB_NCOLS; c++)
+    if (cb_columns[c].csv_last) csv_cell(w, c, b);
 }
 
 static void jnum(cb_strbuf_t *b, const char *key, int present, double v) {
@@ -95,26 +102,18 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
   cb_sb_json_str(b, w->note);
   cb_sb_printf(b, ",\"mode\":\"%s\",\"iters\":%d,\"mem_bytes\":%llu", w->mode, w->iters,
                (unsigned long long)w->mem_bytes);
-  if (w->is_moe) {
-    cb_sb_printf(b, ",\"model\":");
-    cb_sb_json_str(b, w->model);
-    cb_sb_printf(b, ",\"tokens\":%llu,\"hidden\":%d,\"topk\":%d,\"experts\":%d,\"routing\":",
-                 (unsigned long long)w->tokens, w->hidden, w->topk, w->experts);
-    cb_sb_json_str(b, w->routing);
-    cb_sb_printf(b, ",\"phase\":\"%s\"", w->phase);
-    jnum(b, "remote_gbs", w->timed, w->remote_gbs);
-    jnum(b, "imbalance", 1, w->imbalance);
-    jnum(b, "net_bytes", w->timed, w->net_bytes);
-    jnum(b, "nvlink_bytes", w->timed, w->nvlink_bytes);
-  }
-  if (w->is_attn) {
-    cb_sb_printf(b, ",\"seq\":%llu,\"batch\":%d,\"heads\":%d,\"kv_heads\":%d,\"head_dim\":%d,\"causal\":%d",
-                 (unsigned long long)w->seq, w->batch, w->heads, w->kv_heads, w->head_dim, w->causal);
-    cb_sb_printf(b, ",\"pass\":\"%s\"", w->pass ? w->pass : "fwd");
-    const char *k[] = {"tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single", "err_max", "err_mean"};
-    const double m[] = {w->tflops,           w->comm_us, w->compute_us, w->overlap_eff,
-                        w->ring_over_single, w->err_max, w->err_mean};
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) jnum(b, k[i], w->timed, m[i]);
+  /* the family columns of the row's groups, in the schema's order */
+  for (int c = 0; c < CB_NCOLS; c++) {
+    const cb_column_t *k = &cb_columns[c];
+    if (!(w->groups & k->group)) continue;
+    switch (k->kind) {
+    case CB_COL_TEXT:
+      cb_sb_printf(b, ",\"%s\":", k->name);
+      cb_sb_json_str(b, w->col[c].s ? w->col[c].s : "");
+      break;
+    case CB_COL_INT: cb_sb_printf(b, ",\"%s\":%lld", k->name, w->col[c].i); break;
+    case CB_COL_REAL: jnum(b, k->name, real_present(w, c), w->col[c].d); break;
+    }
   }
   if (w->sms) cb_sb_printf(b, ",\"sms\":%d", w->sms > 0 ? w->sms : 0);
   else cb_sb_printf(b, ",\"sms\":null");
@@ -123,30 +122,29 @@ void cb_row_json(const cb_row_t *w, cb_strbuf_t *b) {
   cb_sb_printf(b, "}");
 }
 
-static void table_header(cb_report_t *r, int kind) {
-  if (!r->table) return;
-  if (kind == 3)
-    fprintf(r->table,
-            "#\n# %8s %-9s %-3s %-4s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n"
-            "# %8s %-9s %-3s %-4s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s\n",
-            "seq", "type", "cau", "pass", "algo", "mode", "time", "TFLOP/s", "compute", "comm", "overlap", "r/single",
-            "max err", "sms", "#wrong", "note", "", "", "", "", "", "", "(us)", "(/GPU)", "(us)", "(us)", "", "", "",
-            "", "");
-  else if (kind == 2)
-    fprintf(r->table,
-            "#\n# %8s %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n"
-            "# %8s %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s\n",
-            "tokens", "type", "phase", "algo", "mode", "time", "p50", "p99", "algbw", "remote", "imbal", "sms",
-            "#wrong", "note", "(/rank)", "", "", "", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "", "", "");
-  else
-    fprintf(r->table,
-            "#\n# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n"
-            "# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s\n",
-            "size", "count", "type", "redop", "ip", "mode", "algo", "time", "algbw", "busbw", "p50", "p99", "sms",
-            "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "(us)", "(us)", "",
-            "");
-  r->table_kind = kind;
+/* The classic table (the nccl-tests layout), for rows of families without a table of their own. */
+static void classic_header(cb_strbuf_t *out) {
+  cb_sb_printf(out,
+               "#\n# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n"
+               "# %12s %12s %-9s %-5s %-3s %-6s %-13s %10s %8s %8s %10s %10s %4s %7s\n",
+               "size", "count", "type", "redop", "ip", "mode", "algo", "time", "algbw", "busbw", "p50", "p99", "sms",
+               "#wrong", "note", "(B)", "(elements)", "", "", "", "", "", "(us)", "(GB/s)", "(GB/s)", "(us)", "(us)",
+               "", "");
 }
+
+static void classic_line(const cb_row_t *w, const char *sms, const char *wrong, cb_strbuf_t *out) {
+  if (w->timed)
+    cb_sb_printf(out, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10.2f %8.2f %8.2f %10.2f %10.2f %4s %7s  %s\n",
+                 (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op, w->inplace, w->mode,
+                 w->algo, w->time_us_mean, w->algbw_gbs, w->busbw_gbs, w->time_us_p50, w->time_us_p99, sms, wrong,
+                 w->note);
+  else
+    cb_sb_printf(out, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n",
+                 (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op, w->inplace, w->mode,
+                 w->algo, "-", "-", "-", "-", "-", sms, wrong, w->note);
+}
+
+static const cb_table_t kClassic = {classic_header, classic_line};
 
 static void table_row(cb_report_t *r, const cb_row_t *in) {
   if (!r->table) return;
@@ -155,44 +153,18 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
   const cb_row_t *w = &copy;
   for (char *c = copy.note; *c; c++)
     if ((unsigned char)*c < 0x20) *c = ' ';
-  int kind = w->is_attn ? 3 : w->is_moe ? 2 : 1;
-  if (r->table_kind != kind) table_header(r, kind);
+  const cb_table_t *t = w->table ? w->table : &kClassic;
+  cb_strbuf_t out;
+  cb_sb_init(&out);
+  if (!r->table_started || r->table_shown != t) t->header(&out);
+  r->table_started = 1;
+  r->table_shown = t;
   char wrong[32] = "-", sms[16] = "-";
   if (w->wrong >= 0) snprintf(wrong, sizeof wrong, "%lld", w->wrong);
   if (w->sms) snprintf(sms, sizeof sms, "%d", w->sms > 0 ? w->sms : 0);
-  if (w->is_attn) {
-    const char *pass = w->pass ? w->pass : "fwd";
-    if (w->timed)
-      fprintf(r->table, "  %8llu %-9s %-3d %-4s %-15s %-6s %11.1f %8.1f %10.1f %10.1f %7.3f %7.3f %9.2e %4s %7s  %s\n",
-              (unsigned long long)w->seq, w->dtype, w->causal, pass, w->algo, w->mode, w->time_us_mean, w->tflops,
-              w->compute_us, w->comm_us, w->overlap_eff, w->ring_over_single, w->err_max, sms, wrong, w->note);
-    else
-      fprintf(r->table, "  %8llu %-9s %-3d %-4s %-15s %-6s %11s %8s %10s %10s %7s %7s %9s %4s %7s  %s\n",
-              (unsigned long long)w->seq, w->dtype, w->causal, pass, w->algo, w->mode, "-", "-", "-", "-", "-", "-",
-              "-", sms, wrong, w->note);
-  } else if (w->is_moe) {
-    if (w->timed) {
-      /* percentiles may be absent (--overlap's roundtrip_loaded rows): "-" */
-      char p50[32] = "-", p99[32] = "-";
-      if (isfinite(w->time_us_p50)) snprintf(p50, sizeof p50, "%.2f", w->time_us_p50);
-      if (isfinite(w->time_us_p99)) snprintf(p99, sizeof p99, "%.2f", w->time_us_p99);
-      fprintf(r->table, "  %8llu %-9s %-16s %-13s %-6s %11.2f %11s %11s %9.2f %9.2f %7.3f %4s %9s  %s\n",
-              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, w->time_us_mean, p50, p99,
-              w->algbw_gbs, w->remote_gbs, w->imbalance, sms, wrong, w->note);
-    } else
-      fprintf(r->table, "  %8llu %-9s %-16s %-13s %-6s %11s %11s %11s %9s %9s %7s %4s %9s  %s\n",
-              (unsigned long long)w->tokens, w->dtype, w->phase, w->algo, w->mode, "-", "-", "-", "-", "-", "-", sms,
-              wrong, w->note);
-  } else {
-    if (w->timed)
-      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10.2f %8.2f %8.2f %10.2f %10.2f %4s %7s  %s\n",
-              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op, w->inplace, w->mode, w->algo,
-              w->time_us_mean, w->algbw_gbs, w->busbw_gbs, w->time_us_p50, w->time_us_p99, sms, wrong, w->note);
-    else
-      fprintf(r->table, "  %12llu %12llu %-9s %-5s %-3d %-6s %-13s %10s %8s %8s %10s %10s %4s %7s  %s\n",
-              (unsigned long long)w->bytes, (unsigned long long)w->count, w->dtype, w->op, w->inplace, w->mode, w->algo,
-              "-", "-", "-", "-", "-", sms, wrong, w->note);
-  }
+  t->line(w, sms, wrong, &out);
+  fputs(out.s, r->table);
+  cb_sb_free(&out);
   fflush(r->table);
 }
 
@@ -218,7 +190,11 @@ int cb_report_open(cb_report_t *r, FILE *table, const char *csv_path, const char
   if (csv_path && csv_path[0]) {
     snprintf(r->csv_path, sizeof r->csv_path, "%s", csv_path);
     if (!(r->csv = create_output("CSV file", csv_path, why, n))) return -1;
-    fprintf(r->csv, "%s\n", CB_CSV_HEADER);
+    cb_strbuf_t header;
+    cb_sb_init(&header);
+    cb_csv_header(&header);
+    fprintf(r->csv, "%s\n", header.s);
+    cb_sb_free(&header);
     fflush(r->csv);
   }
   if (json_path && json_path[0]) {
@@ -283,7 +259,7 @@ int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n)
   if (r->json_path[0]) {
     char tmp[1200];
     int fd = cb_newfile_temp(r->json_path, tmp, sizeof tmp); /* renamed over the name once complete */
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    FILE *f = fd < 0 ? NULL : cb_newfile_stream(fd);         /* capped at CB_NEWFILE_MAX_BYTES */
     if (!f) {
       snprintf(why, n, "cannot create a file beside '%s': %s", r->json_path, strerror(errno));
       if (fd >= 0) {

@@ -14,50 +14,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "row.h"
 #include "strbuf.h"
 
-/* Column order of the CSV; the JSON rows use the same names. */
-#define CB_CSV_HEADER                                                                              \
-  "family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean,time_us_max,"             \
-  "time_us_p50,time_us_p99,algbw_gbs,busbw_gbs,wrong,note,mode,iters,mem_bytes,model,tokens,"      \
-  "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads," \
-  "kv_heads,head_dim,"                                                                             \
-  "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"            \
-  "slowdown_comm,slowdown_compute,pass"
-
-typedef struct cb_row {
-  const char *family, *algo, *dtype, *op;
-  uint64_t bytes, count;
-  int inplace;
-  int ranks, nodes;
-  const char *gpu;
-  int timed; /* 0: skipped / not supported (note says why); time and bandwidth fields empty */
-  double time_us_mean, time_us_max, time_us_p50, time_us_p99, algbw_gbs, busbw_gbs;
-  long long wrong; /* -1: not checked (-c 0) */
-  char note[512];
-  const char *mode; /* eager | graph */
-  int iters;
-  uint64_t mem_bytes;
-  int sms; /* SMs the custom kernels occupied: > 0 that many, < 0 none (copy engine: written 0),
-              0 not reported (NCCL, skipped rows: empty) */
-  /* moe only (is_moe = 0 leaves these columns empty) */
-  int is_moe;
-  const char *model, *routing, *phase;
-  uint64_t tokens;
-  int hidden, topk, experts;
-  double remote_gbs, imbalance;
-  double net_bytes, nvlink_bytes; /* bytes per rank over the network / NVLink (NaN: not reported) */
-  /* the roundtrip_loaded row of --overlap (loaded = 1; else these columns stay empty): the round
-   * trip's and the compute kernel's times beside each other over their times alone */
-  int loaded;
-  double slowdown_comm, slowdown_compute;
-  /* ringattn only (is_attn = 0 leaves these columns empty; docs/results-format.md defines them) */
-  int is_attn;
-  uint64_t seq;
-  int batch, heads, kv_heads, head_dim, causal;
-  const char *pass; /* fwd | bwd | both (--pass) */
-  double tflops, comm_us, compute_us, overlap_eff, ring_over_single, err_max, err_mean;
-} cb_row_t;
+/* The CSV's header line (no newline): the columns every row has, the family columns of the
+ * schema (row.h) where the CSV puts them. The JSON rows use the same names. */
+void cb_csv_header(cb_strbuf_t *out);
 
 typedef struct cb_report {
   FILE *table; /* stdout on rank 0, NULL elsewhere */
@@ -69,7 +31,10 @@ typedef struct cb_report {
   cb_strbuf_t meta; /* metadata object text */
   cb_strbuf_t rows; /* row objects joined by ",\n" for the final JSON */
   int nrows;
-  int table_kind; /* 0 none yet, 1 classic, 2 moe, 3 ringattn: header printed before the first row */
+  /* the table on stdout whose header was printed last (row.h; NULL: the classic one), once
+   * table_started: a row of another table prints that table's header first */
+  int table_started;
+  const cb_table_t *table_shown;
 } cb_report_t;
 
 /* Opens the outputs (either path may be empty). meta_json is a JSON object's text. Returns 0,

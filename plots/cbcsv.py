@@ -4,13 +4,17 @@ Columns are found by header name, never by position, so collbench can add column
 breaking the charts. Bad input raises InputError with one line naming the file and the
 problem; the command-line scripts print it and exit 2 (no traceback for a malformed file).
 A row is "skipped" when its time_us_mean is empty (collbench then puts the reason in note).
+Files are read through plots/infile.py (no symlink followed, a size cap, UTF-8, ASCII decimal
+numbers); parse() checks a CSV's text the same way (the nccl-tests import checks what it writes).
 """
 import csv
 import io
-import math
 import os
-import stat
 import sys
+
+import infile
+import hwfigures
+from infile import InputError, excerpt, shown  # noqa: F401  (every reader of plots/ raises this one error)
 
 EXIT_INPUT = 2
 # The largest magnitude any numeric column may have: 2^60 bytes and 10^18 us are far past any
@@ -25,6 +29,8 @@ CSV_MAX_BYTES = 64 << 20
 PASSES = ("", "fwd", "bwd", "both")  # ringattn --pass; empty: a row from before it, or another family
 ONE_LINE = ("family", "algo", "dtype", "op", "mode", "phase", "pass") + ("ranks", "nodes", "gpu", "model", "routing")
 INCOMPLETE_FILE = "incomplete.txt"  # written by launcher/collbench-run into a run it cut short
+INCOMPLETE_MAX_BYTES = 64 << 10  # one line of collbench-run's
+LINK_MAX_BYTES = 4096  # link_gbs: one number
 
 # Columns every chart needs; moe rows additionally need MOE_REQUIRED, ringattn rows ATTN_REQUIRED.
 REQUIRED = ("family", "algo", "dtype", "op", "bytes", "inplace", "mode",
@@ -37,10 +43,6 @@ ATTN_FLOAT = ("tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_singl
               "err_mean")
 # Read when present, empty otherwise (titles and MoE configuration only).
 OPTIONAL = ("ranks", "nodes", "gpu", "model", "hidden", "topk", "experts", "routing")
-
-
-class InputError(Exception):
-    """Bad input; str() is the message for stderr."""
 
 
 class Run:
@@ -57,43 +59,27 @@ class Run:
         return [r for r in self.rows if not r["skipped"]]
 
 
-def shown(s):
-    """A name fit for a message, heading or title: bytes that are not UTF-8 (a folder name
-    decoded with surrogateescape) as \\xNN, control characters as spaces."""
-    s = os.fsencode(s).decode("utf-8", "backslashreplace") if isinstance(s, str) else str(s)
-    return "".join(" " if ord(c) < 32 or ord(c) == 127 else c for c in s)
-
-
 def read_incomplete(run_dir):
     """Why the run was cut short (RUN_DIR/incomplete.txt, one line), or None when it was not."""
-    path = os.path.join(run_dir, INCOMPLETE_FILE)
-    if not os.path.lexists(path):
+    data = infile.read_bytes(os.path.join(run_dir, INCOMPLETE_FILE), INCOMPLETE_MAX_BYTES, absent_ok=True)
+    if data is None:
         return None
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise InputError(f"{path}: not a regular file")
-            data = f.read(4096)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})")
     text = shown(data.decode("utf-8", "replace").splitlines()[0] if data.strip() else "").strip()
     return text[:200] or "no reason recorded"
 
 
 def resolve(arg):
-    """RESULTS_DIR_OR_CSV -> (csv path, results dir, run name for labels)."""
+    """RESULTS_DIR_OR_CSV -> (csv path, results dir, run name for labels). A folder's results.csv
+    and a named CSV are read by load() without following a symlink."""
     if os.path.isdir(arg):
         path = os.path.join(arg, "results.csv")
-        if not os.path.isfile(path):
-            raise InputError(f"{path}: no such file (a results folder holds results.csv)")
+        if not os.path.lexists(path):
+            raise InputError(f"{shown(path)}: no such file (a results folder holds results.csv)")
         run_dir = arg
-    elif os.path.isfile(arg):
+    elif os.path.lexists(arg) and not os.path.isdir(arg):
         path, run_dir = arg, os.path.dirname(arg) or "."
-    elif os.path.exists(arg):
-        raise InputError(f"{arg}: not a regular file or folder")
     else:
-        raise InputError(f"{arg}: no such file or folder")
+        raise InputError(f"{shown(arg)}: no such file or folder")
     if os.path.basename(path) == "results.csv":
         name = os.path.basename(os.path.normpath(os.path.abspath(run_dir)))
     else:
@@ -104,45 +90,28 @@ def resolve(arg):
 def read_link(run_dir):
     """The per-direction link limit from RUN_DIR/link_gbs, or None when the file is absent."""
     path = os.path.join(run_dir, "link_gbs")
-    if not os.path.isfile(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(4096).strip()  # one number; a huge file is not one
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read ({e})")
-    return parse_link(text, path)
+    text = infile.read_text(path, LINK_MAX_BYTES, absent_ok=True)
+    return None if text is None else parse_link(text.strip(), path)
 
 
 def parse_link(text, where):
-    try:
-        v = float(text)
-    except ValueError:
-        v = float("nan")
-    if not math.isfinite(v) or v <= 0:
-        raise InputError(f"{where}: expected one positive number (GB/s), got '{text}'")
-    return v
+    """A link rate (link_gbs's text, --link's value) in GB/s: hwfigures' one rule."""
+    return hwfigures.link_gbs(text, where)
 
 
 def load(arg, warn=True):
     """Parses RESULTS_DIR_OR_CSV into a Run; raises InputError on anything malformed.
     warn=False drops the stderr warning about a cut-off last row (a caller already said it)."""
     path, run_dir, name = resolve(arg)
-    try:
-        with open(path, "rb") as f:
-            data = f.read(CSV_MAX_BYTES + 1)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})")
-    if len(data) > CSV_MAX_BYTES:
-        raise InputError(f"{path}: larger than {CSV_MAX_BYTES >> 20} MiB, more than any collbench run writes "
-                         "(is this a results CSV?)")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text (is this a results CSV?)")
-    del data
+    text = infile.read_text(path, CSV_MAX_BYTES, bom=True)
+    return parse(text, path, run_dir, name, warn)
+
+
+def parse(text, path, run_dir, name, warn=True):
+    """The Run of a results CSV's text (path names it in messages); load() without the file."""
     if not text.strip():
-        raise InputError(f"{path}: empty file (no header, no rows)")
+        raise InputError(f"{shown(path)}: empty file (no header, no rows)")
+    path = shown(path)
     try:
         reader = csv.reader(io.StringIO(text, newline=""), strict=True)
         records = [(reader.line_num, rec) for rec in reader]  # line_num: where the record ends
@@ -155,7 +124,7 @@ def load(arg, warn=True):
                          f"(is this a collbench results CSV?)")
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
-        raise InputError(f"{path}: the header names column(s) {', '.join(dup)} more than once")
+        raise InputError(f"{path}: the header names column(s) {', '.join(excerpt(d, quote=False) for d in dup)} more than once")
     col = {h: i for i, h in enumerate(header)}
     rows = []
     for k, (n, rec) in enumerate(records[1:], start=1):
@@ -184,23 +153,31 @@ def load(arg, warn=True):
     return Run(path, run_dir, name, rows)
 
 
+def keep_algo(run, algo, which):
+    """run's rows of algorithm algo (--compare-algo); InputError naming the ones it has when
+    it has none of algo."""
+    have = sorted({r["algo"] for r in run.rows})
+    if algo not in have:
+        raise InputError(f"--compare-algo {excerpt(algo)}: {which} ({shown(run.csv_path)}) has no such algorithm "
+                         f"(it has: {', '.join(have)})")
+    return [r for r in run.rows if r["algo"] == algo]
+
+
 def _number(rec, col, name, path, n, kind):
-    """Field NAME as int/float; None when empty. Rejects text and non-finite values."""
+    """Field NAME as int/float; None when empty. Rejects text, non-finite values and numbers
+    outside +-NUMBER_MAX (infile.decimal: ASCII decimal digits only)."""
     if name not in col:
         return None
     s = rec[col[name]].strip()
     if s == "":
         return None
-    try:
-        v = float(s)
-    except ValueError:
-        v = float("nan")
-    if not math.isfinite(v) or (kind is int and v != int(v)):
+    v = infile.decimal(s, integer=kind is int)
+    if v is None:
         what = "an integer" if kind is int else "a finite number"
-        raise InputError(f"{path}:{n}: column {name} is '{s}', expected {what}")
+        raise InputError(f"{path}:{n}: column {name} is {excerpt(s)}, expected {what}")
     if abs(v) > NUMBER_MAX:
-        raise InputError(f"{path}:{n}: column {name} is '{s}', out of range (at most {NUMBER_MAX:g})")
-    return int(v) if kind is int else v
+        raise InputError(f"{path}:{n}: column {name} is {excerpt(s)}, out of range (at most {NUMBER_MAX:g})")
+    return v
 
 
 def _parse_row(rec, col, path, n):
@@ -253,7 +230,7 @@ def _parse_attn(r, rec, col, path, n):
     if r["causal"] not in (None, 0, 1):
         raise InputError(f"{path}:{n}: column causal is {r['causal']}, expected 0 or 1")
     if r["pass"] not in PASSES:
-        raise InputError(f"{path}:{n}: column pass is '{r['pass'][:40]}', expected fwd, bwd, both or empty")
+        raise InputError(f"{path}:{n}: column pass is {excerpt(r['pass'])}, expected fwd, bwd, both or empty")
     if r["family"] == "ringattn" and not r["pass"]:
         r["pass"] = "fwd"  # a ringattn row from before --pass is the forward: the readers see "fwd"
     if r["family"] == "ringattn" and not r["skipped"] and r["causal"] is None:

@@ -1,16 +1,17 @@
 """Reads and validates the metadata of a collbench results folder (results.json's "meta", or
 the first line of results.json.partial.jsonl for a run that ended early) for plots/verdict.py.
 
-The JSON may come from anywhere (a folder copied from another machine), so its size, depth and
-shape are checked before anything uses it: a file larger than META_MAX_BYTES, nesting deeper
-than Python's parser takes, a string that is not valid Unicode (a lone surrogate) or a field of
-the wrong type raises cbcsv.InputError with one line naming the file and the field.
+The JSON may come from anywhere (a folder copied from another machine), so it is read by
+plots/infile.py (no symlink followed, a regular file, a size cap, UTF-8, nesting, no NaN) and
+its shape is checked before anything uses it: a file larger than META_MAX_BYTES, a field of the
+wrong type or a hardware figure out of range (plots/hwfigures.py) raises cbcsv.InputError with
+one line naming the file and the field.
 """
-import json
 import os
-import stat
 
 import cbcsv
+import hwfigures
+import infile
 
 # results.json holds the rows too: the largest committed one is under 1 MB.
 META_MAX_BYTES = 64 << 20
@@ -22,54 +23,12 @@ FIELDS = {"rank_info": list, "ranks": (int, str), "nodes": (int, str), "peer_mem
 RANK_FIELDS = {"gpu": str, "binding": str}
 
 
-def _read(path, limit):
-    """The bytes of a regular file (at most limit + 1 of them), or None when it does not exist."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        raise cbcsv.InputError(f"{path}: cannot read ({e.strerror})")
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise cbcsv.InputError(f"{path}: not a regular file")
-        try:
-            return f.read(limit + 1)
-        except OSError as e:
-            raise cbcsv.InputError(f"{path}: cannot read ({e.strerror})")
-
-
-def _unicode_ok(v):
-    """True when every string in v (keys too) encodes as UTF-8 (JSON allows lone surrogates)."""
-    stack = [v]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            try:
-                x.encode("utf-8")
-            except UnicodeEncodeError:
-                return False
-        elif isinstance(x, dict):
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif isinstance(x, list):
-            stack.extend(x)
-    return True
-
-
 def parse(data, path):
-    """JSON bytes -> the document; InputError for anything but valid, not too deep UTF-8 JSON."""
+    """JSON bytes -> the document; InputError for anything but valid, not too deep UTF-8 JSON
+    (infile.parse_json's rules)."""
     if len(data) > META_MAX_BYTES:
-        raise cbcsv.InputError(f"{path}: larger than {META_MAX_BYTES >> 20} MiB (is this collbench's JSON?)")
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise cbcsv.InputError(f"{path}: unreadable metadata ({cbcsv.shown(e)})")
-    except RecursionError:
-        raise cbcsv.InputError(f"{path}: unreadable metadata (nested too deeply)")
-    if not _unicode_ok(doc):
-        raise cbcsv.InputError(f"{path}: a string is not valid Unicode (a lone surrogate escape)")
-    return doc
+        raise cbcsv.InputError(f"{cbcsv.shown(path)}: larger than {META_MAX_BYTES >> 20} MiB (is this collbench's JSON?)")
+    return infile.parse_json(data, path)
 
 
 def validate(doc, path):
@@ -90,6 +49,8 @@ def validate(doc, path):
             if key in ri and not isinstance(ri[key], want):
                 raise cbcsv.InputError(f"{path}: meta.rank_info[{i}].{key} is {type(ri[key]).__name__}, "
                                        "expected a string")
+    if meta.get("limits") is not None:
+        hwfigures.limits_object(meta["limits"], f"{path}: meta.limits")
     for key in ("env", "options"):
         for k, v in meta.get(key, {}).items():
             if not isinstance(v, SCALAR):
@@ -102,14 +63,34 @@ def load(run_dir):
     line (a run that ended early), else {}. A malformed partial stream counts as absent (the run
     died mid-write); a malformed results.json is an error."""
     path = os.path.join(run_dir, "results.json")
-    data = _read(path, META_MAX_BYTES)
+    data = infile.read_bytes(path, META_MAX_BYTES, absent_ok=True)
     if data is not None:
         return validate(parse(data, path), path)
     partial = path + ".partial.jsonl"
-    data = _read(partial, META_MAX_BYTES)
+    data = infile.read_bytes(partial, META_MAX_BYTES, absent_ok=True)
     if data is None:
         return {}
     try:
         return validate(parse(data.split(b"\n", 1)[0], partial), partial)
     except cbcsv.InputError:
         return {}
+
+
+def tool_label(run):
+    """Which tool measured a loaded run (cbcsv.Run), for --compare labels: "nccl-tests NAME" for
+    an nccl-tests import (every row's algo is nccl-tests; NAME its binary, from meta.program
+    when results.json says), else "collbench"."""
+    if not run.rows or any(r["algo"] != "nccl-tests" for r in run.rows):
+        return "collbench"
+    try:
+        program = load(run.run_dir).get("program")
+    except cbcsv.InputError:
+        program = None
+    name = os.path.basename(program) if isinstance(program, str) and infile.one_line(program, 4096) else ""
+    return f"nccl-tests {name}".strip()
+
+
+def compare_label(tool, algo):
+    """A --compare line's label after "A: ": the tool, and the algorithm where the tool has several."""
+    return tool if tool.startswith("nccl-tests") else f"{tool} {algo}"
+

@@ -31,17 +31,16 @@ The one-node figure is cross-checked with the machine's copy-engine rate (plots/
 figure per machine, from moe copy_ce). A copy cannot outrun its link, so a rate above ABOVE x
 the figure says the figure is wrong or low; with no figure the rate is information, never the
 limit. A run whose ranks share a GPU claims neither shares nor a link measurement."""
-import json
 import os
 
 import cbcsv
 import cbmeta
 import groups as G
+import hwfigures
 
 FAR_BELOW = 0.5  # a row under half of its limit is flagged
 ABOVE = 1.05  # a row over its limit: the limit recorded is the wrong one (flagged too)
 PCIE_GTS = {1: 2.5, 2: 5.0, 3: 8.0, 4: 16.0, 5: 32.0, 6: 64.0}
-LIMITS_MAX_BYTES = 1 << 20  # limits.json: one small object
 
 
 def pcie_gbs(gen, width):
@@ -50,45 +49,16 @@ def pcie_gbs(gen, width):
     return PCIE_GTS[gen] * width * enc / 8
 
 
-def _number(v):
-    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e9)
-
-
-def _check(lim, where):
-    """lim as a limits object must be: numbers (or null) where the verdict computes; else exit 2."""
-    if not isinstance(lim, dict):
-        raise cbcsv.InputError(f"{where}: limits is not a JSON object")
-    pcie, nics = lim.get("pcie") or {}, lim.get("nics") or []
-    if not isinstance(pcie, dict) or not isinstance(nics, list) or not all(isinstance(n, dict) for n in nics):
-        raise cbcsv.InputError(f"{where}: limits.pcie must be an object and limits.nics a list of objects")
-    values = [lim.get("nvlink_gbs"), lim.get("nvlink_links"), pcie.get("gen"), pcie.get("width")]
-    if not all(_number(v) for v in values + [n.get("gbs") for n in nics]):
-        raise cbcsv.InputError(f"{where}: a limits figure is not a number >= 0 or null")
-    if not all(isinstance(n.get("name", ""), str) for n in nics):
-        raise cbcsv.InputError(f"{where}: a NIC name is not a string")
-    return lim
-
-
 def _legacy_file(run_dir):
     """limits.json of a folder from before meta.limits, or None."""
-    path = os.path.join(run_dir, "limits.json")
-    if not os.path.isfile(path):
-        return None
-    try:
-        with open(path, "rb") as f:
-            data = f.read(LIMITS_MAX_BYTES + 1)
-        if len(data) > LIMITS_MAX_BYTES:
-            raise ValueError(f"larger than {LIMITS_MAX_BYTES} bytes")
-        return _check(json.loads(data.decode("utf-8")), path)
-    except (OSError, ValueError, RecursionError) as e:
-        raise cbcsv.InputError(f"{path}: unreadable limits ({cbcsv.shown(str(e))[:120]})")
+    return hwfigures.read_limits(os.path.join(run_dir, "limits.json"))  # plots/infile.py's reader rule
 
 
 def read(run_dir, meta):
     """The run's limits: {"nvlink_gbs" (None unknown, 0 none active), "nvlink_from", "pcie",
     "nics", "source"}; "source" None when nothing was recorded."""
     if "limits" in meta:
-        lim = dict(_check(meta.get("limits") or {}, os.path.join(run_dir, "results.json")))
+        lim = dict(hwfigures.limits_object(meta.get("limits") or {}, os.path.join(run_dir, "results.json")))
         links = lim.get("nvlink_links")
         per = f": {links} links × {lim['nvlink_gbs'] / links:.1f} GB/s" if lim.get("nvlink_gbs") and \
             isinstance(links, int) and links > 0 else ""
@@ -123,7 +93,10 @@ def one_node(lim):
 
 
 def bound(lim, ranks, nodes, virtual=False):
-    """(limit GB/s or None, short name, the limit in words) for a run of `ranks` on `nodes`."""
+    """(limit GB/s or None, short name, the limit in words) for a run of `ranks` on `nodes`
+    (ranks 0: not recorded, as in an nccl-tests output cut without its device lines)."""
+    if ranks == 0:
+        return None, "", "limit unknown: the run's rank count is not recorded"
     if ranks <= 1:
         return None, "", "one rank: busbw is 0 by definition (nothing crosses a link; collectives need 2 or more GPUs)"
     if nodes > 1 and virtual:

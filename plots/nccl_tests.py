@@ -11,7 +11,8 @@ Two formats, told apart by the first character ('{' is JSON):
   ranks, hosts and GPUs from the "#  Rank N Group G Pid P on HOST device D [BUS] NAME" lines,
   the versions from "# nccl-tests version V nccl-headers=H nccl-library=L" (printed just before
   "starting"; L is what the JSON calls nccl_version).
-- the file `-J FILE` writes (JSON_FILE_VERSION 3; src/util.cu of nccl-tests 2.19.6): "args"
+- the file `-J FILE` writes (read by plots/nccl_tests_json.py; JSON_FILE_VERSION 3,
+  src/util.cu of nccl-tests 2.19.6): "args"
   (args[0] names the binary), "config" (ngpus, nthreads, iterations, graph, "devices": one
   entry per process, parsed from its first GPU's "#  Rank" line) and "results", one object per
   size with "out_of_place"/"in_place"
@@ -22,24 +23,40 @@ Two formats, told apart by the first character ('{' is JSON):
 Each becomes collbench's CSV row (docs/results-format.md): algo "nccl-tests", the family from
 the binary (all_reduce_perf -> allreduce ...), nccl-tests' own size and count (collbench uses
 the same definitions). Tables of a binary collbench has no family for are skipped with a
-warning. Bad input (not UTF-8, empty, over MAX_BYTES, a malformed row, JSON of another shape)
-raises cbcsv.InputError: one line naming the file; the command line exits 2.
+warning. The file is read by plots/infile.py (no symlink followed, at most MAX_BYTES, UTF-8;
+JSON at most infile.MAX_DEPTH deep, no NaN or overflow); every value is checked before it becomes
+a row: numbers in ASCII decimal, finite, counts whole and not negative, names (type, redop) one
+short word, hosts and GPU names one line, thread and GPU counts in range, at most MAX_ROWS rows.
+Bad input raises cbcsv.InputError: one line naming the file (a value quoted as a short, escaped
+excerpt); the command line exits 2.
 
-usage: nccl_tests.py [--family F] --out DIR FILE
+usage: nccl_tests.py [--family F] [--gpu NAME] [--ranks N] [--nodes N] [--out DIR] FILE
   writes DIR/<family>/results.csv and results.json (meta.tool "nccl-tests") per family found
-  and prints each folder; --family names the collective of tables that do not name their binary.
+  (plots/nccl_tests_import.py) and prints each folder; --family names the collective of tables
+  that do not name their binary, --gpu, --ranks and --nodes the GPU model, rank and node
+  count of an output without its "# Using devices" lines (they must agree with the lines
+  where there are some; --ranks alone assumes one node, and the verdict says so).
+  DIR defaults to ./nccl-tests-<FILE's name without extension>. plots/verdict.py judges each
+  folder, with what only the import knows (plots/nccl_tests_verdict.py).
+A `-g N` run's nGpus and nThread, and its validation flag, are kept in meta; an in-place #wrong
+of N/A in a run that validates is a collective nccl-tests does not run in place (alltoall,
+sendrecv): those rows are kept as skipped, never read as unchecked (-c 0).
 """
 import argparse
-import json
-import math
 import os
 import re
 import sys
 
 sys.dont_write_bytecode = True
 import cbcsv  # noqa: E402
+import infile  # noqa: E402
 
 MAX_BYTES = 64 << 20  # a whole nccl-tests sweep with NCCL_DEBUG=INFO is a few MB
+MAX_ROWS = 1 << 16  # result rows of one file: a sweep of every type and op is a few thousand
+MAX_RANKS = 1 << 16  # ranks of one run (threads x GPUs x processes)
+MAX_PER_PROCESS = 1024  # nccl-tests -t threads and -g GPUs of one process, each
+COUNT_MAX = 10 ** 9  # iterations, warmup iterations, graph launches
+NAME = re.compile(r"[A-Za-z0-9_]{1,32}")  # a type or redop as nccl-tests names them
 ALGO = "nccl-tests"
 FAMILIES = {"all_reduce": "allreduce", "all_gather": "allgather", "reduce_scatter": "reducescatter",
             "alltoall": "alltoall", "sendrecv": "sendrecv"}
@@ -48,10 +65,12 @@ COLUMNS = ("family", "algo", "dtype", "op", "bytes", "count", "inplace", "ranks"
            "time_us_mean", "algbw_gbs", "busbw_gbs", "wrong", "note", "mode", "iters")
 DEFAULT_HEADER = "size count type redop root time algbw busbw #wrong time algbw busbw #wrong".split()
 RANK_LINE = re.compile(r"#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)"
-                       r"\s+\[([^\]]*)\]\s*(.*)")
+                       r"\s+\[([^\]]*)\]\s*(.*)", re.ASCII)
 NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 # #wrong is printed with %6g: 1e+06 and more wrong elements read in exponent form
-DEFAULT_ROW = re.compile(rf"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+(?:\s+{NUM}\s+{NUM}\s+{NUM}\s+(?:{NUM}|N/A)){{2}}\s*")
+DEFAULT_ROW = re.compile(rf"\s*\d+\s+\d+\s+\w+\s+\w+\s+-?\d+(?:\s+{NUM}\s+{NUM}\s+{NUM}\s+(?:{NUM}|N/A)){{2}}\s*",
+                         re.ASCII)  # ASCII: \d alone also matches '٨'
+DIGITS = re.compile(r"[0-9]+")
 VERSION_KEYS = ("nccl_tests_version", "nccl_version_code", "nccl_headers_code")
 
 
@@ -61,7 +80,7 @@ def family_of(program, where, strict=False):
     name = re.sub(r"(_perf)?(\.exe)?$", "", os.path.basename(program.strip()))
     if name in FAMILIES:
         return FAMILIES[name]
-    why = (f"{where}: {program.strip()}: collbench has no family for it (it reads "
+    why = (f"{where}: {infile.excerpt(program.strip(), 80, quote=False)}: collbench has no family for it (it reads "
            f"{', '.join(k + '_perf' for k in FAMILIES)})")
     if strict:
         raise cbcsv.InputError(why)
@@ -70,32 +89,28 @@ def family_of(program, where, strict=False):
 
 
 def read_text_file(path):
-    """The file's text: regular, at most MAX_BYTES, UTF-8, not empty."""
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        raise cbcsv.InputError(f"{path}: cannot read ({e.strerror})")
-    if not os.path.isfile(path):
-        raise cbcsv.InputError(f"{path}: not a regular file")
-    if st.st_size > MAX_BYTES:
-        raise cbcsv.InputError(f"{path}: {st.st_size} bytes, more than the {MAX_BYTES >> 20} MiB an nccl-tests "
-                               "output can be (cut the log to its tables)")
-    try:
-        with open(path, "rb") as f:
-            text = f.read(MAX_BYTES + 1).decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise cbcsv.InputError(f"{path}: not UTF-8 text (byte {e.start}): not nccl-tests output")
-    except OSError as e:
-        raise cbcsv.InputError(f"{path}: cannot read ({e.strerror})")
+    """The file's text: infile's reader rule (no symlink, regular, at most MAX_BYTES, UTF-8), not empty."""
+    text = infile.read_text(path, MAX_BYTES)
     if not text.strip():
-        raise cbcsv.InputError(f"{path}: empty file")
+        raise cbcsv.InputError(f"{cbcsv.shown(path)}: empty file")
     return text
 
 
-def make_row(family, dtype, op, size, count, inplace, time, algbw, busbw, wrong, note, run):
-    """One collbench CSV row (dict by column). A 0-byte or non-positive time row is kept as skipped."""
-    measured = size > 0 and time is not None and time > 0
-    if not measured:
+def in_place_unsupported(inplace, wrong, other_wrong, validation):
+    """Whether an in-place group's #wrong of N/A (None) means the binary does not support the
+    collective in place (alltoall, sendrecv: nccl-tests then times it but never checks it), not
+    -c 0: the run validates (validation 1, or the out-of-place group has a count)."""
+    return inplace == 1 and wrong is None and validation != 0 and (validation == 1 or other_wrong is not None)
+
+
+def make_row(family, dtype, op, size, count, inplace, time, algbw, busbw, wrong, note, run, unsupported=False):
+    """One collbench CSV row (dict by column). A 0-byte or non-positive time row is kept as
+    skipped, and so is an in-place row of a collective nccl-tests does not run in place."""
+    measured = size > 0 and time is not None and time > 0 and not unsupported
+    if unsupported:
+        note = "; ".join(n for n in (note, f"nccl-tests does not run {family} in place (#wrong N/A: timed, never "
+                                           "checked, not an in-place result): not charted") if n)
+    elif not measured:
         note = "; ".join(n for n in (note, f"{size} B, time {time}: nccl-tests timed no transfer, not charted") if n)
     return {"family": family, "algo": ALGO, "dtype": DTYPES.get(dtype, dtype), "op": op, "bytes": size,
             "count": count, "inplace": inplace, "ranks": run.get("ranks", ""), "nodes": run.get("nodes", ""),
@@ -124,8 +139,9 @@ class _Table:
 def parse_text(lines, where, family=None):
     """Rows and per-family run metadata ({family: meta}) of nccl-tests text output (a list of
     lines); where names the input in messages. family: for tables that do not name their binary."""
-    rows, metas, tables = [], {}, []
+    rows, metas, tables, nrows = [], {}, [], 0
     run, devices, program, table = {}, [], None, None
+    where = cbcsv.shown(where)
 
     def close(prog):
         nonlocal table
@@ -135,7 +151,8 @@ def parse_text(lines, where, family=None):
         fam = family_of(name, f"{where}:{table.line}") if name else family
         if fam is None and not name:
             raise cbcsv.InputError(f"{where}:{table.line}: a table with no 'Collective test starting:' or "
-                                   "'concluded:' line naming its binary: cannot tell the collective (--family)")
+                                   "'concluded:' line naming its binary: cannot tell the collective (give --family "
+                                   f"{'|'.join(sorted(FAMILIES.values()))})")
         if fam is not None:
             meta = dict(run, **devices_meta(devices, len(devices) or ""))
             meta["program"] = name or ""
@@ -149,7 +166,9 @@ def parse_text(lines, where, family=None):
             body = line[1:].split()
             m = RANK_LINE.match(line)
             if m:
-                devices.append((int(m[1]), m[2], int(m[3]), m[4], m[5].strip()))
+                devices.append(_rank_line(m, f"{where}:{n}"))
+                if len(devices) > MAX_RANKS:
+                    raise cbcsv.InputError(f"{where}:{n}: more than {MAX_RANKS} Rank lines: not one run")
             elif line.startswith("# nccl-tests version"):
                 close(None)  # a table still open (its "concluded" line cut away) is the previous run's
                 run.update(_version_meta(body))
@@ -161,11 +180,14 @@ def parse_text(lines, where, family=None):
                 close(line.split(":", 1)[1].strip())
                 program = None
             elif line.startswith("# nThread"):
-                for key, pat in (("iters", r"(?:^|[^a-z] )iters: (\d+)"), ("warmup", r"warmup iters: (\d+)"),
-                                 ("graph", r"\bgraph: (\d+)")):
-                    m = re.search(pat, line)
+                for key, pat, hi in (("iters", r"(?:^|[^a-z] )iters: (\d+)", COUNT_MAX),
+                                     ("warmup", r"warmup iters: (\d+)", COUNT_MAX), ("graph", r"\bgraph: (\d+)", COUNT_MAX),
+                                     ("validation", r"\bvalidation: (\d+)", COUNT_MAX),
+                                     ("threads_per_process", r"^# nThread (\d+)", MAX_PER_PROCESS),
+                                     ("gpus_per_process", r"\bnGpus (\d+)", MAX_PER_PROCESS)):
+                    m = re.search(pat, line, re.ASCII)
                     if m:
-                        run[key] = int(m[1])
+                        run[key] = infile.number(m[1], f"{where}:{n}", key, 0, hi, integer=True)
                 run["mode"] = "graph" if run.get("graph") else "eager"
             elif body[:5] == DEFAULT_HEADER[:5]:
                 close(None)
@@ -173,13 +195,17 @@ def parse_text(lines, where, family=None):
             elif body[:1] == ["Out"] or body[:2] == ["Avg", "bus"]:
                 pass  # footer lines before "concluded"
             continue
-        if not toks or not toks[0].isdigit():
+        if not toks or not DIGITS.fullmatch(toks[0]):
             continue  # NCCL INFO lines, build output, section headings
         if table is None:
             if not DEFAULT_ROW.fullmatch(line):
                 continue  # a number-led line outside any table is not a row
             table = _Table(DEFAULT_HEADER, n, program)
         table.rows.append(_text_row(table.header, toks, f"{where}:{n}"))
+        nrows += 2
+        if nrows > MAX_ROWS:
+            raise cbcsv.InputError(f"{where}:{n}: more than {MAX_ROWS} result rows: not one nccl-tests run (cut the "
+                                   "log to its tables)")
     close(None)
     for fam, t, meta in tables:
         if fam in metas and metas[fam].get("ranks") and meta.get("ranks") and metas[fam]["ranks"] != meta["ranks"]:
@@ -188,19 +214,32 @@ def parse_text(lines, where, family=None):
         if fam not in metas or (meta.get("ranks") and not metas[fam].get("ranks")):
             metas[fam] = meta
         for r in t.rows:
-            rows.extend(make_row(fam, *r[:2], *r[2:4], ip, *grp, "", meta) for ip, grp in ((0, r[4]), (1, r[5])))
+            rows.extend(make_row(fam, *r[:2], *r[2:4], ip, *grp, "", meta, in_place_unsupported(
+                ip, grp[3], r[4][3], meta.get("validation"))) for ip, grp in ((0, r[4]), (1, r[5])))
     return rows, metas
 
 
 def _version_meta(body):
     """nccl_tests_version, nccl_headers_code and nccl_version_code (the library's, as the JSON's
     nccl_version) of "# nccl-tests version 2.19.6 nccl-headers=22809 nccl-library=22803"."""
-    meta = {"nccl_tests_version": body[2]} if len(body) > 2 else {}
+    meta = {"nccl_tests_version": body[2]} if len(body) > 2 and infile.one_line(body[2], 32) else {}
     for tok in body[3:]:
         key, _, val = tok.partition("=")
-        if key in ("nccl-headers", "nccl-library") and val.isdigit():
-            meta["nccl_headers_code" if key == "nccl-headers" else "nccl_version_code"] = int(val)
+        code = infile.decimal(val, integer=True)
+        if key in ("nccl-headers", "nccl-library") and code is not None and 0 <= code <= COUNT_MAX:
+            meta["nccl_headers_code" if key == "nccl-headers" else "nccl_version_code"] = code
     return meta
+
+
+def _rank_line(m, where):
+    """(rank, host, device, bus id, GPU name) of a "#  Rank" line's match, each checked."""
+    rank = infile.number(m[1], where, "the rank", 0, MAX_RANKS, integer=True)
+    device = infile.number(m[3], where, "the device", 0, MAX_RANKS, integer=True)
+    for what, v in (("host", m[2]), ("bus id", m[4]), ("GPU name", m[5].strip())):
+        if not infile.one_line(v):
+            raise cbcsv.InputError(f"{where}: the {what} {infile.excerpt(v)} is not one line of at most 256 "
+                                   "characters")
+    return rank, m[2], device, m[4], m[5].strip()
 
 
 def _text_row(header, toks, where):
@@ -211,181 +250,140 @@ def _text_row(header, toks, where):
                                "then two time algbw busbw #wrong groups)")
     if len(toks) < times[1] + 4:
         raise cbcsv.InputError(f"{where}: {len(toks)} fields, the table has at least {times[1] + 4}")
-    try:
-        size, count = whole(toks[0]), whole(toks[1])
-        groups = []
-        for t in times:
-            time, algbw, busbw = (finite(toks[t + k]) for k in range(3))
-            wrong = None if toks[t + 3] == "N/A" else int(finite(toks[t + 3]))
-            groups.append((time, algbw, busbw, wrong))
-    except ValueError as e:
-        raise cbcsv.InputError(f"{where}: malformed nccl-tests row ({e})")
+    size, count = whole(toks[0], where, "size"), whole(toks[1], where, "count")
+    for what, v in (("type", toks[2]), ("redop", toks[3])):
+        if not NAME.fullmatch(v):
+            raise cbcsv.InputError(f"{where}: malformed nccl-tests row (the {what} {infile.excerpt(v)} is not a name)")
+    groups = []
+    for t in times:
+        time = finite(toks[t], where, "time")
+        algbw, busbw = (finite(toks[t + k], where, "a bandwidth", 0) for k in (1, 2))
+        wrong = None if toks[t + 3] == "N/A" else nwrong(infile.decimal(toks[t + 3]), toks[t + 3], where)
+        groups.append((time, algbw, busbw, wrong))
     return toks[2], toks[3], size, count, groups[0], groups[1]
 
 
-def whole(s):
+def whole(s, where, what):
     """A size or count: a whole number within what collbench's readers take (cbcsv.NUMBER_MAX)."""
-    v = int(s)
-    if v < 0 or v > cbcsv.NUMBER_MAX:
-        raise ValueError(f"'{s}' is out of range (0 to {cbcsv.NUMBER_MAX:g})")
+    v = infile.decimal(s, integer=True)
+    if v is None or not 0 <= v <= cbcsv.NUMBER_MAX:
+        raise cbcsv.InputError(f"{where}: malformed nccl-tests row (the {what} {infile.excerpt(s)} is out of range: "
+                               f"a whole number from 0 to {cbcsv.NUMBER_MAX:g})")
     return v
 
 
-def finite(s):
-    v = float(s)
-    if not math.isfinite(v) or abs(v) > cbcsv.NUMBER_MAX:
-        raise ValueError(f"'{s}' is not a finite number")
+def finite(s, where, what, lo=-cbcsv.NUMBER_MAX):
+    """A time or bandwidth: a finite number within +-cbcsv.NUMBER_MAX (bandwidths not negative)."""
+    v = infile.decimal(s)
+    if v is None or not lo <= v <= cbcsv.NUMBER_MAX:
+        raise cbcsv.InputError(f"{where}: malformed nccl-tests row ({what} {infile.excerpt(s)} is not a finite "
+                               f"number{' >= 0' if lo == 0 else ''})")
     return v
 
 
-def parse_json(text, where):
-    """Rows and {family: meta} of a -J file (util.cu's writer: the key names and nesting above)."""
-    try:
-        doc = json.loads(text)
-    except ValueError as e:
-        bare_inf = re.search(r"[:,\[]-?inf[,}\]]", text)
-        raise cbcsv.InputError(f"{where}: not valid JSON ({e})" + (
-            f"; it holds {bare_inf[0][1:-1]} (nccl-tests writes an infinite value so): not a finite number"
-            if bare_inf else ""))
-
-    def need(obj, key, kind, at):
-        v = obj.get(key) if isinstance(obj, dict) else None
-        if v == "nan" and kind == (int, float):
-            raise cbcsv.InputError(f"{where}: {at}{key} is \"nan\" (nccl-tests writes NaN so): not a finite number")
-        if not isinstance(v, kind) or isinstance(v, bool):
-            raise cbcsv.InputError(f"{where}: {at}{key} is {json.dumps(v)[:40]}, expected "
-                                   f"{getattr(kind, '__name__', 'a number')} (is this an nccl-tests -J file?)")
-        return v
-    args = need(doc, "args", list, "")
-    config = need(doc, "config", dict, "")
-    results = need(doc, "results", list, "")
-    if not args or not isinstance(args[0], str):
-        raise cbcsv.InputError(f"{where}: args is empty: cannot tell the binary")
-    fam = family_of(args[0], where, strict=True)
-    devs = need(config, "devices", list, "config.")
-    devices = [(need(d, "rank", int, f"config.devices[{i}]."), need(d, "hostname", str, f"config.devices[{i}]."),
-                need(d, "device", int, f"config.devices[{i}]."), need(d, "device_hex", str, f"config.devices[{i}]."),
-                need(d, "device_info", str, f"config.devices[{i}].")) for i, d in enumerate(devs)]
-    per_proc = need(config, "nthreads", int, "config.") * need(config, "ngpus", int, "config.")
-    graph = need(config, "graph", int, "config.")
-    meta = dict(devices_meta(devices, len(devices) * per_proc or ""), program=args[0], command=" ".join(map(str, args)),
-                mode="graph" if graph else "eager", iters=need(config, "iterations", int, "config."),
-                warmup=need(config, "warmup_iters", int, "config."), graph=graph,
-                nccl_version_code=doc.get("nccl_version"), env=_nccl_env(doc.get("env")),
-                start_time=doc.get("start_time"), end_time=doc.get("end_time"))
-    rows = []
-    for i, r in enumerate(results):
-        at = f"results[{i}]."
-        size, count = need(r, "size", int, at), need(r, "count", int, at)
-        try:
-            whole(size), whole(count)
-        except ValueError as e:
-            raise cbcsv.InputError(f"{where}: {at}size or count {e}")
-        dtype, op = need(r, "type", str, at), need(r, "redop", str, at)
-        for ip, key in ((0, "out_of_place"), (1, "in_place")):
-            g = r.get(key) if isinstance(r, dict) else None
-            if g is None:
-                continue  # util.cu writes null when there is no such body (trace replay)
-            if not isinstance(g, dict):
-                raise cbcsv.InputError(f"{where}: {at}{key} is {json.dumps(g)[:40]}, expected an object or null")
-            tkey = "cpu_time" if "cpu_time" in g else "time"
-            vals = [need(g, k, (int, float), at + key + ".") for k in (tkey, "alg_bw", "bus_bw")]
-            if not all(math.isfinite(v) and abs(v) <= cbcsv.NUMBER_MAX for v in vals):
-                raise cbcsv.InputError(f"{where}: {at}{key} holds a value out of range")
-            wrong = None if g.get("nwrong") is None else int(need(g, "nwrong", (int, float), at + key + "."))
-            note = "cpu time (nccl-tests -C 1)" if tkey == "cpu_time" else ""
-            rows.append(make_row(fam, dtype, op, size, count, ip, *vals, wrong, note, meta))
-    return rows, {fam: meta}
+def nwrong(v, shown_as, where):
+    """A #wrong count (printed with %6g: 1e+06 and more in exponent form; the JSON writes it as a
+    double): a whole number from 0 to cbcsv.NUMBER_MAX."""
+    if v is None or not infile.json_number(v, 0, cbcsv.NUMBER_MAX) or not float(v).is_integer():
+        raise cbcsv.InputError(f"{where}: #wrong {infile.excerpt(shown_as)} is not a count of wrong elements (a whole "
+                               "number >= 0, finite)")
+    return int(v)
 
 
-def _nccl_env(env):
-    """NCCL_* entries of the "env" list as a dict (the verdict compares them)."""
-    out = {}
-    for e in env if isinstance(env, list) else []:
-        if isinstance(e, str) and e.startswith("NCCL_") and "=" in e:
-            k, v = e.split("=", 1)
-            out[k] = v
-    return out
+def check_gpu(gpu, what="--gpu"):
+    """A GPU model as the user names it (--gpu): one line of 1 to 64 characters."""
+    if not infile.one_line(gpu, 64) or not gpu.strip():
+        raise cbcsv.InputError(f"{what} {infile.excerpt(gpu)}: expected a GPU model such as 'NVIDIA H200' (one line, "
+                               "at most 64 characters)")
+    return gpu.strip()
 
 
-def read(path, family=None):
-    """(rows, {family: meta}, format) of an nccl-tests text or JSON file."""
+def check_ranks(ranks):
+    """A rank count as the user gives it (--ranks): a whole number from 1 to MAX_RANKS."""
+    return infile.number(ranks, "--ranks", "the rank count", 1, MAX_RANKS, integer=True)
+
+
+def check_nodes(nodes):
+    """A node count as the user gives it (--nodes): a whole number from 1 to MAX_RANKS."""
+    return infile.number(nodes, "--nodes", "the node count", 1, MAX_RANKS, integer=True)
+
+
+def apply_devices(rows, metas, where, gpu=None, ranks=None, nodes=None):
+    """The GPU model, rank and node count of each family: the file's own ("# Using devices"
+    lines, the JSON's devices), else gpu, ranks and nodes (--gpu, --ranks, --nodes; with --ranks
+    alone one node is assumed, and meta.nodes_note says so); what stays unknown is named in
+    meta.devices_note (the verdict cannot choose a reference without it)."""
+    for fam, meta in metas.items():
+        if meta.get("rank_info"):
+            for opt, mine, given in (("gpu", meta.get("gpu"), gpu), ("ranks", meta.get("ranks"), ranks),
+                                     ("nodes", meta.get("nodes"), nodes)):
+                if given is not None and mine and mine != given:
+                    raise cbcsv.InputError(f"{where}: its '# Using devices' lines give {fam} {opt} {mine!r}, "
+                                           f"--{opt} says {given!r}")
+            continue
+        meta.update({k: v for k, v in (("gpu", gpu), ("ranks", ranks), ("nodes", nodes)) if v is not None})
+        if ranks is not None and nodes is None:
+            meta["nodes"] = 1
+            meta["nodes_note"] = "one node assumed: the nccl-tests output does not name its hosts (--nodes N)"
+        unknown = [w for w, k in (("GPU model (--gpu NAME)", "gpu"), ("rank count (--ranks N)", "ranks"))
+                   if not meta.get(k)]
+        if unknown:
+            meta["devices_note"] = (f"{where} has no '# Using devices' lines (nccl-tests prints them before each "
+                                    f"table): its {' and '.join(unknown)} unknown")
+    for r in rows:
+        r.update({k: metas[r["family"]].get(k, "") for k in ("gpu", "ranks", "nodes")})
+
+
+def read(path, family=None, gpu=None, ranks=None, nodes=None):
+    """(rows, {family: meta}, format) of an nccl-tests text or JSON file; gpu, ranks and nodes
+    (--gpu, --ranks, --nodes) stand in where the file does not say (apply_devices)."""
     text = read_text_file(path)
     if text.lstrip().startswith("{"):
-        rows, metas = parse_json(text, path)
+        import nccl_tests_json  # the -J reader (it imports this module)
+        rows, metas = nccl_tests_json.parse_json(text, path)
         fmt = "json"
     else:
         rows, metas = parse_text(text.splitlines(), path, family)
         fmt = "text"
     if not rows:
-        raise cbcsv.InputError(f"{path}: no nccl-tests result rows (expected the table of an nccl-tests *_perf "
+        raise cbcsv.InputError(f"{cbcsv.shown(path)}: no nccl-tests result rows (expected the table of an nccl-tests *_perf "
                                "run, or its -J JSON file)")
     seen = {}
     for r in rows:
         key = (r["family"], r["dtype"], r["op"], r["bytes"], r["inplace"], r["mode"])
         if key in seen:
-            raise cbcsv.InputError(f"{path}: {r['family']} {r['dtype']} {r['op']} {r['bytes']} B "
+            raise cbcsv.InputError(f"{cbcsv.shown(path)}: {r['family']} {r['dtype']} {r['op']} {r['bytes']} B "
                                    f"{'in' if r['inplace'] else 'out-of'}-place appears twice (two runs, or -N "
                                    "repeats, in one file): give one run per file")
         seen[key] = r
+    apply_devices(rows, metas, cbcsv.shown(path), gpu, ranks, nodes)
     return rows, metas, fmt
 
 
-def write_runs(path, out, family=None):
-    """DIR/<family>/results.csv + results.json for each family of path; returns the folders.
-    A folder holding another run (its results.json not from nccl-tests) is never overwritten."""
-    rows, metas, fmt = read(path, family)
-    made = []
-    for fam in sorted(metas):
-        d = os.path.join(out, fam)
-        old = os.path.join(d, "results.json")
-        if os.path.exists(os.path.join(d, "results.csv")):
-            try:
-                with open(old, encoding="utf-8") as f:
-                    ours = json.load(f).get("meta", {}).get("tool") == ALGO
-            except (OSError, ValueError, AttributeError):
-                ours = False
-            if not ours:
-                raise cbcsv.InputError(f"{d}: holds a results.csv that is not an nccl-tests import: "
-                                       "choose another --out")
-        mine = [r for r in rows if r["family"] == fam]
-        meta = dict(metas[fam], tool=ALGO, source=os.path.abspath(path), format=fmt, family=fam)
-        meta = {k: v for k, v in meta.items() if v not in (None, "")}
-        doc = {"schema": "collbench-results/1", "meta": meta, "rows": mine, "complete": True,
-               "summary": {"rows": len(mine), "skipped": sum(1 for r in mine if r["time_us_mean"] == ""),
-                           "wrong": sum(1 for r in mine if r["wrong"] not in ("", 0))}}
-        try:
-            os.makedirs(d, exist_ok=True)
-            with open(os.path.join(d, "results.csv"), "w", encoding="utf-8", newline="") as f:
-                f.write(",".join(COLUMNS) + "\n")
-                for r in mine:
-                    f.write(",".join(_csv_field(r[c]) for c in COLUMNS) + "\n")
-            with open(old, "w", encoding="utf-8") as f:
-                json.dump(doc, f, indent=1)
-                f.write("\n")
-        except OSError as e:
-            raise cbcsv.InputError(f"{d}: cannot write ({e.strerror})")
-        made.append(d)
-    return made
+class _Args(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2), as every bad input of plots/ gets."""
 
-
-def _csv_field(v):
-    s = f"{v:.6g}" if isinstance(v, float) else str(v)
-    return '"' + s.replace('"', '""') + '"' if any(c in s for c in ',"\n\r') else s
+    def error(self, message):
+        raise cbcsv.InputError(message)
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(prog="nccl_tests.py", description="nccl-tests output -> collbench run folders")
-    ap.add_argument("--out", required=True, metavar="DIR")
+    ap = _Args(prog="nccl_tests.py", description="nccl-tests output -> collbench run folders")
+    ap.add_argument("--out", metavar="DIR")
     ap.add_argument("--family", choices=sorted(FAMILIES.values()))
+    ap.add_argument("--gpu", type=check_gpu, metavar="NAME")
+    ap.add_argument("--ranks", type=check_ranks, metavar="N")
+    ap.add_argument("--nodes", type=check_nodes, metavar="N")
     ap.add_argument("file")
     a = ap.parse_args(argv)
-    for d in write_runs(a.file, a.out, a.family):
+    import nccl_tests_import  # the folders' writer (it imports this module)
+    for d in nccl_tests_import.write_runs(a.file, a.out, a.family, a.gpu, a.ranks, a.nodes):
         print(d)
     return 0
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(errors="surrogateescape")  # a folder name that is not UTF-8: its own bytes
     try:
         sys.exit(main(sys.argv[1:]))
     except cbcsv.InputError as e:

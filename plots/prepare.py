@@ -22,8 +22,10 @@ import sys
 sys.dont_write_bytecode = True
 import attn  # noqa: E402
 import cbcsv  # noqa: E402
+import cbmeta  # noqa: E402
 import groups as G  # noqa: E402
 import limits  # noqa: E402
+import outfile  # noqa: E402  (the one writer: a new file renamed over the name)
 
 ALGO_COLOURS = {"nccl": "#000000", "nccl_sendrecv": "#7f7f7f", "oneshot": "#d62728",
                 "twoshot": "#1f77b4", "twoshot_push": "#2ca02c", "auto": "#9467bd",
@@ -68,9 +70,8 @@ class Writer:
         if not lines:
             return False
         dat = os.path.join(self.work, name + ".dat")
-        with open(dat, "w") as f:  # gnuplot's "index": blocks separated by two blank lines
-            f.write("\n\n\n".join("\n".join(f"{x} {y:.6g}" for x, y in ln[4]) for ln in lines))
-            f.write("\n")
+        # gnuplot's "index": blocks separated by two blank lines
+        outfile.write_new(dat, "\n\n\n".join("\n".join(f"{x} {y:.6g}" for x, y in ln[4]) for ln in lines) + "\n")
         xs = [x for ln in lines for x, _ in ln[4]]
         ys = [y for ln in lines for _, y in ln[4] if y > 0] or [1]
         n = len(lines)
@@ -100,8 +101,7 @@ class Writer:
         for k, val in (extra_keys or {}).items():
             v += f"{k} = {gp_str(val)}\n"
         vars_path = os.path.join(self.work, name + ".vars.gp")
-        with open(vars_path, "w") as f:
-            f.write(v)
+        outfile.write_new(vars_path, v)
         self.manifest.append(f"{script}\t{vars_path}\t{os.path.join(self.outdir, name)}")
         return True
 
@@ -208,8 +208,9 @@ def moe_charts(w, group):
     w.chart("phases.gp", group.stem + "-phases", moe_title(group, "time per phase"), "tokens", yard + lines)
 
 
-def compare_charts(w, group, names, links):
-    """Run A solid, run B dashed; colour = algorithm. moe: roundtrip time only."""
+def compare_charts(w, group, names, links, tools=None):
+    """Run A solid, run B dashed; colour = algorithm. moe: roundtrip time only. tools: each
+    run's tool (cbmeta.tool_label) when they differ, to say in each label which tool drew it."""
     styles = algo_styles(group.algos)
     lat, bw, algos = [], [], []
     for run_i, name in enumerate(names):
@@ -220,7 +221,7 @@ def compare_charts(w, group, names, links):
         for (algo, _), rows in G.series(sub, w.warnings, phase=phase).items():
             c, pt = styles[algo]
             algos.append(algo)
-            label = f"{name}: {algo}" + wrong_tag(rows)
+            label = f"{name}: {cbmeta.compare_label(tools[run_i], algo) if tools else algo}" + wrong_tag(rows)
             lat.append((label, c, 1 + run_i, pt, [(G.xkey(r), r["time"]) for r in rows]))
             bw.append((label, c, 1 + run_i, pt,
                        [(G.xkey(r), r["busbw"]) for r in rows if r["busbw"] is not None]))
@@ -284,6 +285,7 @@ def main(argv):
     ap.add_argument("--size", default="1000x600")
     ap.add_argument("--link")
     ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--compare-algo", metavar="ALGO")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args(argv)
     width, height = (int(v) for v in a.size.split("x"))
@@ -306,8 +308,14 @@ def main(argv):
         attn_kernel_charts(w, gs)
     else:
         names = [r.name for r in runs]
+        # an nccl-tests import beside a collbench run: labels name the tool ("A: nccl-tests
+        # all_reduce_perf", "B: collbench nccl"); --compare-algo keeps one of run B's algorithms
+        tools = [cbmeta.tool_label(r) for r in runs]
+        tools = tools if tools[0] != tools[1] else None
         if names[0] == names[1]:
-            names = [f"A {names[0]}", f"B {names[1]}"]
+            names = ["A", "B"] if tools else [f"A {names[0]}", f"B {names[1]}"]
+        if a.compare_algo is not None:
+            runs[1].rows = cbcsv.keep_algo(runs[1], a.compare_algo, "run B")
         for run, name in zip(runs, names):
             if not G.charted(run.rows) and not run.measured:
                 raise no_plottable(run)
@@ -327,14 +335,13 @@ def main(argv):
             if len(have) == 2 and g.family == "ringattn":
                 attn_compare_charts(w, g, names)
             elif len(have) == 2:
-                compare_charts(w, g, names, links)
+                compare_charts(w, g, names, links, tools)
             else:
                 print(f"plots: note: no compare charts for {g.stem}: only {have.pop()} has it",
                       file=sys.stderr)
     for msg in w.warnings:
         print(f"plots: warning: {msg}", file=sys.stderr)
-    with open(os.path.join(a.work, "manifest"), "w") as f:
-        f.write("".join(line + "\n" for line in w.manifest))
+    outfile.write_new(os.path.join(a.work, "manifest"), "".join(line + "\n" for line in w.manifest))
     return 0
 
 

@@ -26,7 +26,9 @@ MoE's share of copy_ce. Then the run against its hardware (plots/limits.py), ref
 Only like is compared with like: a reference of another family, GPU model, rank or node count
 gives no verdict, and neither does a run or a reference whose ranks share a GPU ("NOT
 COMPARABLE: ranks share a GPU (correctness only)"), each with its reason. A run judged against
-itself (the same folder, or a committed reference found among the references) says so.
+itself (the same folder, or a committed reference found among the references) says so. An
+nccl-tests import (plots/nccl_tests.py) whose output did not say its GPU model or rank count gets
+NO VERDICT naming that cause, and its -g N and assumed-node notes (plots/nccl_tests_verdict.py).
 
 usage: verdict.py [--bw-tol F] [--lat-tol F] [--write FILE.md] [--fail-on slow] REFERENCE_DIR RUN_DIR
        verdict.py --find REFERENCE_ROOT RUN_DIR   pick the reference among the runs under
@@ -56,8 +58,10 @@ import outfile  # noqa: E402
 import ce_rate  # noqa: E402
 import groups as G  # noqa: E402
 import headline  # noqa: E402
+import infile  # noqa: E402
 import judge  # noqa: E402
 import limits  # noqa: E402
+import nccl_tests_verdict as imported  # noqa: E402
 
 REPO = os.path.dirname(HERE)
 REFERENCES = os.path.join(REPO, "results", "reference")  # where the machines' copy-engine figures come from
@@ -167,6 +171,8 @@ def compared(ref, run, ref_path, bw_tol, lat_tol, found_by=""):
     if why:
         if shared_gpu(run):
             return Verdict(title, "NOT COMPARABLE", not_comparable(run), [])
+        if run.imported and imported.unknown(run.meta):
+            return devices_unknown(title, run)
         return Verdict(title, "NO VERDICT", f"**NO VERDICT**: {why}.", lead + [
             f"The reference is {ref.family} on {ref.label()}; this run is {run.family} on {run.label()}. Compare "
             f"runs of the same family, GPU model, rank and node count, with a GPU per rank.", ""])
@@ -189,6 +195,13 @@ def compared(ref, run, ref_path, bw_tol, lat_tol, found_by=""):
     how = f"{run.label()}; measured / reference, OK = {ok} of the reference"
     body += limits.fold(f"{len(judged)} variants against the reference: {how}", table_lines(judged))
     return Verdict(title, word, f"**{word}**: {counted(judged)}", body)
+
+
+def devices_unknown(title, run):
+    """The Verdict of an nccl-tests import whose GPU model or rank count its output did not say:
+    that is the cause, not the references (plots/nccl_tests_verdict.py)."""
+    return Verdict(title, "NO VERDICT", f"**NO VERDICT** for this nccl-tests import: {imported.unknown(run.meta)}.",
+                   imported.advice())
 
 
 def causes(ref, run):
@@ -356,6 +369,8 @@ def found(a, run, best, refused, itself, load):
                                            f"for {run.family} on {run.label()}", [
             "Judged against itself it is OK by definition: nothing is compared, and its tracked files are left as "
             "they are. Judge a new run of this machine against it, or another reference of its kind.", ""])
+    if run.imported and imported.unknown(run.meta):
+        return devices_unknown(title, run)
     if best is None and not run.points:
         # nothing measured correctly: never suggest it as a reference
         return Verdict(title, "NO VERDICT", "**NO VERDICT**: this run has no correct measured row to compare", [
@@ -399,10 +414,10 @@ def committed_rates(load):
         for d in reference_dirs(REFERENCES) if os.path.isdir(REFERENCES) else []:
             path = os.path.join(REFERENCES, d)
             try:  # only a run with copy_ce rows is parsed (the rest cost a second of CSV and JSON)
-                if ",copy_ce," not in outfile.read_existing(os.path.join(path, "results.csv"), cbcsv.CSV_MAX_BYTES):
+                if ",copy_ce," not in infile.read_text(os.path.join(path, "results.csv"), cbcsv.CSV_MAX_BYTES):
                     continue
                 cand = load(path)
-            except (OSError, cbcsv.InputError):
+            except cbcsv.InputError:
                 continue
             m = ce_rate.measure(cand.run)
             if m and limits.can_measure_link(cand, shared_gpu):
@@ -473,7 +488,9 @@ def rendered(v, run, run_arg, load):
     one copy-engine figure per machine)."""
     hw = limits.Hardware(run, shared_gpu(run) if int_or(run.ranks) > 1 else "", machine_ce(run, load, shared_gpu))
     top = headline.headline(run, hw) if v.word not in ("NOT COMPARABLE", "NO VERDICT") else ""
-    return [v.title, "", v.opener + (f"; {top}" if top else ""), ""] + incomplete_note(run_arg) + v.body + hw.lines()
+    notes = imported.notes(run.meta) if run.imported else []  # what only an nccl-tests import knows
+    return [v.title, "", v.opener + (f"; {top}" if top else ""), ""] + incomplete_note(run_arg) + v.body + notes + \
+        hw.lines()
 
 
 def verdict(ref_dir, run_dir, bw_tol, lat_tol, load=None):
@@ -534,9 +551,9 @@ def write_section(path, text):
               file=sys.stderr)
         return 0
     try:
-        old = outfile.read_existing(path, cbcsv.CSV_MAX_BYTES)
-    except OSError as e:
-        print(f"verdict: {cbcsv.shown(path)}: cannot read ({e.strerror})", file=sys.stderr)
+        old = infile.read_replaced(path, cbcsv.CSV_MAX_BYTES)
+    except cbcsv.InputError as e:
+        print(f"verdict: {e}", file=sys.stderr)
         return 2
     keep, _ = split_verdict(old)
     if keep and not keep.endswith("\n\n"):

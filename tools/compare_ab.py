@@ -6,17 +6,27 @@ and algorithm: each repetition's mean time for tree A and for tree B (repetition
 order), the change of the median, and the median remote GB/s.
 Exits 1 if any row has wrong elements, 2 on bad input (no such folder, no run with both trees,
 two rows of one file with the same key, a file that is not a readable UTF-8 collbench CSV, a
-count or time that is not a number).
+row shorter or longer than the header, a count or time that is not a number). Files are read by
+plots/infile.py (no symlink followed, a size cap, UTF-8), numbers in ASCII decimal (a file
+named t3-main-x-².csv is no repetition: '²' is not a digit).
 
   tools/compare_ab.py DIR TREE_A TREE_B
 """
 import collections
 import csv
 import glob
-import math
+import io
 import os
+import re
 import statistics
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+import infile  # noqa: E402  (the one reader: plots/infile.py)
+
+CSV_MAX_BYTES = 64 << 20  # plots/cbcsv.py's cap on a results CSV
+DIGITS = re.compile(r"[0-9]+")
 
 
 def fail(msg):
@@ -24,12 +34,41 @@ def fail(msg):
     sys.exit(2)
 
 
+def read_rows(path):
+    """The rows of one CSV as {column: text}, every row exactly as long as the header."""
+    try:
+        text = infile.read_text(path, CSV_MAX_BYTES, bom=True)
+        records = list(enumerate(csv.reader(io.StringIO(text, newline=""), strict=True), start=1))
+    except infile.InputError as e:
+        fail(f"cannot read it as a collbench CSV: {e}")
+    except csv.Error as e:
+        fail(f"{infile.shown(path)}: cannot read it as a collbench CSV (csv.Error: {infile.shown(str(e))[:200]})")
+    if not records:
+        fail(f"{infile.shown(path)}: cannot read it as a collbench CSV (an empty file)")
+    header = records[0][1]
+    rows = []
+    for n, rec in records[1:]:
+        if not rec:
+            continue
+        if len(rec) != len(header):
+            fail(f"{infile.shown(path)}:{n}: {len(rec)} fields, the header has {len(header)}")
+        rows.append(dict(zip(header, rec)))
+    return rows
+
+
+def measurement(path, what, s):
+    v = infile.decimal(s.strip())
+    if v is None or v < 0:
+        fail(f"{infile.shown(path)}: {what} {infile.excerpt(s)} is not a finite measurement")
+    return v
+
+
 def files(folder, trees):
     """(rep, name, tree, path) of the folder's CSV files of the given trees, reps in numeric order."""
     out = []
-    for path in glob.glob(os.path.join(folder, "*.csv")):
+    for path in glob.glob(os.path.join(glob.escape(folder), "*.csv")):
         parts = os.path.basename(path)[:-4].split("-")
-        if len(parts) < 3 or parts[1] not in trees or not parts[-1].isdigit():
+        if len(parts) < 3 or parts[1] not in trees or not DIGITS.fullmatch(parts[-1]):
             continue
         out.append((int(parts[-1]), "-".join([parts[0]] + parts[2:-1]), parts[1], path))
     return sorted(out)
@@ -46,27 +85,24 @@ def main():
     wrong = 0
     for _, name, tree, path in files(folder, (ta, tb)):
         seen = set()
-        try:
-            with open(path, newline="", encoding="utf-8") as f:
-                rows = list(csv.DictReader(f))
-        except (OSError, UnicodeDecodeError, csv.Error) as e:
-            fail(f"{path}: cannot read it as a collbench CSV ({e.__class__.__name__}: {str(e)[:200]})")
-        for r in rows:
-            try:
-                wrong += int(r.get("wrong") or 0)
-            except ValueError:
-                fail(f"{path}: wrong = {str(r.get('wrong'))[:40]!r} is not a count")
+        for r in read_rows(path):
+            count = infile.decimal((r.get("wrong") or "0").strip(), integer=True)
+            if count is None or count < 0:
+                fail(f"{infile.shown(path)}: wrong = {infile.excerpt(r.get('wrong'))} is not a count")
+            wrong += count
             if not r.get("time_us_mean"):
                 continue  # a skipped or failed point
+            t = measurement(path, "time", r["time_us_mean"])
+            g = measurement(path, "GB/s", r.get("remote_gbs") or "0")
             try:
-                t, g = float(r["time_us_mean"]), float(r.get("remote_gbs") or 0)
-                key = (name, r["dtype"], r.get("mode", ""), r.get("tokens", ""), r["phase"], r["algo"])
-            except (KeyError, TypeError, ValueError) as e:
-                fail(f"{path}: not a collbench MoE row ({e.__class__.__name__}: {str(e)[:80]})")
-            if not (math.isfinite(t) and t >= 0 and math.isfinite(g)):
-                fail(f"{path}: time {t} or GB/s {g} is not a finite measurement")
+                key = (infile.shown(name), r["dtype"], r.get("mode", ""), r.get("tokens", ""), r["phase"], r["algo"])
+            except KeyError as e:
+                fail(f"{infile.shown(path)}: not a collbench MoE row (no column {infile.excerpt(e.args[0])})")
+            if not all(infile.one_line(k) and "|" not in k for k in key):
+                fail(f"{infile.shown(path)}: a name ({', '.join(infile.excerpt(k) for k in key[1:])}) is not one line "
+                     "without '|'")
             if key in seen:
-                fail(f"{path}: two rows for {' '.join(key[1:])}")
+                fail(f"{infile.shown(path)}: two rows for {' '.join(key[1:])}")
             seen.add(key)
             runs[key + (tree,)].append((t, g))
     pairs = sorted(k for k in {k[:-1] for k in runs} if k + (ta,) in runs and k + (tb,) in runs)

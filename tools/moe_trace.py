@@ -9,8 +9,17 @@ call's first stamp), which in a graph of back-to-back calls is the round trip th
 
   tools/moe_trace.py FILE...   (moe-r<rank>-<algo>-<dtype>-<mode>-<tokens>-b<blocks>.txt)
 """
+import os
+import re
 import statistics
 import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plots"))
+import infile  # noqa: E402  (the one reader: plots/infile.py)
+
+MAX_BYTES = 64 << 20  # collectives/moe_trace.c writes at most 64 x 4 x 256 lines of 10 numbers
+WORD = re.compile(r"[0-9]{1,20}")  # ASCII digits only (int() also takes '٨')
 
 KERNELS = {0: "dispatch_ll", 1: "combine", 2: "dispatch_push", 3: "expert_layout"}
 POINTS = {
@@ -34,20 +43,18 @@ class BadFile(Exception):
 def read(path):
     calls = {}  # epoch -> kernel -> [stamps per block]
     try:
-        with open(path, encoding="ascii") as f:
-            for no, line in enumerate(f, 1):
-                if line.startswith("#") or not line.strip():
-                    continue
-                try:
-                    v = [int(x) for x in line.split()]
-                except ValueError:
-                    v = []
-                if len(v) != 10 or min(v) < 0 or max(v) >= 1 << 64:
-                    raise BadFile(f"line {no}: expected 10 integers in [0, 2^64) (kernel block epoch t0..t6)")
-                k, b, e, ts = v[0], v[1], v[2], v[3:]
-                calls.setdefault(e, {}).setdefault(k, []).append((b, ts))
-    except (OSError, UnicodeDecodeError) as err:
-        raise BadFile(str(err.strerror if isinstance(err, OSError) and err.strerror else err)) from None
+        text = infile.read_text(path, MAX_BYTES)
+    except infile.InputError as err:
+        raise BadFile(str(err).split(": ", 1)[-1]) from None
+    for no, line in enumerate(text.splitlines(), 1):
+        if line.startswith("#") or not line.strip():
+            continue
+        words = line.split()
+        v = [int(x) for x in words] if all(WORD.fullmatch(x) for x in words) else []
+        if len(v) != 10 or max(v) >= 1 << 64:
+            raise BadFile(f"line {no}: expected 10 integers in [0, 2^64) (kernel block epoch t0..t6)")
+        k, b, e, ts = v[0], v[1], v[2], v[3:]
+        calls.setdefault(e, {}).setdefault(k, []).append((b, ts))
     return calls
 
 

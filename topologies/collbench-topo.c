@@ -224,7 +224,7 @@ static int write_rankfile(const topo_args_t *a, const cb_placement_t *pl, int ra
     goto done;
   }
   fd = cb_newfile_temp(a->rankfile, tmp, len);
-  if (fd < 0 || !(f = fdopen(fd, "w"))) {
+  if (fd < 0 || !(f = cb_newfile_stream(fd))) {
     fprintf(stderr, PROG ": %s: cannot write rankfile: %s\n", a->rankfile, strerror(errno));
     if (fd >= 0) {
       close(fd);

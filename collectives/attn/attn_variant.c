@@ -5,15 +5,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(CB_ATTN_NLAYOUTS == 2, "a variant's layout is the causal default or the other one");
+
 cb_attn_variant_t cb_attn_variant(int v) {
   cb_attn_variant_t f;
   f.causal = v % 2;
-  f.layout = (v / 2) % CB_ATTN_NLAYOUTS;
-  f.ulysses = v / (2 * CB_ATTN_NLAYOUTS);
+  const int dflt = cb_attn_default_layout(f.causal);
+  f.layout = (v / 2) % 2 ? 1 - dflt : dflt;
+  f.ulysses = v / 4;
   return f;
 }
 
-int cb_attn_variant_index(cb_attn_variant_t f) { return f.causal + 2 * (f.layout + CB_ATTN_NLAYOUTS * f.ulysses); }
+int cb_attn_variant_index(cb_attn_variant_t f) {
+  return f.causal + 2 * ((f.layout != cb_attn_default_layout(f.causal)) + 2 * f.ulysses);
+}
 
 int cb_attn_parse_ulysses(const char *s, cb_attn_config_t *c) {
   if (strcmp(s, "all") == 0) {
@@ -87,6 +92,20 @@ int cb_attn_variant_check(int v, uint64_t seq, int nranks, char *why, size_t n) 
 
 void cb_attn_variant_text(int v, char *buf, size_t n) {
   const cb_attn_variant_t f = cb_attn_variant(v);
-  if (f.ulysses) snprintf(buf, n, "%s, U=%d", cb_attn_layout_name(f.layout), f.ulysses);
-  else snprintf(buf, n, "%s", cb_attn_layout_name(f.layout));
+  const char *layout = f.layout != cb_attn_default_layout(f.causal) ? cb_attn_layout_name(f.layout) : "";
+  if (f.ulysses) snprintf(buf, n, "%s%sU=%d", layout, layout[0] ? " " : "", f.ulysses);
+  else snprintf(buf, n, "%s", layout);
 }
+
+/* The four forms of one Ulysses slot (index order above), then the slots U = 1..64. */
+#define FORMS(u) "-noncausal" u, "-causal" u, "-noncausal-zigzag" u, "-causal-contiguous" u
+#define U(k) FORMS("-U" #k)
+const char *const cb_attn_nvtx_variants[] = {
+    /* (the header's size: a missing suffix does not compile) */
+    FORMS(""), U(1),  U(2),  U(3),  U(4),  U(5),  U(6),  U(7),  U(8),  U(9),  U(10), U(11), U(12),
+    U(13),     U(14), U(15), U(16), U(17), U(18), U(19), U(20), U(21), U(22), U(23), U(24), U(25),
+    U(26),     U(27), U(28), U(29), U(30), U(31), U(32), U(33), U(34), U(35), U(36), U(37), U(38),
+    U(39),     U(40), U(41), U(42), U(43), U(44), U(45), U(46), U(47), U(48), U(49), U(50), U(51),
+    U(52),     U(53), U(54), U(55), U(56), U(57), U(58), U(59), U(60), U(61), U(62), U(63), U(64),
+};
+_Static_assert(CB_ATTN_MAX_ULYSSES == 64, "one NVTX suffix per Ulysses slot");

@@ -1,15 +1,18 @@
 /* The forms a ringattn group runs at one sweep point: causal or not (--causal), the sequence
  * layout (--layout, attn_layout.h) and the Ulysses degree U of the rows that take one
  * (--ulysses: `ulysses` and `nccl_ulysses` run the all-to-all inside groups of U ranks and the
- * ring across the P/U groups). The bench engine runs a group per variant the configuration turns
- * on, and hands the variant to the rows (cb_params_t.variant); everything below decodes it.
- * Host-only and CUDA-free.
+ * ring across the P/U groups). They are the family's variants (family.h): the bench engine runs
+ * a group per variant the configuration turns on (attn_family.c's variant_on), and hands it to
+ * the plan and the rows (cb_params_t.variant, read through attn_family.h's accessors);
+ * everything below decodes it. Host-only and CUDA-free.
  *
- * A variant is one index: causal + 2 * (layout + CB_ATTN_NLAYOUTS * uslot), where uslot is the
- * Ulysses degree U (1..CB_ATTN_MAX_ULYSSES), or 0 for "not asked for" (the Ulysses rows then run
- * U = P, pure Ulysses). Rows without a Ulysses degree (single, the rings, the all-gather) run in
- * the first Ulysses slot of a run only (cb_attn_variant_first), so `--ulysses all` adds groups
- * of the Ulysses rows, not copies of the others. */
+ * A variant is one index: causal + 2 * (other + 2 * uslot), where other is 0 for the causal
+ * default layout (zigzag when causal, contiguous otherwise) and 1 for the other one, and uslot
+ * the Ulysses degree U (1..CB_ATTN_MAX_ULYSSES), or 0 for "not asked for" (the Ulysses rows then
+ * run U = P, pure Ulysses). So variants 0 and 1 are the two forms of a run without --layout and
+ * --ulysses (non-causal contiguous, causal zigzag). Rows without a Ulysses degree (single, the
+ * rings, the all-gather) run in the first Ulysses slot of a run only (cb_attn_variant_first), so
+ * `--ulysses all` adds groups of the Ulysses rows, not copies of the others. */
 #ifndef CB_ATTN_VARIANT_H
 #define CB_ATTN_VARIANT_H
 
@@ -56,7 +59,13 @@ int cb_attn_ulysses_check(const cb_attn_config_t *c, int nranks, char *why, size
  * over nranks, and its Ulysses degree divides nranks. Returns 0, or -1 with why. */
 int cb_attn_variant_check(int v, uint64_t seq, int nranks, char *why, size_t n);
 
-/* "zigzag" or "contiguous, U=2": the variant for a group's description (causal is said apart). */
+/* What a group's description adds for variant v (causal is said apart): its layout when it is
+ * not the causal default, and the Ulysses degree when one was asked for: "" (variants 0 and 1),
+ * "contiguous", "zigzag U=4", "U=2". */
 void cb_attn_variant_text(int v, char *buf, size_t n);
+
+/* The NVTX mode suffix of each variant ("-causal", "-noncausal-zigzag-U4"; variants 0 and 1 keep
+ * the names of the two causal forms). */
+extern const char *const cb_attn_nvtx_variants[CB_ATTN_NVARIANTS];
 
 #endif

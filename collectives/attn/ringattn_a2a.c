@@ -119,13 +119,13 @@ static int groups_in_nodes(const cb_world_t *w, int U, char *why, size_t n) {
 }
 
 int cb_ra_uly_supported(const cb_world_t *w, const cb_params_t *p, int peer, char *why, size_t n) {
-  const int P = w->mpi.nranks, U = cb_attn_ulysses_degree(p->variant, P);
+  const int P = w->mpi.nranks, U = cb_attn_ulysses(p, P);
   cb_attn_heads_split_t s;
   if (P % U) {
     snprintf(why, n, "not supported: --ulysses %d does not divide %d ranks", U, P);
     return 0;
   }
-  if (cb_attn_heads_split(p->attn->heads, p->attn->kv_heads, U, &s, why, n)) return 0;
+  if (cb_attn_heads_split(cb_attn_cfg(p)->heads, cb_attn_cfg(p)->kv_heads, U, &s, why, n)) return 0;
   return !peer || groups_in_nodes(w, U, why, n);
 }
 
@@ -136,7 +136,7 @@ static int make_inner(cb_ra_uly_t *u, cb_inst_t *in, char *why, size_t n) {
   u->inner_cfg.heads = u->split.q_heads;
   u->inner_cfg.kv_heads = u->split.kv_heads;
   u->inner_in = *in;
-  u->inner_in.p.attn = &u->inner_cfg;
+  u->inner_in.p.config = &u->inner_cfg;
   u->inner_in.priv = NULL;
   u->inner_in.note[0] = 0;
   u->inner_in.mem_bytes = 0;

@@ -49,11 +49,12 @@ static int check_masks(uint64_t S, int P, int causal, int layout, char *why, siz
  * found when setup builds the plans), then cuDNN in this build (else CB_ATTN_NO_CUDNN), and a
  * mask cuDNN has for every block pair the ring makes (attn_split.h). */
 static int supported(const cb_world_t *w, const cb_params_t *p, int P, char *why, size_t n) {
-  if (CB_ATTN_PASS_HAS_BWD(p->attn->pass) && !cb_cudnn_bwd_supported(why, n)) return 0;
+  if (CB_ATTN_PASS_HAS_BWD(cb_attn_cfg(p)->pass) && !cb_cudnn_bwd_supported(why, n)) return 0;
   if (!cb_cudnn_available(why, n)) return 0;
-  /* a sequence that does not shard is the bench's own row (cb_attn_variant_check) */
-  const int layout = cb_attn_variant(p->variant).layout;
-  if (cb_attn_layout_seq_check(p->seq, P, layout, why, n) == 0 && check_masks(p->seq, P, p->causal, layout, why, n))
+  /* a sequence that does not shard is the describer's own row (cb_attn_plan) */
+  const uint64_t S = cb_attn_seq(p);
+  const int layout = cb_attn_layout(p);
+  if (cb_attn_layout_seq_check(S, P, layout, why, n) == 0 && check_masks(S, P, cb_attn_causal(p), layout, why, n))
     return 0;
   return 1;
 }

@@ -183,7 +183,7 @@ long long cb_ra_bwd_check(cb_inst_t *in, cudaStream_t s, uint64_t seed) {
     const double *e = h + 3 * (NT + t);
     const long long bad = (long long)e[2];
     wrong += bad;
-    in->err_max = fmax(in->err_max, e[1]);
+    in->metric[CB_ATTN_ERR_MAX] = fmax(in->metric[CB_ATTN_ERR_MAX], e[1]);
     sum += e[0];
     for (int i = 0; i < nw; i++) count += (double)c->batch * (double)win[i].len * (double)row[t];
     if (bad)
@@ -193,7 +193,7 @@ long long cb_ra_bwd_check(cb_inst_t *in, cudaStream_t s, uint64_t seed) {
           x->w->mpi.rank, in->algo->name, (unsigned long long)x->S, x->causal, bad, tensor_name[t], tol[t], e[1],
           cb_dtype_name(x->dtype), h[3 * t + 1]);
   }
-  in->err_mean = sum / (count > 0 ? count : 1.0);
+  in->metric[CB_ATTN_ERR_MEAN] = sum / (count > 0 ? count : 1.0);
   void *all[] = {u.qf,   u.df,     u.outf,       u.kvf,    u.of,     u.lsef,    u.deltaf,  u.deltaf_low, u.outw, u.ow,
                  u.lsew, u.deltaw, u.deltaw_low, u.dq_ref, u.dq_low, u.dkv_ref, u.dkv_low, u.scratch,    u.acc};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) CB_CUDA(cudaFree(all[i]));

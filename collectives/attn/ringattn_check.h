@@ -40,7 +40,8 @@ long long cb_ra_fwd_check(cb_inst_t *in, cudaStream_t s, uint64_t sd, double err
 
 /* The backward's check (ringattn_bwd_check.c): after a checked forward of the same inputs, fresh
  * dout, poisoned gradients, the scheme's backward, then dq, dk, dv against the fp32 reference
- * (cb_attn_bwd_reference). Adds to in->err_max / sets err_mean; returns the wrong elements. */
+ * (cb_attn_bwd_reference). Adds to in->metric[CB_ATTN_ERR_MAX], sets [CB_ATTN_ERR_MEAN]
+ * (attn_family.h); returns the wrong elements. */
 long long cb_ra_bwd_check(cb_inst_t *in, cudaStream_t s, uint64_t sd);
 
 #endif

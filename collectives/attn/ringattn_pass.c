@@ -25,8 +25,8 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   long long wrong = cb_ra_fwd_check(in, s, sd, err); /* every pass: the backward starts from its out and lse */
   /* the error columns: the output's (fwd), the gradients' (bwd), or over both (both) */
   if (CB_ATTN_PASS_HAS_FWD(x->pass)) {
-    in->err_max = fmax(in->err_max, err[0]);
-    in->err_mean = err[1];
+    in->metric[CB_ATTN_ERR_MAX] = fmax(in->metric[CB_ATTN_ERR_MAX], err[0]);
+    in->metric[CB_ATTN_ERR_MEAN] = err[1];
   }
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) wrong += cb_ra_bwd_check(in, s, sd);
   if (iter == 0 && x->cfg->save_dir[0]) {
@@ -38,8 +38,8 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
 }
 
 int cb_ra_setup_pass(cb_ra_t *x, cb_inst_t *in, float *home, int parts, char *why, size_t n) {
-  in->flops = cb_attn_flops(in->p.attn, in->p.seq, in->p.causal) * cb_attn_pass_flops_factor(x->pass) /
-              (x->scheme->full ? 1 : in->world->mpi.nranks);
+  in->metric[CB_ATTN_FLOPS] = cb_attn_flops(cb_attn_cfg(&in->p), cb_attn_seq(&in->p), cb_attn_causal(&in->p)) *
+                              cb_attn_pass_flops_factor(x->pass) / (x->scheme->full ? 1 : in->world->mpi.nranks);
   if (!CB_ATTN_PASS_HAS_BWD(x->pass)) return 0;
   return cb_ra_bwd_init(x, in, home, parts, why, n);
 }
@@ -93,11 +93,11 @@ static void pass_local(cb_inst_t *in, cudaStream_t s) {
 }
 
 void cb_ra_measure(cb_inst_t *in, cudaStream_t s) {
-  in->compute_us = time_us(s, 3, pass_compute, in);
+  in->metric[CB_ATTN_COMPUTE_US] = time_us(s, 3, pass_compute, in);
   cb_wait_stream(s);
   cb_mpi_barrier(in->world->mpi.comm);
-  in->comm_us = in->world->mpi.nranks > 1 ? time_us(s, 3, pass_comm, in) : 0.0;
+  in->metric[CB_ATTN_COMM_US] = in->world->mpi.nranks > 1 ? time_us(s, 3, pass_comm, in) : 0.0;
   cb_wait_stream(s);
   cb_mpi_barrier(in->world->mpi.comm);
-  in->local_us = time_us(s, 5, pass_local, in);
+  in->metric[CB_ATTN_LOCAL_US] = time_us(s, 5, pass_local, in);
 }

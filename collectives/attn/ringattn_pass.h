@@ -16,14 +16,16 @@
 /* run() of every ringattn row. */
 void cb_ra_run(cb_inst_t *in, int phase, cudaStream_t s);
 
-/* check() of every ringattn row (ringattn_check.h): sets in->err_max / err_mean for the pass's
- * columns (the output's for fwd, the gradients' for bwd, over both for both); with --save, the
- * first check's tensors are written. Returns the elements beyond the tolerance. */
+/* check() of every ringattn row (ringattn_check.h): sets in->metric[CB_ATTN_ERR_MAX, ERR_MEAN]
+ * (attn_family.h) for the pass's columns (the output's for fwd, the gradients' for bwd, over
+ * both for both); with --save, the first check's tensors are written. Returns the elements
+ * beyond the tolerance. */
 long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
 
 /* measure() of the ring forms: compute alone (the pass's attention launches), then, behind a
  * barrier, communication alone (skipped on one rank), then the pass's local kernels alone on
- * one S/P block (or the scheme's `local`); into in->compute_us, comm_us, local_us. */
+ * one S/P block (or the scheme's `local`); into in->metric[CB_ATTN_COMPUTE_US, COMM_US, LOCAL_US]
+ * (attn_family.h). */
 void cb_ra_measure(cb_inst_t *in, cudaStream_t s);
 
 /* The pass's local kernels on this rank's queries against its own block with contiguous

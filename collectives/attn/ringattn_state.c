@@ -57,7 +57,7 @@ int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n) {
 
 int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, const cb_ra_part_t *part, char *why, size_t n) {
   const cb_params_t *p = &in->p;
-  const cb_attn_config_t *c = p->attn;
+  const cb_attn_config_t *c = cb_attn_cfg(p);
   memset(x, 0, sizeof *x);
   x->w = in->world;
   x->cfg = c;
@@ -69,9 +69,9 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, const cb_ra_part_t *part, char *
   x->ring_first = part->first;
   x->dtype = p->dtype;
   x->bf16 = p->dtype == CB_BF16;
-  x->causal = p->causal;
-  x->S = p->seq;
-  x->rows = (int64_t)(p->seq / (uint64_t)x->P);
+  x->causal = cb_attn_causal(p);
+  x->S = cb_attn_seq(p);
+  x->rows = (int64_t)(cb_attn_seq(p) / (uint64_t)x->P);
   x->elem = cb_dtype_size(p->dtype);
   x->pass = c->pass;
   x->runs = cb_attn_layout_runs(x->S, x->P, x->r, x->layout, x->U);

@@ -35,6 +35,7 @@
 
 #include "attn.h"
 #include "attn_bwd.h"
+#include "attn_family.h"
 #include "collective.h"
 
 #define CB_RA_MAX_STEPS 64 /* ranks of one ring (events per step) */

@@ -3,10 +3,14 @@
  *
  * dQ. Every key tile of the pass contributes to a query row's dQ, so it goes out by addition:
  * each consumer warpgroup writes its part of the tile's dQ (scaled) into its own shared buffer
- * in the fp32 tensor map's 128-byte swizzle, and one thread adds each 32-column box to dq with a
- * TMA tensor reduction (fp32 adds done by the TMA unit; FlashAttention-3's way). A buffer is
- * rewritten only after its leader thread's previous reductions have read it
- * (cp.async.bulk.wait_group.read, then the warpgroup's named barrier 2 + c).
+ * in the fp32 tensor map's 128-byte swizzle and hands it to the dQ writer, the producer
+ * warpgroup's second warp, whose lane 0 adds each 32-column box to dq with a TMA tensor
+ * reduction (fp32 adds done by the TMA unit) and waits until they have read the buffer
+ * (FlashAttention-3's store_dq). Handshake per consumer warpgroup c, 128 + 32 threads each:
+ * named barrier CB_BWD_BAR_DQ_FULL + c (the consumers arrive after their stores and the proxy
+ * fence, the writer syncs) and CB_BWD_BAR_DQ_EMPTY + c (the writer arrives once the reductions
+ * have read the buffer, and once before the first tile; the consumers sync before storing).
+ * So the consumers neither issue the reductions nor wait for them.
  *
  * dK and dV stay in registers over the whole sweep and are added once: this CTA alone owns these
  * key rows, so no atomics. */
@@ -20,18 +24,26 @@
 #include "attn_sm90_tile.h"
 #include "sm90_ptx.cuh"
 
+static constexpr int CB_BWD_BAR_DQ_FULL = 2;           /* named barriers 2, 3: warpgroup c's dQ buffer is full */
+static constexpr int CB_BWD_BAR_DQ_EMPTY = 4;          /* named barriers 4, 5: ... and free again */
+static constexpr int CB_BWD_DQ_BAR_THREADS = 128 + 32; /* a consumer warpgroup and the writer warp */
+
+/* dQ's column offset and 32-column boxes of consumer warpgroup c (D = 128: its 64 columns;
+ * D = 64: its half of the 64 that both computed). */
+template <int D>
+__device__ __forceinline__ int cb_bwd_sm90_dq_col0(int c) {
+  return D == 128 ? 64 * c : 32 * c;
+}
+
 /* Warpgroup c's 64 rows x 32 * boxes columns of the tile's dQ (the accumulator of dQ = dS K,
  * unscaled; D = 128: its 64 columns, D = 64: half of the 64 that both computed; the thread's
  * place wq, g, q4 as cb_bwd_sm90_thread) into buf, as the map's 128-byte swizzle lays a box out
- * (16-byte chunk k of row ml at chunk k ^ (ml % 8)), then added to dq at rows m0.. of head hh. */
+ * (16-byte chunk k of row ml at chunk k ^ (ml % 8)), for the dQ writer to add to dq. */
 template <int D>
-__device__ __forceinline__ void cb_bwd_sm90_dq_add(const CUtensorMap &tdq, const cb_attn_bwd_params &bp,
-                                                   unsigned char *buf, const float (&dq)[32], int c, int wq, int g,
-                                                   int q4, int hh, int m0, int b) {
-  const bool leader = threadIdx.x % 128 == 0;
+__device__ __forceinline__ void cb_bwd_sm90_dq_add(const cb_attn_bwd_params &bp, unsigned char *buf,
+                                                   const float (&dq)[32], int c, int wq, int g, int q4) {
   const int j0 = D == 128 ? 0 : 4 * c;
-  if (leader) cb_bulk_wait_read();
-  cb_named_bar_sync(2 + c, 128);
+  cb_named_bar_sync(CB_BWD_BAR_DQ_EMPTY + c, CB_BWD_DQ_BAR_THREADS);
 #pragma unroll
   for (int r = 0; r < 2; r++) {
     const int ml = 16 * wq + g + 8 * r;
@@ -47,24 +59,48 @@ __device__ __forceinline__ void cb_bwd_sm90_dq_add(const CUtensorMap &tdq, const
     }
   }
   cb_fence_proxy_async_smem();
-  cb_named_bar_sync(2 + c, 128);
-  if (leader) {
-    const int col0 = D == 128 ? 64 * c : 32 * c;
+  cb_named_bar_arrive(CB_BWD_BAR_DQ_FULL + c, CB_BWD_DQ_BAR_THREADS);
+}
+
+/* The dQ writer warp (the producer warpgroup's second): for every tile and consumer warpgroup,
+ * once its buffer is full, lane 0 adds it to dq (rows m0.. of head hh) and waits until the
+ * reductions have read it; then the buffer is free again. sdQ: the two buffers. */
+template <int D, typename W>
+__device__ __forceinline__ void cb_bwd_sm90_dq_write(const CUtensorMap &tdq, const cb_attn_params &p,
+                                                     unsigned char *sdQ, const W &w) {
+  constexpr uint32_t kDqBytes = cb_bwd_dq_boxes(D) * CB_BWD_BLOCK_M * 128;
+  const bool lane0 = threadIdx.x % 32 == 0;
+  if (lane0) cb_tma_prefetch_map(&tdq);
 #pragma unroll
-    for (int bx = 0; bx < cb_bwd_dq_boxes(D); bx++)
-      cb_tma_reduce_add_4d(&tdq, buf + bx * (CB_BWD_BLOCK_M * 128), col0 + 32 * bx, hh, m0, b);
-    cb_bulk_commit();
+  for (int c = 0; c < CB_SM90_CONSUMER_WGS; c++) cb_named_bar_arrive(CB_BWD_BAR_DQ_EMPTY + c, CB_BWD_DQ_BAR_THREADS);
+  for (int it = 0; it < w.iters; it++) {
+    const int hh = w.head(p, it), m0 = w.row0(it);
+#pragma unroll
+    for (int c = 0; c < CB_SM90_CONSUMER_WGS; c++) {
+      cb_named_bar_sync(CB_BWD_BAR_DQ_FULL + c, CB_BWD_DQ_BAR_THREADS);
+      if (lane0) {
+        unsigned char *buf = sdQ + c * kDqBytes;
+#pragma unroll
+        for (int bx = 0; bx < cb_bwd_dq_boxes(D); bx++)
+          cb_tma_reduce_add_4d(&tdq, buf + bx * (CB_BWD_BLOCK_M * 128), cb_bwd_sm90_dq_col0<D>(c) + 32 * bx, hh, m0,
+                               w.b);
+        cb_bulk_commit();
+        cb_bulk_wait_read();
+      }
+      __syncwarp();
+      if (it + 1 < w.iters) cb_named_bar_arrive(CB_BWD_BAR_DQ_EMPTY + c, CB_BWD_DQ_BAR_THREADS);
+    }
   }
+  if (lane0) cb_bulk_wait(); /* the last reductions are done */
 }
 
 /* dK (scaled) and dV of the thread's two key rows kr[r] of kv head hk, batch b (q4: the thread's
- * column pair), added into the fp32 accumulators, after the warpgroup's last dQ reductions. */
+ * column pair), added into the fp32 accumulators. */
 template <int D>
 __device__ __forceinline__ void cb_bwd_sm90_dkdv_add(const cb_attn_bwd_params &bp, const float (&dk)[D / 2],
                                                      const float (&dv)[D / 2], const int (&kr)[2], int q4, int hk,
                                                      int b) {
   const cb_attn_params &p = bp.f;
-  if (threadIdx.x % 128 == 0) cb_bulk_wait(); /* the last dQ reductions are done */
   const float scale = bp.scale;
 #pragma unroll
   for (int r = 0; r < 2; r++) {

@@ -13,7 +13,8 @@
  *
  * Roles. Warpgroup 0 is the producer: after giving most of its registers away, its first warp
  * loads K and V once and Q, dO and the rows' statistics tile by tile into a 3-stage ring
- * (cb_bwd_sm90_load); warpgroups 1 and 2 are the consumers (cb_bwd_sm90_consume), then each adds
+ * (cb_bwd_sm90_load), its second adds each tile's dQ to global memory (cb_bwd_sm90_dq_write);
+ * warpgroups 1 and 2 are the consumers (cb_bwd_sm90_consume), then each adds
  * its dK and dV (cb_bwd_sm90_dkdv_add). Barriers and the shared-memory layout:
  * attn_bwd_sm90_mainloop.cuh (cb_bwd_sm90_smem); D = 128 takes 226.6 KB of the 227. */
 #ifndef CB_ATTN_BWD_SM90_KERNEL_CUH
@@ -77,10 +78,11 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   __syncthreads();
 
   const int wg = threadIdx.x / 128;
-  if (wg == 0) {
+  if (wg == 0) { /* warp 0 loads, warp 1 writes dQ out */
     cb_setmaxnreg_dec<CB_SM90_PRODUCER_REGS>();
-    if (threadIdx.x >= 32 || w.iters == 0) return;
-    cb_bwd_sm90_load<D>(tq, tk, tv, tdo, bp, sm, w);
+    if (threadIdx.x >= 64 || w.iters == 0) return;
+    if (threadIdx.x < 32) cb_bwd_sm90_load<D>(tq, tk, tv, tdo, bp, sm, w);
+    else cb_bwd_sm90_dq_write<D>(tdq, p, sdQ, w);
     return;
   }
 
@@ -97,7 +99,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
 #pragma unroll
   for (int x = 0; x < D / 2; x++) dk[x] = dv[x] = 0.0f;
   const cb_bwd_sm90_thread t = {c, wq, g, q4};
-  cb_bwd_sm90_consume<T, D>(tdq, bp, sm, w, t, kr, kpos, dk, dv);
+  cb_bwd_sm90_consume<T, D>(bp, sm, w, t, kr, kpos, dk, dv);
   cb_bwd_sm90_dkdv_add<D>(bp, dk, dv, kr, q4, w.hk, w.b);
 }
 

@@ -171,10 +171,10 @@ struct cb_bwd_sm90_thread {
  * accumulators (64 x D each, fp32, unscaled); kr, kpos: the thread's two key rows and their
  * positions. */
 template <typename T, int D>
-__device__ __forceinline__ void cb_bwd_sm90_consume(const CUtensorMap &tdq, const cb_attn_bwd_params &bp,
-                                                    const cb_bwd_sm90_smem &sm, const cb_bwd_sm90_work &w,
-                                                    const cb_bwd_sm90_thread &t, const int (&kr)[2],
-                                                    const int (&kpos)[2], float (&dk)[D / 2], float (&dv)[D / 2]) {
+__device__ __forceinline__ void cb_bwd_sm90_consume(const cb_attn_bwd_params &bp, const cb_bwd_sm90_smem &sm,
+                                                    const cb_bwd_sm90_work &w, const cb_bwd_sm90_thread &t,
+                                                    const int (&kr)[2], const int (&kpos)[2], float (&dk)[D / 2],
+                                                    float (&dv)[D / 2]) {
   using DT = cb_mma_op<T>;
   using SM = cb_bwd_sm90_sizes<D>;
   constexpr int S = SM::S;
@@ -253,7 +253,7 @@ __device__ __forceinline__ void cb_bwd_sm90_consume(const CUtensorMap &tdq, cons
     cb_wgmma_commit();
     cb_wgmma_wait<1>(); /* dQ is in; dK may still run */
     cb_wgmma_fence_operand(dq);
-    cb_bwd_sm90_dq_add<D>(tdq, bp, sdQ + c * SM::kDqBytes, dq, c, wq, g, q4, hh, m0, w.b);
+    cb_bwd_sm90_dq_add<D>(bp, sdQ + c * SM::kDqBytes, dq, c, wq, g, q4);
     cb_wgmma_wait<0>();
     cb_wgmma_fence_operand(dk);
     cb_wgmma_fence_operand(dv);

@@ -23,7 +23,7 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
   const cb_attn_params p = cb_attn_params_of(a);
   CUtensorMap tq, tk, tv;
   const int bf16 = a->bf16;
-  if (cb_sm90_map(&tq, a->q, bf16, D, a->heads, a->q_len, a->batch, CB_SM90_BLOCK_M, why, n)) return -1;
+  if (cb_sm90_map(&tq, a->q, bf16, D, a->heads, a->q_len, a->batch, cb_fwd_block_m(D), why, n)) return -1;
   if (a->kv_len == 0) { /* no key tile is ever loaded (every CTA has 0 tiles): any valid map will do */
     tk = tq;
     tv = tq;
@@ -39,9 +39,9 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
              cudaGetErrorString(e));
     return -1;
   }
-  const dim3 grid((unsigned)((a->q_len + CB_SM90_BLOCK_M - 1) / CB_SM90_BLOCK_M), (unsigned)a->heads,
+  const dim3 grid((unsigned)((a->q_len + cb_fwd_block_m(D) - 1) / cb_fwd_block_m(D)), (unsigned)a->heads,
                   (unsigned)a->batch);
-  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, p);
+  kernel<<<grid, cb_fwd_threads(D), smem, s>>>(tq, tk, tv, p);
   return 0;
 }
 

@@ -52,15 +52,16 @@
 static constexpr int CB_SM90_BAR_TURN = 1;
 
 template <typename T, int D>
-__global__ void __launch_bounds__(CB_SM90_THREADS, 1)
+__global__ void __launch_bounds__(cb_fwd_threads(D), 1)
     cb_attn_fwd_sm90_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                             const __grid_constant__ CUtensorMap tv, const cb_attn_params p) {
   using DT = cb_mma_op<T>;
   constexpr int S = CB_SM90_STAGES, kBlockN = CB_SM90_BLOCK_N;
   constexpr int kHalves = D / 64;
-  constexpr uint32_t kQHalf = CB_SM90_BLOCK_M * 128, kKVHalf = kBlockN * 128; /* bytes */
+  constexpr int kWGs = cb_fwd_consumer_wgs(D), kBlockM = cb_fwd_block_m(D);
+  constexpr uint32_t kQHalf = kBlockM * 128, kKVHalf = kBlockN * 128; /* bytes */
   constexpr uint32_t kQBytes = kHalves * kQHalf, kKVBytes = kHalves * kKVHalf;
-  constexpr int kConsumers = 128 * CB_SM90_CONSUMER_WGS;
+  constexpr int kConsumers = 128 * kWGs;
   static_assert(D == 64 || D == 128, "head dim 64 or 128");
   static_assert(kBlockN % 16 == 0 && kKVHalf % 1024 == 0, "whole k16 steps, 1024-byte aligned tiles");
 
@@ -73,8 +74,8 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
 
   const int qtile = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x; /* causal: heaviest first */
   const int h = blockIdx.y, b = blockIdx.z;
-  const int row0 = qtile * CB_SM90_BLOCK_M;
-  const int rows = min(CB_SM90_BLOCK_M, p.q_len - row0);
+  const int row0 = qtile * kBlockM;
+  const int rows = min(kBlockM, p.q_len - row0);
   /* keys this tile sees: a prefix of nvis; the first nfull are visible to every row */
   const int nvis = cb_attn_row_keys(p, row0 + rows - 1), nfull = cb_attn_row_keys(p, row0);
   const int ntiles = (nvis + kBlockN - 1) / kBlockN;
@@ -122,7 +123,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   }
 
   /* ---- consumers ---- */
-  cb_setmaxnreg_inc<CB_SM90_CONSUMER_REGS>();
+  cb_setmaxnreg_inc<cb_fwd_consumer_regs(D)>();
   const int c = wg - 1, lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
   int row[2], lim[2];
   row[0] = row0 + c * 64 + wq * 16 + lane / 4;
@@ -167,9 +168,11 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
                              }
                              cb_wgmma_commit();
   };
-  auto turn_wait = [&] { cb_named_bar_sync(CB_SM90_BAR_TURN + c, kConsumers); };
-  auto turn_pass = [&] { cb_named_bar_arrive(CB_SM90_BAR_TURN + (c ^ 1), kConsumers); };
-  if (c == 1) cb_named_bar_arrive(CB_SM90_BAR_TURN, kConsumers); /* warpgroup 0 first */
+  /* the turns go round the warpgroups: each turn barrier joins the warpgroup whose turn it is
+   * and the one before it (2 x 128 threads) */
+  auto turn_wait = [&] { cb_named_bar_sync(CB_SM90_BAR_TURN + c, 256); };
+  auto turn_pass = [&] { cb_named_bar_arrive(CB_SM90_BAR_TURN + (kWGs == 2 ? c ^ 1 : (c + 1) % kWGs), 256); };
+  if (c == kWGs - 1) cb_named_bar_arrive(CB_SM90_BAR_TURN, 256); /* warpgroup 0 first */
 
   cb_mbar_wait(q_full, 0);
   /* the first tile (the last keys): S and its softmax alone */
@@ -213,7 +216,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_wgmma_fence_operand(pa);
     cb_mbar_arrive(&v_empty[sp]);
   }
-  if (c == 0) cb_named_bar_sync(CB_SM90_BAR_TURN, kConsumers); /* the extra arrival */
+  if (c == 0) cb_named_bar_sync(CB_SM90_BAR_TURN, 256); /* the extra arrival */
   cb_sm90_epilogue<T, DT, D>(p, sm, o, row, b, h);
 }
 

@@ -43,7 +43,14 @@ static constexpr int CB_SM90_CONSUMER_REGS = 240;      /* setmaxnreg of each con
 static constexpr size_t CB_SM90_SMEM_MAX = 227 * 1024; /* dynamic shared memory one sm_90 CTA may have */
 
 /* forward */
-static constexpr int CB_SM90_BLOCK_M = 128; /* query rows per CTA: 2 consumer warpgroups x 64 */
+static constexpr int CB_SM90_BLOCK_M = 128; /* query rows per CTA at D = 128: 2 consumer warpgroups x 64 */
+/* D = 64 runs FlashAttention-3's 192-row tiles: 3 consumer warpgroups of 160 registers each
+ * (128 x 24 + 384 x 160 = 64512; O 32 + S 64 + P 32 of them), so that two warpgroups' GEMMs can
+ * run while the third does its softmax */
+static constexpr int cb_fwd_consumer_wgs(int D) { return D == 64 ? 3 : CB_SM90_CONSUMER_WGS; }
+static constexpr int cb_fwd_block_m(int D) { return 64 * cb_fwd_consumer_wgs(D); }
+static constexpr int cb_fwd_threads(int D) { return 128 * (1 + cb_fwd_consumer_wgs(D)); }
+static constexpr int cb_fwd_consumer_regs(int D) { return cb_fwd_consumer_wgs(D) == 3 ? 160 : CB_SM90_CONSUMER_REGS; }
 static constexpr int CB_SM90_BLOCK_N = 128; /* keys per K/V tile */
 static constexpr int CB_SM90_STAGES = 2;    /* K and V tiles in flight each */
 
@@ -59,7 +66,8 @@ static constexpr int cb_bwd_dq_boxes(int D) { return D == 128 ? 2 : 1; }
 /* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants
  * 1024-byte aligned tiles), the tiles, then the mbarriers. */
 static constexpr size_t cb_attn_fwd_sm90_smem_bytes(int D) {
-  return 1024 + (size_t)(CB_SM90_BLOCK_M + 2 * CB_SM90_STAGES * CB_SM90_BLOCK_N) * D * 2 + 8 * (1 + 4 * CB_SM90_STAGES);
+  return 1024 + (size_t)(cb_fwd_block_m(D) + 2 * CB_SM90_STAGES * CB_SM90_BLOCK_N) * D * 2 +
+         8 * (1 + 4 * CB_SM90_STAGES);
 }
 /* the backward's: K, V, the Q / dO ring, dS^T (2 x 128 keys x 128 bytes), the dQ buffers, the
  * statistics ([stage][lse, delta][64] fp32), then the mbarriers (kv_full, q_full and q_empty per

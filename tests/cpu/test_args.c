@@ -11,6 +11,7 @@
 #include "args.h"
 #include "args_values.h"
 #include "cb_testing.h"
+#include "moe_config.h"
 #include "strbuf.h"
 
 #define KiB 1024ull
@@ -18,6 +19,8 @@
 #define GiB (1024ull * MiB)
 
 static cb_args_t A; /* large (sweep table): static, not on the stack */
+/* the moe configuration the last parse left (the family's own, family.h) */
+#define MOE ((const cb_moe_config_t *)cb_args_config(&A))
 static char err[1024];
 
 /* Splits line at spaces into argv ("collbench" prepended) and parses it. The token '' stands
@@ -141,15 +144,15 @@ static void test_defaults(void) {
   CHECK_EQ_INT(A.dtypes[0], CB_BF16);
   CHECK_EQ_INT(A.ops[0], CB_OP_NONE);
   CHECK_EQ_INT(A.places, CB_PLACE_OUT);
-  CHECK_EQ_STR(A.moe.model, "deepseek-v3");
-  CHECK_EQ_INT(A.moe.hidden, 7168);
-  CHECK_EQ_INT(A.moe.experts, 256);
-  CHECK_EQ_INT(A.moe.topk, 8);
-  CHECK_EQ_INT(A.moe.routing.kind, CB_ROUTE_UNIFORM);
-  CHECK_EQ_INT(A.moe.uneven, 0);
-  CHECK_EQ_INT(A.moe.validate, 0);
-  CHECK_EQ_INT(A.moe.overlap, 0);
-  CHECK(A.moe.drop == 0.0, "default drop %g", A.moe.drop);
+  CHECK_EQ_STR(MOE->model, "deepseek-v3");
+  CHECK_EQ_INT(MOE->hidden, 7168);
+  CHECK_EQ_INT(MOE->experts, 256);
+  CHECK_EQ_INT(MOE->topk, 8);
+  CHECK_EQ_INT(MOE->routing.kind, CB_ROUTE_UNIFORM);
+  CHECK_EQ_INT(MOE->uneven, 0);
+  CHECK_EQ_INT(MOE->validate, 0);
+  CHECK_EQ_INT(MOE->overlap, 0);
+  CHECK(MOE->drop == 0.0, "default drop %g", MOE->drop);
 }
 
 static void test_options(void) {
@@ -276,30 +279,30 @@ static void test_options(void) {
 
 static void test_moe_options(void) {
   EXPECT_OK("moe --model mixtral-8x7b");
-  CHECK_EQ_STR(A.moe.model, "mixtral-8x7b");
-  CHECK_EQ_INT(A.moe.hidden, 4096);
-  CHECK_EQ_INT(A.moe.experts, 8);
-  CHECK_EQ_INT(A.moe.topk, 2);
+  CHECK_EQ_STR(MOE->model, "mixtral-8x7b");
+  CHECK_EQ_INT(MOE->hidden, 4096);
+  CHECK_EQ_INT(MOE->experts, 8);
+  CHECK_EQ_INT(MOE->topk, 2);
   EXPECT_OK("moe --model=qwen3-30b-a3b");
-  CHECK_EQ_STR(A.moe.model, "qwen3-30b-a3b");
-  CHECK_EQ_INT(A.moe.hidden, 2048);
-  CHECK_EQ_INT(A.moe.experts, 128);
-  CHECK_EQ_INT(A.moe.topk, 8);
+  CHECK_EQ_STR(MOE->model, "qwen3-30b-a3b");
+  CHECK_EQ_INT(MOE->hidden, 2048);
+  CHECK_EQ_INT(MOE->experts, 128);
+  CHECK_EQ_INT(MOE->topk, 8);
   EXPECT_OK("moe --model deepseek-v3");
-  CHECK_EQ_STR(A.moe.model, "deepseek-v3");
-  CHECK_EQ_INT(A.moe.hidden, 7168);
-  CHECK_EQ_INT(A.moe.experts, 256);
-  CHECK_EQ_INT(A.moe.topk, 8);
+  CHECK_EQ_STR(MOE->model, "deepseek-v3");
+  CHECK_EQ_INT(MOE->hidden, 7168);
+  CHECK_EQ_INT(MOE->experts, 256);
+  CHECK_EQ_INT(MOE->topk, 8);
   /* an explicit shape overrides the preset and makes the model "custom" */
   EXPECT_OK("moe --model mixtral-8x7b --hidden 1024");
-  CHECK_EQ_STR(A.moe.model, "custom");
-  CHECK_EQ_INT(A.moe.hidden, 1024);
-  CHECK_EQ_INT(A.moe.experts, 8);
+  CHECK_EQ_STR(MOE->model, "custom");
+  CHECK_EQ_INT(MOE->hidden, 1024);
+  CHECK_EQ_INT(MOE->experts, 8);
   EXPECT_OK("moe --hidden 2048 --topk 4 --experts 64");
-  CHECK_EQ_STR(A.moe.model, "custom");
-  CHECK_EQ_INT(A.moe.hidden, 2048);
-  CHECK_EQ_INT(A.moe.topk, 4);
-  CHECK_EQ_INT(A.moe.experts, 64);
+  CHECK_EQ_STR(MOE->model, "custom");
+  CHECK_EQ_INT(MOE->hidden, 2048);
+  CHECK_EQ_INT(MOE->topk, 4);
+  CHECK_EQ_INT(MOE->experts, 64);
 
   EXPECT_POINTS("moe --tokens 1,128,4096", 1, 128, 4096);
   EXPECT_POINTS("moe --tokens 0,16", 0, 16);
@@ -309,22 +312,22 @@ static void test_moe_options(void) {
   EXPECT_POINTS("moe --tokens 16777216", 16777216);
 
   EXPECT_OK("moe --routing zipf:1.2");
-  CHECK_EQ_INT(A.moe.routing.kind, CB_ROUTE_ZIPF);
-  CHECK(A.moe.routing.zipf_s == 1.2, "zipf s %g", A.moe.routing.zipf_s);
+  CHECK_EQ_INT(MOE->routing.kind, CB_ROUTE_ZIPF);
+  CHECK(MOE->routing.zipf_s == 1.2, "zipf s %g", MOE->routing.zipf_s);
   EXPECT_OK("moe --routing=hot:4:2.5");
-  CHECK_EQ_INT(A.moe.routing.kind, CB_ROUTE_HOT);
-  CHECK_EQ_INT(A.moe.routing.hot_k, 4);
-  CHECK(A.moe.routing.hot_f == 2.5, "hot f %g", A.moe.routing.hot_f);
+  CHECK_EQ_INT(MOE->routing.kind, CB_ROUTE_HOT);
+  CHECK_EQ_INT(MOE->routing.hot_k, 4);
+  CHECK(MOE->routing.hot_f == 2.5, "hot f %g", MOE->routing.hot_f);
   EXPECT_OK("moe --routing zipf:2 --routing uniform");
-  CHECK_EQ_INT(A.moe.routing.kind, CB_ROUTE_UNIFORM);
+  CHECK_EQ_INT(MOE->routing.kind, CB_ROUTE_UNIFORM);
 
   EXPECT_OK("moe --uneven --validate --drop 0.25");
-  CHECK_EQ_INT(A.moe.uneven, 1);
-  CHECK_EQ_INT(A.moe.validate, 1);
-  CHECK(A.moe.drop == 0.25, "drop %g", A.moe.drop);
-  CHECK_EQ_INT(A.moe.overlap, 0);
+  CHECK_EQ_INT(MOE->uneven, 1);
+  CHECK_EQ_INT(MOE->validate, 1);
+  CHECK(MOE->drop == 0.25, "drop %g", MOE->drop);
+  CHECK_EQ_INT(MOE->overlap, 0);
   EXPECT_OK("moe --overlap --sms 32");
-  CHECK_EQ_INT(A.moe.overlap, 1);
+  CHECK_EQ_INT(MOE->overlap, 1);
 
   EXPECT_OK("moe -d fp8e4m3,bfloat16"); /* 7168 = 56 x 128 */
   CHECK_EQ_INT(A.ndtypes, 2);
@@ -647,7 +650,7 @@ static void test_reals_decimal(void) {
   EXPECT_OK("allreduce -f 1.5 -T 2e1");
   CHECK(A.timeout_s == 20.0, "-T 2e1 read as %g", A.timeout_s);
   EXPECT_OK("moe --routing hot:2:1.5 --drop .25");
-  CHECK(A.moe.drop == 0.25 && A.moe.routing.hot_f == 1.5, "drop %g hot_f %g", A.moe.drop, A.moe.routing.hot_f);
+  CHECK(MOE->drop == 0.25 && MOE->routing.hot_f == 1.5, "drop %g hot_f %g", MOE->drop, MOE->routing.hot_f);
   /* blanks cannot pass through parse()'s space split: the value parsers directly */
   double d = 0;
   long v = 0;

@@ -13,12 +13,15 @@
 #include "args.h"
 #include "attn_block.h"
 #include "attn_config.h"
+#include "attn_family.h"
 #include "attn_layout.h"
 #include "attn_save_dir.h"
 #include "attn_variant.h"
 #include "cb_testing.h"
 
 static cb_args_t A;
+/* the ringattn configuration the last parse left (the family\'s own, family.h) */
+#define ATTN ((const cb_attn_config_t *)cb_args_config(&A))
 static char err[1024];
 
 static int parse(const char *line) {
@@ -47,11 +50,11 @@ static void test_cli(void) {
   CHECK_EQ_INT(A.dtypes[0], CB_BF16);
   CHECK_EQ_INT(A.npoints, 4); /* 8K, 16K, 32K, 64K */
   CHECK(A.points[0] == 8192 && A.points[3] == 65536, "default --seq sweep");
-  CHECK_EQ_INT(A.attn.batch, 1);
-  CHECK_EQ_INT(A.attn.heads, 32);
-  CHECK_EQ_INT(A.attn.kv_heads, 32);
-  CHECK_EQ_INT(A.attn.head_dim, 128);
-  CHECK_EQ_INT(A.attn.causal_modes, CB_ATTN_CAUSAL | CB_ATTN_NONCAUSAL);
+  CHECK_EQ_INT(ATTN->batch, 1);
+  CHECK_EQ_INT(ATTN->heads, 32);
+  CHECK_EQ_INT(ATTN->kv_heads, 32);
+  CHECK_EQ_INT(ATTN->head_dim, 128);
+  CHECK_EQ_INT(ATTN->causal_modes, CB_ATTN_CAUSAL | CB_ATTN_NONCAUSAL);
   CHECK_EQ_INT(A.places, CB_PLACE_OUT);
 
   CHECK_EQ_INT(parse("ringattn --seq 1000,4K -d half --batch 2 --heads 8 --kv-heads 2 --head-dim 64 --causal 1 "
@@ -60,20 +63,20 @@ static void test_cli(void) {
   CHECK_EQ_INT(A.npoints, 2);
   CHECK(A.points[0] == 1000 && A.points[1] == 4096, "--seq list with K");
   CHECK_EQ_INT(A.dtypes[0], CB_HALF);
-  CHECK_EQ_INT(A.attn.batch, 2);
-  CHECK_EQ_INT(A.attn.heads, 8);
-  CHECK_EQ_INT(A.attn.kv_heads, 2);
-  CHECK_EQ_INT(A.attn.head_dim, 64);
-  CHECK_EQ_INT(A.attn.causal_modes, CB_ATTN_CAUSAL);
-  CHECK_EQ_STR(A.attn.save_dir, "/tmp/x");
+  CHECK_EQ_INT(ATTN->batch, 2);
+  CHECK_EQ_INT(ATTN->heads, 8);
+  CHECK_EQ_INT(ATTN->kv_heads, 2);
+  CHECK_EQ_INT(ATTN->head_dim, 64);
+  CHECK_EQ_INT(ATTN->causal_modes, CB_ATTN_CAUSAL);
+  CHECK_EQ_STR(ATTN->save_dir, "/tmp/x");
 
   CHECK_EQ_INT(parse("ringattn --seq 16K:128K --causal 0"), CB_ARGS_OK);
   CHECK_EQ_INT(A.npoints, 4);
   CHECK(A.points[3] == 131072, "--seq range");
-  CHECK_EQ_INT(A.attn.causal_modes, CB_ATTN_NONCAUSAL);
+  CHECK_EQ_INT(ATTN->causal_modes, CB_ATTN_NONCAUSAL);
   /* --heads alone: plain multi-head attention */
   CHECK_EQ_INT(parse("ringattn --heads 12"), CB_ARGS_OK);
-  CHECK_EQ_INT(A.attn.kv_heads, 12);
+  CHECK_EQ_INT(ATTN->kv_heads, 12);
 
   expect_error("ringattn --heads 8 --kv-heads 3", "does not divide");
   expect_error("ringattn --head-dim 96", "not supported");
@@ -110,17 +113,50 @@ static void test_cli(void) {
 /* --layout and --ulysses (attn_layout.h, attn_variant.h). */
 static void test_layout_ulysses(void) {
   CHECK_EQ_INT(parse("ringattn"), CB_ARGS_OK);
-  CHECK(A.attn.layouts == 0 && A.attn.ulysses == 0 && !A.attn.ulysses_all, "defaults: no --layout, no --ulysses");
+  CHECK(ATTN->layouts == 0 && ATTN->ulysses == 0 && !ATTN->ulysses_all, "defaults: no --layout, no --ulysses");
   CHECK_EQ_INT(parse("ringattn --layout zigzag --ulysses 2,4"), CB_ARGS_OK);
-  CHECK(A.attn.layouts == CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG) && A.attn.ulysses == 10, "--layout zigzag --ulysses 2,4");
+  CHECK(ATTN->layouts == CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG) && ATTN->ulysses == 10, "--layout zigzag --ulysses 2,4");
   CHECK_EQ_INT(parse("ringattn --layout=all --ulysses=all"), CB_ARGS_OK);
-  CHECK(A.attn.layouts == CB_ATTN_LAYOUT_ALL && A.attn.ulysses_all, "=all");
+  CHECK(ATTN->layouts == CB_ATTN_LAYOUT_ALL && ATTN->ulysses_all, "=all");
   expect_error("ringattn --layout stripe", "--layout: 'stripe' (accepted: contiguous, zigzag, a comma list, all)");
   expect_error("ringattn --layout", "needs a value");
   expect_error("ringattn --ulysses 0", "--ulysses: '0' (accepted: all, or ranks per group 1..64, comma-separated)");
   expect_error("ringattn --ulysses 2,x", "--ulysses: '2,x'");
   expect_error("allreduce --layout zigzag", "apply only to the ringattn family");
   expect_error("moe --ulysses 2", "apply only to the ringattn family");
+}
+
+/* The describer (attn_family.c) with --layout and --ulysses: the rank checks, the variants a rank
+ * count runs and a variant's plan (its description and its layout's sequence check). */
+static void test_describer_variants(void) {
+  const cb_family_info_t *fi = cb_family_info(CB_RINGATTN);
+  char why[256] = "", what[256] = "";
+  CHECK_EQ_INT(parse("ringattn --ulysses 2,4 --layout all --causal 1"), CB_ARGS_OK);
+  CHECK_EQ_INT(fi->check_ranks(ATTN, 8, A.dtypes, A.ndtypes, why, sizeof why), 0);
+  CHECK_EQ_INT(fi->check_ranks(ATTN, 6, A.dtypes, A.ndtypes, why, sizeof why), -1);
+  CHECK_CONTAINS(why, "--ulysses 4 does not divide 6 ranks");
+  int on = 0;
+  for (int v = 0; v < fi->nvariants; v++) on += fi->variant_on(ATTN, v, 8);
+  CHECK_EQ_INT(on, 4); /* causal x {contiguous, zigzag} x U = {2, 4} */
+  CHECK_EQ_INT(parse("ringattn --ulysses all"), CB_ARGS_OK);
+  CHECK_EQ_INT(fi->check_ranks(ATTN, 6, A.dtypes, A.ndtypes, why, sizeof why), 0);
+  on = 0;
+  for (int v = 0; v < fi->nvariants; v++) on += fi->variant_on(ATTN, v, 6);
+  CHECK_EQ_INT(on, 8); /* both causal forms in their default layouts x U = 1, 2, 3, 6 */
+  CHECK_EQ_STR(fi->nvtx_variants[cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 3})], "-causal-U3");
+
+  /* a non-default variant's group: its form in the description, its layout's sequence check */
+  CHECK_EQ_INT(parse("ringattn --layout contiguous --ulysses 2 --causal 1"), CB_ARGS_OK);
+  cb_params_t p = {.family = CB_RINGATTN, .dtype = CB_BF16, .point = 4100, .config = ATTN};
+  p.variant = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 2});
+  CHECK_EQ_INT(fi->plan(&p, 4, "eager", what, sizeof what, why, sizeof why), 0); /* 4 chunks of 1025 */
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=4100 causal contiguous U=2 eager fwd");
+  const uint64_t ring_bytes = p.bytes;
+  CHECK(ring_bytes > 0, "the ring's bytes in the size column");
+  p.variant = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 2});
+  CHECK_EQ_INT(fi->plan(&p, 4, "graph", what, sizeof what, why, sizeof why), -1); /* not 8 chunks */
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=4100 causal U=2 graph fwd");
+  CHECK_CONTAINS(why, "8 equal chunks");
 }
 
 /* The parsed --algo list joined with ",", "" for none (= every algorithm of the family). */
@@ -142,7 +178,7 @@ static void expect_algos(const char *cmd, const char *want) {
 static void test_block_kernel(void) {
   /* default: both kernels, every algorithm of the family */
   expect_algos("ringattn", "");
-  CHECK_EQ_INT(A.attn.block_kernels, CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN);
+  CHECK_EQ_INT(ATTN->block_kernels, CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN);
   expect_algos("ringattn --block-kernel both", "");
   expect_algos("ringattn --block-kernel collbench", "single,ring,nccl_ring,nccl_allgather,ulysses,nccl_ulysses");
   expect_algos("ringattn --block-kernel=cudnn",
@@ -345,6 +381,7 @@ int main(void) {
   CHECK(system(cmd) == 0, "cleanup");
   test_cli();
   test_layout_ulysses();
+  test_describer_variants();
   test_block_kernel();
   test_shards();
   test_flops();

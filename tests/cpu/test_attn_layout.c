@@ -122,6 +122,19 @@ static void test_variants(void) {
           "variant %d decodes in range", v);
     CHECK_EQ_INT(cb_attn_variant_index(f), v);
   }
+  /* variants 0 and 1 are the two forms of a run without --layout and --ulysses, as before them */
+  CHECK(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0}) == 0 &&
+            cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 0}) == 1,
+        "variants 0 and 1: non-causal contiguous, causal zigzag");
+  CHECK_EQ_STR(cb_attn_nvtx_variants[0], "-noncausal");
+  CHECK_EQ_STR(cb_attn_nvtx_variants[1], "-causal");
+  CHECK_EQ_STR(cb_attn_nvtx_variants[cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 64})],
+               "-causal-contiguous-U64");
+  CHECK_EQ_STR(cb_attn_nvtx_variants[cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 3})],
+               "-noncausal-zigzag-U3");
+  for (int v = 0; v < CB_ATTN_NVARIANTS; v++)
+    for (int w = 0; w < v; w++)
+      CHECK(strcmp(cb_attn_nvtx_variants[v], cb_attn_nvtx_variants[w]) != 0, "NVTX suffix of %d and %d", v, w);
   cb_attn_config_t c;
   cb_attn_defaults(&c);
   int on[CB_ATTN_NVARIANTS], n = count_on(&c, 8, on);
@@ -154,11 +167,16 @@ static void test_variants(void) {
   CHECK_CONTAINS(why, "--ulysses 4 does not divide 6 ranks");
   CHECK(cb_attn_variant_check(v4, 64, 8, why, sizeof why) == 0, "%s", why);
   CHECK(cb_attn_variant_check(v4, 40, 8, why, sizeof why) == -1, "40 over 16 zigzag chunks");
+  /* a group's description names what is not the causal default */
   char text[64];
   cb_attn_variant_text(v4, text, sizeof text);
-  CHECK_EQ_STR(text, "zigzag, U=4");
+  CHECK_EQ_STR(text, "U=4");
   cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0}), text, sizeof text);
-  CHECK_EQ_STR(text, "contiguous");
+  CHECK_EQ_STR(text, "");
+  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 2}), text, sizeof text);
+  CHECK_EQ_STR(text, "contiguous U=2");
+  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 0}), text, sizeof text);
+  CHECK_EQ_STR(text, "zigzag");
   /* all: every U dividing the rank count, the smallest first */
   CHECK(cb_attn_parse_ulysses("all", &c) == 0 && c.ulysses_all && !c.ulysses, "all");
   c.layouts = CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG);

@@ -52,8 +52,8 @@ static void test_rows(void) {
   memset(&p, 0, sizeof p);
   p.family = CB_RINGATTN;
   p.dtype = CB_BF16;
-  p.attn = &cfg;
-  p.seq = 4096;
+  p.config = &cfg;
+  p.point = 4096;
   int nrows = 0;
   for (int i = 0; cudnn_rows[i]; i++, nrows++) {
     char want[64];
@@ -68,7 +68,6 @@ static void test_rows(void) {
         for (int i = 0; cudnn_rows[i]; i++) {
           char why[512] = "";
           w.mpi.nranks = nranks;
-          p.causal = causal;
           p.variant = cb_attn_variant_index((cb_attn_variant_t){causal, cb_attn_default_layout(causal), 0});
           cfg.pass = passes[k];
           CHECK(cudnn_rows[i]->supported(&w, &p, why, sizeof why) == 0, "%s supported without cuDNN",

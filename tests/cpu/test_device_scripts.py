@@ -3,8 +3,10 @@
 reference-sweeps.sh) on a machine without a GPU: --help prints the script's header and exits 0;
 nonsense (an unknown step or run, an unknown option, --out without a folder or with a line break,
 -R without a pattern) ends with exit 2 and one line naming it, before anything is built or any
-folder made; and tools/device/ holds only those scripts, common.sh and sdpa_anchor.py (the A/B
-machinery lives on a branch).
+folder made; tools/device/ holds only those scripts, common.sh and sdpa_anchor.py (the A/B
+machinery lives on a branch); and common.sh's logs (logfile) are new files: a symlink, FIFO or
+dangling link planted at a log's name in DIR/logs is refused, never written through, and a log an
+earlier run left is replaced.
 
 usage: test_device_scripts.py REPO"""
 import os
@@ -31,7 +33,47 @@ def run(script, *args, out):
                           capture_output=True, timeout=60)
 
 
+def logs_writer():
+    """common.sh's steps.txt and step logs in a DIR/logs holding planted names."""
+    with tempfile.TemporaryDirectory() as d:
+        logs = os.path.join(d, "out", "logs")
+        os.makedirs(logs)
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+
+        def bash(code):  # a write that blocks on the FIFO is a failure too, not a hang
+            try:
+                return subprocess.run(["bash", "-c", ". tools/device/common.sh; " + code, "device",
+                                       os.path.join(d, "out")], cwd=ROOT, capture_output=True, text=True, timeout=60)
+            except subprocess.TimeoutExpired:
+                return subprocess.CompletedProcess(code, None, "", "timed out after 60 s")
+        os.symlink(victim, os.path.join(logs, "steps.txt"))
+        p = bash('device_args "" --out "$1"; echo reached')
+        check(p.returncode == 2 and "reached" not in p.stdout and len(p.stderr.strip().splitlines()) == 1 and
+              "steps.txt" in p.stderr, f"a symlink at steps.txt: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
+        os.remove(os.path.join(logs, "steps.txt"))
+        with open(os.path.join(logs, "old.log"), "w") as f:
+            f.write("an earlier run\n")
+        os.symlink(victim, os.path.join(logs, "linked.log"))
+        os.symlink(victim + "-dangling", os.path.join(logs, "dangling.log"))
+        os.mkfifo(os.path.join(logs, "fifo.log"))
+        p = bash('device_args "" --out "$1"; step old echo new; for n in linked dangling fifo; do step $n echo x; '
+                 'echo "$n=$?"; done')
+        check(p.returncode == 0 and all(f"{n}=1" in p.stdout for n in ("linked", "dangling", "fifo")),
+              f"planted log names refused: exit {p.returncode}, {p.stdout!r} {p.stderr[-300:]!r}")
+        check(open(victim).read() == "precious\n" and not os.path.lexists(victim + "-dangling"),
+              "a planted link's target is never written or created")
+        check(open(os.path.join(logs, "old.log")).read() == "new\n", "an earlier run's log is replaced")
+        steps = os.path.join(logs, "steps.txt")
+        check(os.path.isfile(steps) and not os.path.islink(steps) and "old rc=0" in open(steps).read(),
+              "steps.txt is a new file with the status lines")
+        left = [n for n in os.listdir(logs) if n.startswith(".")]
+        check(not left, f"no temporary left in DIR/logs: {left}")
+
+
 def main():
+    logs_writer()
     have = sorted(os.listdir(DEVICE))
     check(have == sorted(list(SCRIPTS) + ["common.sh", "sdpa_anchor.py"]), f"tools/device/ holds {have}")
     with tempfile.TemporaryDirectory() as d:

@@ -99,6 +99,19 @@ int main(int argc, char **argv) {
   if (w.mpi.rank == 0) puts(json.s);
   cb_sb_free(&json);
   cb_sb_free(&header);
+  /* a NIC's name is written as a JSON string: quotes and backslashes escaped (issue 42 P26) */
+  if (w.mpi.rank == 0) {
+    cb_meta_t m;
+    cb_meta_collect(&m, &w, a, algos, 2);
+    m.nnics = 1;
+    snprintf(m.nics[0].name, sizeof m.nics[0].name, "q\"x\\y");
+    m.nics[0].gbs = 12.5;
+    cb_sb_init(&json);
+    cb_meta_json(&m, &json);
+    CHECK(strstr(json.s, "{\"name\":\"q\\\"x\\\\y\",\"gbs\":12.5") != NULL, "NIC name not escaped: %s", json.s);
+    cb_sb_free(&json);
+    cb_meta_free(&m);
+  }
   free(a);
   cb_mpi_world_free(&w.mpi);
   MPI_Finalize();

@@ -32,7 +32,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && command -v dpkg-query 
   mkdir -p "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/parts"
   echo "deb http://192.0.2.1/debian bookworm main" > "$tmp/sources.list"
   export CB_PKG_APT_OPTS="-o Dir::Etc::sourcelist=$tmp/sources.list -o Dir::Etc::sourceparts=$tmp/parts -o Dir::State::Lists=$tmp/lists -o Dir::Cache=$tmp/cache"
-  export CB_PKG_UPDATE_TIMEOUT=8 CB_PKG_LOG=$tmp/apt.log
+  export CB_PKG_UPDATE_TIMEOUT=8
   t0=$SECONDS
   cb_pkg_install cb-no-such-package; rc=$?
   took=$((SECONDS - t0))

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cb_testing.h"
+#include "family.h"
 #include "report.h"
 
 #define NROWS 10
@@ -79,29 +80,30 @@ static void make_rows(void) {
   rows[4] = classic("sendrecv", "nccl", 18446744073709551608ull, 0);
   rows[4].wrong = -1;
   rows[4].dtype = "fp8e4m3";
-  /* 5, 6: moe rows, one timed, one skipped */
+  /* 5, 6: moe rows, one timed, one skipped (their columns and table as the moe describer sets them) */
   rows[5] = classic("moe", "nccl", 58720256, 0);
   rows[5].op = "none";
   rows[5].dtype = "bfloat16";
-  rows[5].is_moe = 1;
-  rows[5].model = "deepseek-v3";
-  rows[5].routing = "hot:4:2.5";
-  rows[5].phase = "dispatch";
-  rows[5].tokens = 4096;
-  rows[5].hidden = 7168;
-  rows[5].topk = 8;
-  rows[5].experts = 256;
-  rows[5].remote_gbs = 321.5;
-  rows[5].imbalance = 1.25;
-  rows[5].net_bytes = 1530000;
-  rows[5].nvlink_bytes = NAN; /* not reported: empty / null */
+  rows[5].groups = cb_family_info(CB_MOE)->columns;
+  rows[5].table = cb_family_info(CB_MOE)->table;
+  cb_row_text(&rows[5], CB_COL_MODEL, "deepseek-v3");
+  cb_row_text(&rows[5], CB_COL_ROUTING, "hot:4:2.5");
+  cb_row_text(&rows[5], CB_COL_PHASE, "dispatch");
+  cb_row_int(&rows[5], CB_COL_TOKENS, 4096);
+  cb_row_int(&rows[5], CB_COL_HIDDEN, 7168);
+  cb_row_int(&rows[5], CB_COL_TOPK, 8);
+  cb_row_int(&rows[5], CB_COL_EXPERTS, 256);
+  cb_row_real(&rows[5], CB_COL_REMOTE_GBS, 321.5);
+  cb_row_real(&rows[5], CB_COL_IMBALANCE, 1.25);
+  cb_row_real(&rows[5], CB_COL_NET_BYTES, 1530000);
+  cb_row_real(&rows[5], CB_COL_NVLINK_BYTES, NAN); /* not reported: empty / null */
   rows[6] = rows[5];
   rows[6].algo = "peer";
-  rows[6].phase = "roundtrip";
+  cb_row_text(&rows[6], CB_COL_PHASE, "roundtrip");
   rows[6].timed = 0;
   rows[6].wrong = -1;
-  rows[6].model = "custom, \"mine\"";
-  rows[6].imbalance = NAN;
+  cb_row_text(&rows[6], CB_COL_MODEL, "custom, \"mine\"");
+  cb_row_real(&rows[6], CB_COL_IMBALANCE, NAN);
   snprintf(rows[6].note, sizeof rows[6].note, "not supported: spans 2 nodes");
   /* 7: an algorithm name and GPU name that need quoting */
   rows[7] = classic("reducescatter", "a,b", 64, 0);
@@ -113,27 +115,28 @@ static void make_rows(void) {
   rows[8] = classic("ringattn", "ring", 268435456, 0);
   rows[8].op = "none";
   rows[8].dtype = "bfloat16";
-  rows[8].is_attn = 1;
-  rows[8].seq = 16384;
-  rows[8].batch = 1;
-  rows[8].heads = 32;
-  rows[8].kv_heads = 8;
-  rows[8].head_dim = 128;
-  rows[8].causal = 1;
-  rows[8].pass = "both";
-  rows[8].tflops = 301.25;
-  rows[8].comm_us = 812.5;
-  rows[8].compute_us = 3650.75;
-  rows[8].overlap_eff = 0.96875;
-  rows[8].ring_over_single = NAN;
-  rows[8].err_max = 0.0078125;
-  rows[8].err_mean = 0.000244140625;
+  rows[8].groups = cb_family_info(CB_RINGATTN)->columns;
+  rows[8].table = cb_family_info(CB_RINGATTN)->table;
+  cb_row_int(&rows[8], CB_COL_SEQ, 16384);
+  cb_row_int(&rows[8], CB_COL_BATCH, 1);
+  cb_row_int(&rows[8], CB_COL_HEADS, 32);
+  cb_row_int(&rows[8], CB_COL_KV_HEADS, 8);
+  cb_row_int(&rows[8], CB_COL_HEAD_DIM, 128);
+  cb_row_int(&rows[8], CB_COL_CAUSAL, 1);
+  cb_row_text(&rows[8], CB_COL_PASS, "both");
+  cb_row_real(&rows[8], CB_COL_TFLOPS, 301.25);
+  cb_row_real(&rows[8], CB_COL_COMM_US, 812.5);
+  cb_row_real(&rows[8], CB_COL_COMPUTE_US, 3650.75);
+  cb_row_real(&rows[8], CB_COL_OVERLAP_EFF, 0.96875);
+  cb_row_real(&rows[8], CB_COL_RING_OVER_SINGLE, NAN);
+  cb_row_real(&rows[8], CB_COL_ERR_MAX, 0.0078125);
+  cb_row_real(&rows[8], CB_COL_ERR_MEAN, 0.000244140625);
   rows[8].sms = 132;
   /* 9: moe --overlap's roundtrip_loaded row (the slowdown columns); row 6 carries slowdowns too
    * but is not timed: they stay empty there */
   rows[9] = rows[5];
   rows[9].algo = "peer";
-  rows[9].phase = "roundtrip_loaded";
+  cb_row_text(&rows[9], CB_COL_PHASE, "roundtrip_loaded");
   rows[9].loaded = 1;
   rows[9].slowdown_comm = 1.375;
   rows[9].slowdown_compute = 1.0625;
@@ -174,7 +177,11 @@ int main(int argc, char **argv) {
   make_rows();
 
   /* column count of every row equals the header's */
-  int header_cols = count_fields(CB_CSV_HEADER);
+  cb_strbuf_t header;
+  cb_sb_init(&header);
+  cb_csv_header(&header); /* its text: check_report.py */
+  int header_cols = count_fields(header.s);
+  cb_sb_free(&header);
   CHECK(header_cols == 49, "header has %d columns", header_cols);
   for (int i = 0; i < NROWS; i++) {
     cb_strbuf_t b;

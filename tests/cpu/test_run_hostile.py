@@ -22,6 +22,7 @@ import glob
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -67,8 +68,8 @@ expect("N6 over CB_MAX_RANKS per GPU", ["--vnodes", "9", "--gpus", "2", "--share
 expect("N6 a million ranks", ["--vnodes", "1024", "--gpus", "1024", "--share-gpus", "--", "allreduce"], 2, "CB_MAX_RANKS")
 expect("N18 --bogus", ["--", "allreduce", "--bogus"], 2, "unknown option '--bogus'")
 expect("N18 -b x", ["--", "allreduce", "-b", "x"], 2, "-b: 'x' is not a size")
-expect("N18 trailing -b", ["--", "allreduce", "-b"], 2, "option '-b' at the end needs a value")
-expect("N18 trailing --save", ["--", "ringattn", "--save"], 2, "option '--save' at the end needs a value")
+expect("N18 trailing -b", ["--", "allreduce", "-b"], 2, "option '-b' needs a value")
+expect("N18 trailing --save", ["--", "ringattn", "--save"], 2, "option '--save' needs a value")
 expect("N18 --help", ["--", "allreduce", "--help"], 0, "usage: collbench FAMILY")
 expect("N18 a user's --csv", ["--", "allreduce", "--csv", "mine.csv"], 2, "'--csv' after --")
 expect("N18 a user's --json=", ["--", "allreduce", "--json=mine.json"], 2, "'--json' after --")
@@ -86,19 +87,43 @@ rc, text = run(["--out", "-x", "--vnodes", "1", "--gpus", "1", "--", "allreduce"
 if not glob.glob(os.path.join(cwd, "-x", "*", "command.txt")):
     problems.append(f"N19 --out -x: no results folder under ./-x (rc {rc}): {text.strip()[-400:]!r}")
 
-# N8 and the sweep: symlinks at every name collbench-run writes outside its fresh results folder
+# N8: symlinks (dangling or not), a FIFO and a device node at the build logs' names: refused
+# with one line before anything is built or run (never written through, never replaced)
 victim = os.path.join(tmp, "victim")
 os.mkdir(victim)
-planted = {}
-for name in (build + ".build.log", build + ".cmake.log", os.path.join(build, "collbench-build.log"),
-             os.path.join(build, "collbench-cmake.log")):
-    target = os.path.join(victim, os.path.basename(name) + ".target")
+for name in ("collbench-build.log", "collbench-cmake.log"):
+    path = os.path.join(build, name)
+    target = os.path.join(victim, name + ".target")
     with open(target, "w") as f:
         f.write("precious\n")
-    if os.path.lexists(name):  # the cases above built here already
-        os.remove(name)
-    os.symlink(target, name)
-    planted[name] = target
+    for plant in ("link", "dangling", "fifo", "device"):
+        if os.path.lexists(path):
+            os.remove(path)
+        if plant == "link":
+            os.symlink(target, path)
+        elif plant == "dangling":
+            os.symlink(os.path.join(victim, "created-" + name), path)
+        elif plant == "fifo":
+            os.mkfifo(path)
+        elif os.geteuid() == 0:  # a device node like /dev/null's
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        else:
+            os.mkfifo(path)
+        before = os.lstat(path)
+        out = os.path.join(tmp, f"out-n8-{name}-{plant}")
+        os.mkdir(out)
+        rc, text = run(["--out", out, "--vnodes", "1", "--gpus", "1", "--", "allreduce", "-b", "8", "-e", "8"], timeout=60)
+        if rc != 2 or f"cannot write {path}" not in text or len(text.strip().splitlines()) != 1:
+            problems.append(f"N8 {plant} at {name}: rc {rc} (want 2, one line naming it): {text.strip()[-300:]!r}")
+        if open(target).read() != "precious\n" or os.listdir(out) or glob.glob(os.path.join(victim, "created-*")):
+            problems.append(f"N8 {plant} at {name}: written through, or a run started")
+        after = os.lstat(path)
+        if (after.st_ino, after.st_mode) != (before.st_ino, before.st_mode):
+            problems.append(f"N8 {plant} at {name}: replaced")
+    os.remove(path)
+
+# the sweep: symlinks planted at the results folder names of the next seconds are skipped, never
+# followed; the build log is a new regular file
 sweep_out = os.path.join(tmp, "sweep")
 os.mkdir(sweep_out)
 victim_dir = os.path.join(tmp, "victim-dir")
@@ -109,9 +134,6 @@ for k in range(0, 40):  # the folder names of the next 40 seconds, each a symlin
     stem = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now + k)) + f"-{short}-allreduce"
     os.symlink(victim_dir, os.path.join(sweep_out, stem))
 rc, text = run(["--out", sweep_out, "--vnodes", "1", "--gpus", "1", "--", "allreduce", "-b", "8", "-e", "8"])
-for name, target in planted.items():
-    if open(target).read() != "precious\n":
-        problems.append(f"N8: {name} was written through (its target changed)")
 log = os.path.join(build, "collbench-build.log")
 if os.path.islink(log) or not os.path.isfile(log):
     problems.append(f"N8: {log} is not a new regular file")

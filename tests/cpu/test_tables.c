@@ -5,6 +5,7 @@
  *   allreduce 2(n-1)/n, count N;  allgather, reducescatter, alltoall (n-1)/n, count N/n;
  *   sendrecv 1, count N  (N = bytes / element size). */
 #include <stdint.h>
+#include <string.h>
 
 #include "cb_testing.h"
 #include "dtype.h"
@@ -73,7 +74,8 @@ static void test_family_names(void) {
     CHECK(cb_family_parse(canon[f], &got) == 0 && got == (cb_family_t)f, "cb_family_parse('%s')", canon[f]);
     CHECK_EQ_STR(cb_family_name((cb_family_t)f), canon[f]);
     CHECK_EQ_STR(cb_family_info((cb_family_t)f)->name, canon[f]);
-    CHECK_CONTAINS(cb_family_accepted(), canon[f]);
+    char names[256];
+    CHECK_CONTAINS(cb_family_accepted(", ", names, sizeof names), canon[f]);
   }
   cb_family_t got;
   CHECK(cb_family_parse("ALLTOALL", &got) == 0 && got == CB_ALLTOALL, "case-insensitive family names");
@@ -87,19 +89,43 @@ static void test_family_names(void) {
   static const struct {
     cb_family_t f;
     int reduces, inplace, per_rank;
-    cb_sweep_kind_t sweep;
+    const char *points; /* the sweep option ("" for bytes: -b/-e/-f/-i/--sizes) */
   } props[] = {
-      {CB_ALLREDUCE, 1, 1, 0, CB_SWEEP_BYTES},     {CB_ALLGATHER, 0, 1, 1, CB_SWEEP_BYTES},
-      {CB_REDUCESCATTER, 1, 1, 1, CB_SWEEP_BYTES}, {CB_ALLTOALL, 0, 0, 1, CB_SWEEP_BYTES},
-      {CB_SENDRECV, 0, 0, 0, CB_SWEEP_BYTES},      {CB_MOE, 0, 0, 0, CB_SWEEP_TOKENS},
-      {CB_RINGATTN, 0, 0, 0, CB_SWEEP_SEQ},
+      {CB_ALLREDUCE, 1, 1, 0, ""},   {CB_ALLGATHER, 0, 1, 1, ""}, {CB_REDUCESCATTER, 1, 1, 1, ""},
+      {CB_ALLTOALL, 0, 0, 1, ""},    {CB_SENDRECV, 0, 0, 0, ""},  {CB_MOE, 0, 0, 0, "tokens"},
+      {CB_RINGATTN, 0, 0, 0, "seq"},
   };
   for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
     const cb_family_info_t *fi = cb_family_info(props[i].f);
     CHECK(fi->reduces == props[i].reduces, "%s reduces %d", fi->name, fi->reduces);
     CHECK(fi->has_inplace == props[i].inplace, "%s has_inplace %d", fi->name, fi->has_inplace);
     CHECK(fi->count_per_rank == props[i].per_rank, "%s count_per_rank %d", fi->name, fi->count_per_rank);
-    CHECK(fi->sweep == props[i].sweep, "%s sweep %d", fi->name, (int)fi->sweep);
+    CHECK_EQ_STR(fi->points ? fi->points->option : "", props[i].points);
+  }
+}
+
+/* What the engine and the command line take from every describer (family.h) without asking:
+ * a plan, an NVTX letter, a configuration that fits the arguments' room with its defaults and
+ * option parser, options that fit the `given` bits, metrics that fit cb_inst_t, variants with
+ * their NVTX suffixes, and no option name twice in one family. */
+static void test_describers(void) {
+  for (int f = 0; f < CB_NFAMILIES; f++) {
+    const cb_family_info_t *fi = cb_family_info((cb_family_t)f);
+    CHECK(fi->plan != NULL, "%s has no plan()", fi->name);
+    CHECK(fi->nvtx_letter == 'B' || fi->nvtx_letter == 'T' || fi->nvtx_letter == 'S', "%s NVTX letter '%c'", fi->name,
+          fi->nvtx_letter);
+    CHECK(fi->config_size <= CB_FAMILY_CONFIG_MAX, "%s config %zu bytes", fi->name, fi->config_size);
+    CHECK(!fi->config_size || fi->defaults, "%s has a configuration but no defaults()", fi->name);
+    CHECK(!fi->nopts || (fi->option && fi->config_size), "%s has options but no option() or configuration", fi->name);
+    CHECK(fi->nopts >= 0 && fi->nopts <= 32, "%s: %d options do not fit the given bits", fi->name, fi->nopts);
+    CHECK(fi->nmetrics >= 0 && fi->nmetrics <= CB_MAX_METRICS, "%s: %d metrics", fi->name, fi->nmetrics);
+    CHECK(!fi->nmetrics || fi->metrics, "%s declares metrics without their table", fi->name);
+    CHECK(fi->nvariants <= 1 || fi->nvtx_variants, "%s: %d variants without NVTX suffixes", fi->name, fi->nvariants);
+    CHECK(!fi->points || (fi->points->first >= fi->points->min && fi->points->last <= fi->points->max),
+          "%s: default sweep outside its values", fi->name);
+    for (int i = 0; i < fi->nopts; i++)
+      for (int j = 0; j < i; j++)
+        CHECK(strcmp(fi->opts[i].name, fi->opts[j].name) != 0, "%s: --%s twice", fi->name, fi->opts[i].name);
   }
 }
 
@@ -207,6 +233,7 @@ int main(void) {
   test_dtypes();
   test_redops();
   test_family_names();
+  test_describers();
   test_busbw();
   test_counts();
   test_counts_past_allocatable();

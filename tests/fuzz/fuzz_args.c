@@ -23,6 +23,8 @@
 #define FAIL(...) CB_FUZZ_FAIL("fuzz_args", __VA_ARGS__)
 
 static cb_args_t A; /* large: static */
+/* the moe configuration an accepted moe command holds (the family's own, family.h) */
+#define MOE ((const cb_moe_config_t *)cb_args_config(&A))
 
 static void check_classic(void) {
   static const int ranks[] = {1, 2, 8};
@@ -55,15 +57,15 @@ static void check_classic(void) {
 static void check_moe(void) {
   for (int i = 0; i < A.npoints; i++)
     if (A.points[i] > (1u << 24)) FAIL("accepted %llu tokens", (unsigned long long)A.points[i]);
-  if (A.moe.experts > 4096) return; /* the host law costs O(experts) per token: keep inputs fast */
+  if (MOE->experts > 4096) return; /* the host law costs O(experts) per token: keep inputs fast */
   static const int nranks[] = {1, 2, 8};
   for (size_t r = 0; r < sizeof nranks / sizeof nranks[0]; r++) {
     char why[256];
-    if (cb_moe_config_check(&A.moe, nranks[r], A.dtypes[0], why, sizeof why)) continue;
+    if (cb_moe_config_check(MOE, nranks[r], A.dtypes[0], why, sizeof why)) continue;
     cb_moe_routing_t routing;
-    if (cb_moe_route(&A.moe, A.seed, 0, nranks[r], 3, &routing))
+    if (cb_moe_route(MOE, A.seed, 0, nranks[r], 3, &routing))
       FAIL("configuration passed the check for %d ranks but routing failed (experts %d topk %d routing %d)", nranks[r],
-           A.moe.experts, A.moe.topk, (int)A.moe.routing.kind);
+           MOE->experts, MOE->topk, (int)MOE->routing.kind);
     cb_moe_routing_free(&routing);
   }
 }

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Fuzz harness for the CSV reader of plots/ (cbcsv.py) and what consumes it: the chart inputs
-(prepare.py, without gnuplot) and the summary (plots/summary). Python has no libFuzzer here, so
-this is a small coverage-guided mutation fuzzer: inputs that reach new lines of plots/*.py
-(sys.settrace) join the corpus; mutations flip, insert, delete and splice bytes, and swap CSV
+(prepare.py, without gnuplot), the summary (plots/summary) and the verdict against the
+verdict fixtures' reference (as the run, then as the reference). Python has no libFuzzer here, so
+this is a small coverage-guided mutation fuzzer (run_fuzzer, shared by fuzz_json.py,
+fuzz_nccl_tests.py, fuzz_limits.py and fuzz_compare.py): inputs that reach new lines of
+plots/*.py and tools/*.py (sys.settrace) join the corpus; mutations flip, insert, delete and splice bytes, and swap CSV
 fields for hostile values (huge and non-finite numbers, long names, newlines, quotes, invalid
 UTF-8). The budget is fixed (--seconds), the random seed too (--seed), so a run is repeatable.
 
@@ -26,11 +28,15 @@ import time
 import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PLOTS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "plots")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PLOTS = os.path.join(ROOT, "plots")
+TOOLS = os.path.join(ROOT, "tools")
+VERDICT_REF = os.path.join(ROOT, "tests", "plots", "data", "verdict", "reference")
 sys.dont_write_bytecode = True
 sys.path.insert(0, PLOTS)
 import cbcsv  # noqa: E402
 import prepare  # noqa: E402
+import verdict  # noqa: E402
 
 
 def load_script(name):
@@ -50,13 +56,13 @@ HOSTILE = [b"", b"0", b"-1", b"1e308", b"-1e308", b"nan", b"inf", b"1e-320", b"1
 
 
 class Coverage:
-    """Lines of plots/*.py executed by one call."""
+    """Lines of plots/ and tools/ executed by one call."""
 
     def __init__(self):
         self.lines = set()
 
     def tracer(self, frame, event, arg):
-        if frame.f_code.co_filename.startswith(PLOTS):
+        if frame.f_code.co_filename.startswith((PLOTS, TOOLS)):
             if event == "line":
                 self.lines.add((frame.f_code.co_filename, frame.f_lineno))
             return self.tracer
@@ -83,6 +89,11 @@ def target(data, tmp):
                 summary.main([path])
             except cbcsv.InputError:
                 return
+        for ref, run in ((VERDICT_REF, path), (path, VERDICT_REF)):  # as the verdict reads a CSV
+            try:
+                verdict.verdict(ref, run, 0.1, 0.25)
+            except cbcsv.InputError:
+                pass
     for line in text.getvalue().splitlines():
         if line.startswith("|") and not line.endswith("|"):
             raise AssertionError(f"summary table row broken: {line!r}")
@@ -122,17 +133,19 @@ def parse_args(prog, argv):
     return ap.parse_args(argv)
 
 
-def run_fuzzer(name, target_fn, mutate_fn, a, suffix):
-    """The mutation loop (shared with fuzz_json.py): seeds first, then mutations of the corpus
-    for a.seconds; inputs reaching new lines of plots/ join the corpus; the first exception from
+def run_fuzzer(name, target_fn, mutate_fn, a, suffix, seed_dirs=()):
+    """The mutation loop (shared by the Python harnesses): seeds first (a.corpus, then the files
+    of seed_dirs: committed test data), then mutations of the corpus for a.seconds; inputs
+    reaching new lines of plots/ or tools/ join the corpus; the first exception from
     target_fn(data, tmp) is a crash, saved as WORK/crash-SHA1SUFFIX. Returns the exit status."""
     saved = os.path.join(a.work, "corpus")
     os.makedirs(saved, exist_ok=True)
     corpus = []
-    for d in (a.corpus, saved):
+    for d in (a.corpus, *seed_dirs, saved):
         for fname in sorted(os.listdir(d)):
-            with open(os.path.join(d, fname), "rb") as f:
-                corpus.append(f.read())
+            if os.path.isfile(os.path.join(d, fname)):
+                with open(os.path.join(d, fname), "rb") as f:
+                    corpus.append(f.read())
     if not corpus:
         print(f"{name}: {a.corpus}: empty seed corpus", file=sys.stderr)
         return 2

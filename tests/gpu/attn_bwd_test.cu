@@ -7,7 +7,8 @@
  *                            failure, 77 without a GPU (or without the kernel: not sm_90)
  *   attn_bwd_test --bench    also time it at B 1, H 32, bf16, S 4K to 32K (and fp16 at 16K): TFLOP/s = 2.5 x
  *                            4 B H S^2 D / t (half for causal), FlashAttention's count
- *   attn_bwd_test --one      only the bf16 D 128 S 16K non-causal timing (for a profiler)
+ *   attn_bwd_test --one [D]  only the bf16 S 16K non-causal timing at head dim D, 128 (the
+ *                            default) or 64: one shape, for a profiler
  * The reference computes the forward on the host too (lse and O in float64, delta from O), so
  * the kernel's only inputs besides q, k, v, dO are the statistics it would get from a forward.
  * Tolerance: max |dX - truth| <= 0.02 x the gradient's scale per gradient (P and dS enter the
@@ -241,8 +242,9 @@ static void bench(int S, int D, int causal, int bf16) {
 
 int main(int argc, char **argv) {
   const int do_bench = argc > 1 && strcmp(argv[1], "--bench") == 0, one = argc > 1 && strcmp(argv[1], "--one") == 0;
-  if (argc > 2 || (argc > 1 && !do_bench && !one)) {
-    fprintf(stderr, "usage: %s [--bench | --one]\n", argv[0]);
+  const int one_d = one && argc > 2 ? (strcmp(argv[2], "64") == 0 ? 64 : strcmp(argv[2], "128") == 0 ? 128 : 0) : 128;
+  if (argc > 3 || (argc > 2 && !one) || (argc > 1 && !do_bench && !one) || one_d == 0) {
+    fprintf(stderr, "usage: %s [--bench | --one [64 | 128]]\n", argv[0]);
     return 2;
   }
   int ndev = 0;
@@ -259,7 +261,7 @@ int main(int argc, char **argv) {
     return 77;
   }
   if (one) {
-    bench(16384, 128, 0, 1);
+    bench(16384, one_d, 0, 1);
     return 0;
   }
   const bcase_t cases[] = {

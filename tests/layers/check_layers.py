@@ -29,7 +29,8 @@ Usage: check_layers.py ROOT          check the tree at ROOT (exit 1 on any viola
 import os
 import re
 import sys
-import tempfile
+
+import tree_check
 
 ALLOWED = {
     "base": {"base"},
@@ -151,34 +152,16 @@ def self_test():
     expect = ["kernels/k.cu:2", "kernels/k2.cu:1", "cudnn/attn_cudnn.h:2", "collectives/peer.c:1", "collectives/peer.c:2",
               "topologies/placement.c:1", "launcher/args.h:2", "collectives/peer.c", "topologies/placement.c",
               "collectives/attn/save.c", "signal.h", "kernels/sub/unlisted.cu"]
-    with tempfile.TemporaryDirectory() as root:
-        for rel, text in files.items():
-            os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
-            with open(os.path.join(root, rel), "w") as f:
-                f.write(text)
-        errors = check(root) + unlisted(root)
+    errors = tree_check.planted(files, lambda root: check(root) + unlisted(root))
     found = [e.split(": #include")[0].split(": not listed")[0].split(": kernels/")[0] for e in errors]
-    if sorted(found) != sorted(expect):
-        print("FAIL self-test: expected violations at", expect, "got:", *errors, sep="\n  ")
-        return 1
-    print(f"PASS layer check self-test ({len(expect)} planted violations reported, nothing else)")
-    return 0
+    return tree_check.self_test_verdict("layer check", expect, found, errors)
 
 
 def main(argv):
-    if argv[1:] == ["--self-test"]:
-        return self_test()
-    if len(argv) != 2 or not os.path.isdir(argv[1]):
-        print(__doc__, file=sys.stderr)
-        return 2
-    errors = check(argv[1]) + unlisted(argv[1])
-    for e in errors:
-        print("layer violation:", e)
-    if errors:
-        print(f"FAIL: {len(errors)} include(s) break the layer order", file=sys.stderr)
-        return 1
-    print("PASS layers: every include is by plain name and reaches only its own or a lower layer; every source is listed in its folder's CMakeLists.txt")
-    return 0
+    return tree_check.main(argv, __doc__, lambda root: check(root) + unlisted(root), self_test, "layer violation:",
+                           "FAIL: {n} include(s) break the layer order",
+                           "PASS layers: every include is by plain name and reaches only its own or a lower layer; "
+                           "every source is listed in its folder's CMakeLists.txt")
 
 
 if __name__ == "__main__":

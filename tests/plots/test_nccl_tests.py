@@ -269,20 +269,156 @@ def case_cut_conclusion(work):
     expect(versions == {"allreduce": 22803, "allgather": 22805}, f"each table's own NCCL version: {versions}")
 
 
+def summary_of(folder):
+    with open(os.path.join(folder, "summary.md"), encoding="utf-8") as f:
+        return f.read()
+
+
+def case_options(work):
+    """Issue 44: plots/plot --nccl-tests takes --family, --gpu, --ranks and --nodes (nccl_tests.py
+    checks them: bad values exit 2 with one line and write nothing); with --gpu and --ranks an
+    excerpt without '# Using devices' lines gets its verdict against the matching reference."""
+    nameless = write(work, "nameless.txt", open(SECTIONS).read().split("== bf16 all_reduce\n")[1].split("# Out of")[0])
+    out = os.path.join(work, "fam")
+    expect_rc(run([PLOT, "--nccl-tests", nameless, "--family", "allreduce", "--out", out]), 0, "plots/plot --family")
+    expect(os.path.isfile(os.path.join(out, "allreduce", "summary.md")), "--family: no allreduce folder")
+    p = run([PLOT, "--nccl-tests", nameless, "--out", os.path.join(work, "nofam")])
+    expect_rc(p, 2, "a nameless table without --family")
+    expect("give --family" in p.stderr, f"the message names the option plots/plot takes: {p.stderr}")
+    out = os.path.join(work, "dev")
+    p = run([PLOT, "--nccl-tests", SECTIONS, "--gpu", "NVIDIA H200", "--ranks", "2", "--out", out])
+    expect_rc(p, 0, "plots/plot --gpu --ranks")
+    s = summary_of(os.path.join(out, "allreduce"))
+    expect("Reference `" in s and "h200x2/allreduce" in s and "NO REFERENCE" not in s,
+           f"--gpu and --ranks choose the h200x2 reference:\n{s}")
+    expect("one node assumed" in s, "the assumed node count is said")
+    expect({r["gpu"] for r in rows_of(os.path.join(out, "allreduce"))} == {"NVIDIA H200"}, "rows carry --gpu")
+    for args, needle in ((["--ranks", "0"], "--ranks"), (["--ranks", "two"], "--ranks"), (["--ranks", "1e3"], "--ranks"),
+                         (["--ranks", "\u0662"], "--ranks"), (["--ranks", "99999999999"], "--ranks"),
+                         (["--nodes", "-1"], "--nodes"), (["--gpu", "H200\nx"], "--gpu"), (["--gpu", "G" * 100], "--gpu"),
+                         (["--gpu", ""], "--gpu"), (["--family", "allredcue"], "--family"),
+                         (["--ranks", "3"], "--ranks says 3")):
+        src = SECTIONS if needle != "--ranks says 3" else TEXT
+        for cmd, rest in (([PLOT], ["--nccl-tests", src, "--out", os.path.join(work, "bad")]),
+                          ([sys.executable, READER], ["--out", os.path.join(work, "bad"), src])):
+            expect_bad(cmd + args + rest, f"{os.path.basename(cmd[-1])} {args}", needle)
+        expect(not os.path.exists(os.path.join(work, "bad")), f"{args}: nothing written")
+    for opt in ("--family", "--gpu", "--ranks", "--nodes"):
+        expect_bad([PLOT, opt, "x", os.path.join(REF)], f"{opt} without --nccl-tests", "goes with --nccl-tests")
+        expect_bad([PLOT, "--nccl-tests", TEXT, opt], f"{opt} without a value", "needs a value")
+
+
+def case_no_devices(work):
+    """Issue 44: an output without its '# Using devices' lines gets no NO REFERENCE: the
+    verdict names the real cause and the options that supply it."""
+    out = os.path.join(work, "nodev")
+    expect_rc(run([PLOT, "--nccl-tests", SECTIONS, "--out", out]), 0, "plots/plot --nccl-tests on an excerpt")
+    for fam in ("allreduce", "allgather", "sendrecv"):
+        s = summary_of(os.path.join(out, fam))
+        verdict = s[s.index("## Verdict"):]
+        expect("NO REFERENCE" not in verdict and "'# Using devices'" in verdict and "--gpu" in verdict and
+               "--ranks" in verdict and "one rank" not in verdict, f"{fam}: the verdict names the cause:\n{verdict}")
+    # plots/plot --against auto on the same folder names the same cause (verdict.py reads meta.devices_note)
+    p = run([PLOT, "--against", "auto", os.path.join(out, "allreduce")])
+    expect_rc(p, 0, "--against auto on an import without '# Using devices'")
+    expect("NO REFERENCE" not in p.stdout and "NO VERDICT" in p.stdout and "'# Using devices'" in p.stdout and
+           "--ranks" in p.stdout and "one rank" not in p.stdout, f"--against auto names the cause:\n{p.stdout}")
+    out = os.path.join(work, "gpuonly")
+    expect_rc(run([PLOT, "--nccl-tests", SECTIONS, "--gpu", "NVIDIA H200", "--out", out]), 0, "--gpu alone")
+    s = summary_of(os.path.join(out, "allreduce"))
+    expect("rank count (--ranks N)" in s and "GPU model (--gpu" not in s, f"only the rank count is missing:\n{s}")
+
+
+def case_ngpus(work):
+    """Issue 44: a -g N run's own nGpus explains its latency in the verdict; one GPU per process
+    gets no such note."""
+    out = os.path.join(work, "g2")
+    expect_rc(run([PLOT, "--nccl-tests", TEXT, "--out", out]), 0, "the -g 2 run")
+    s = summary_of(os.path.join(out, "allreduce"))
+    expect("nccl-tests ran with nGpus 2" in s and "-g 2" in s and "one process per GPU" in s, f"the -g note:\n{s}")
+    expect(meta_of(os.path.join(out, "allreduce"))["gpus_per_process"] == 2, "meta keeps nGpus")
+    out = os.path.join(work, "g2json")
+    expect_rc(run([PLOT, "--nccl-tests", JSONF, "--out", out]), 0, "the -g 2 run's JSON")
+    expect("nccl-tests ran with nGpus 2" in summary_of(os.path.join(out, "allreduce")), "the -g note from -J")
+    out = os.path.join(work, "g1")
+    expect_rc(run([PLOT, "--nccl-tests", os.path.join(DATA, "captured", "h200x1", "all_reduce_perf.txt"), "--out", out]),
+              0, "a one-GPU run")
+    expect("nccl-tests ran with nGpus" not in summary_of(os.path.join(out, "allreduce")), "no -g note for nGpus 1")
+
+
+def case_inplace_na(work):
+    """Issue 44: alltoall's (and sendrecv's) in-place #wrong of N/A in a run that validates is a
+    form nccl-tests does not run, not '-c 0': those rows are skipped with the reason; a -c 0
+    run's N/A stays 'not checked'."""
+    cap = os.path.join(DATA, "captured", "h200x1")
+    for name in ("alltoall_perf.txt", "alltoall_perf.json", "sendrecv_perf.txt", "sendrecv_perf.json"):
+        _, (d,) = import_(work, os.path.join(cap, name), "na-" + name.replace(".", "-"))
+        rows = rows_of(d)
+        inplace = [r for r in rows if r["inplace"] == "1"]
+        expect(inplace and all(r["time_us_mean"] == "" and "does not run" in r["note"] and "in place" in r["note"]
+                               for r in inplace), f"{name}: in-place rows skipped with the reason: {inplace[:2]}")
+        expect(any(r["time_us_mean"] and r["wrong"] == "0" for r in rows if r["inplace"] == "0"),
+               f"{name}: out-of-place rows measured and checked")
+    # the same table run with -c 0: every #wrong N/A, validation 0: measured, not checked
+    with open(os.path.join(cap, "alltoall_perf.txt")) as f:
+        text = f.read().replace("validation: 1", "validation: 0")
+    lines = [ln if not ln.strip()[:1].isdigit() else ln.rstrip("\n").rsplit(None, 5)[0] + "       N/A" +
+             " ".join([""] + ln.rstrip("\n").rsplit(None, 4)[1:]) + "\n" for ln in text.splitlines(True)]
+    c0 = write(work, "alltoall-c0.txt", "".join(lines))
+    _, (d,) = import_(work, c0, "c0")
+    rows = [r for r in rows_of(d) if r["bytes"] != "0"]
+    expect(all(r["wrong"] == "" and r["time_us_mean"] for r in rows),
+           f"-c 0: measured and not checked: {[(r['inplace'], r['wrong'], r['time_us_mean']) for r in rows[:4]]}")
+
+
+def case_compare_labels(work):
+    """Issue 44: --compare of an import with a collbench run labels each line with its tool, and
+    --compare-algo keeps one of run B's algorithms; a name B lacks exits 2 with the ones it has."""
+    _, (t,) = import_(work, TEXT, "imp")
+    svg_text = lambda d: open(os.path.join(d, "compare-allreduce-float-busbw.svg"), encoding="utf-8").read()
+    out = os.path.join(work, "all")
+    expect_rc(run([PLOT, "--compare", t, REF, out]), 0, "--compare import vs collbench")
+    svg = svg_text(out)
+    expect("A: nccl-tests all_reduce_perf" in svg and "B: collbench nccl" in svg and "B: collbench twoshot" in svg,
+           "labels name the tool")
+    out = os.path.join(work, "one")
+    expect_rc(run([PLOT, "--compare", "--compare-algo", "nccl", t, REF, out]), 0, "--compare-algo nccl")
+    svg = svg_text(out)
+    expect("B: collbench nccl" in svg and "twoshot" not in svg and "oneshot" not in svg, "only B's nccl is drawn")
+    expect_bad([PLOT, "--compare", "--compare-algo", "ncl", t, REF, os.path.join(work, "bad")], "--compare-algo ncl",
+               "it has: auto, nccl,")
+    expect(not os.path.exists(os.path.join(work, "bad")), "--compare-algo ncl: no folder")
+    expect_bad([PLOT, "--compare-algo", "nccl", t], "--compare-algo without --compare", "goes with --compare")
+    expect_bad([PLOT, "--compare", "--compare-algo", "nc\ncl", t, REF, os.path.join(work, "bad")], "a line break",
+               "--compare-algo")
+    # two collbench runs: labels as before (the folder names), no tool
+    expect_rc(run([PLOT, "--compare", REF, REF, os.path.join(work, "same")]), 0, "collbench vs collbench")
+    expect("A allreduce: nccl" in svg_text(os.path.join(work, "same")), "two collbench runs keep their labels")
+
+
 CASES = {"text": case_text, "json": case_json, "sections": case_sections, "plot": case_plot,
-         "compare": case_compare, "errors": case_errors, "cut_conclusion": case_cut_conclusion}
+         "compare": case_compare, "errors": case_errors, "cut_conclusion": case_cut_conclusion,
+         "options": case_options, "no_devices": case_no_devices, "ngpus": case_ngpus, "inplace_na": case_inplace_na,
+         "compare_labels": case_compare_labels}
 
 
-def main(argv):
-    if len(argv) != 3 or argv[1] not in CASES:
-        print(f"usage: {argv[0]} {{{','.join(CASES)}}} WORKDIR", file=sys.stderr)
-        return 2
+def run_case(argv, cases):
+    """Runs case argv[1] of cases in the wiped folder argv[2]; (name, 0) or (None, 2) on bad usage."""
+    if len(argv) != 3 or argv[1] not in cases:
+        print(f"usage: {argv[0]} {{{','.join(cases)}}} WORKDIR", file=sys.stderr)
+        return None, 2
     work = os.path.abspath(argv[2])
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    CASES[argv[1]](work)
-    print(f"nccl-tests {argv[1]}: ok")
-    return 0
+    cases[argv[1]](work)
+    return argv[1], 0
+
+
+def main(argv):
+    name, rc = run_case(argv, CASES)
+    if name:
+        print(f"nccl-tests {name}: ok")
+    return rc
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ cases = [
     (["--nodes", "2"], 2, "--nodes is the node count of an --sbatch script"),
     (["--sbatch", job, "--nodes", "0"], 2, "--nodes: '0' is not a positive number"),
     (["--sbatch", job, "--nodes", "2", "--hosts", "a,b"], 2, "does not combine with --hosts"),
-    (["--sbatch", work, "--nodes", "2"], 2, "is a folder"),
+    (["--sbatch", work, "--nodes", "2"], 2, "a folder is there"),
     (["--sbatch"], 2, "--sbatch needs a file"),
     (["--profile", "nsys"], 2, "--profile: unknown tool 'nsys' (known: ncu)"),
     (["--profile", "ncu"], 2, "ncu is not on PATH"),
@@ -59,7 +59,8 @@ if rc != 0:
 else:
     text = open(job).read()
     for want in ["#SBATCH --nodes=4", "#SBATCH --ntasks-per-node=2", "#SBATCH --gpus-per-node=2",
-                 "--cpu-bind=mask_cpu:0xffff,0xffff0000", f"--topo {topo}/h200x2-vm.xml -- allreduce -b 8"]:
+                 "--cpu-bind=mask_cpu:0xffff,0xffff0000",
+                 f"--topo {os.path.abspath(topo)}/h200x2-vm.xml -- allreduce -b 8"]:
         if want not in text:
             problems.append(f"batch script lacks {want!r}:\n{text}")
     if "--sbatch" in text.split("exec", 1)[1] or "--nodes 4" in text:

@@ -10,9 +10,13 @@
 #   run-srun       launcher/collbench-run in an allocation, 2 (stand-in) GPUs: says it launches
 #                  with srun --mpi=pmix, command.txt holds the srun line, and collbench's own
 #                  rank start runs under srun on both ranks (it stops at "no CUDA GPU", exit 5)
-#   run-sbatch     collbench-run --sbatch FILE --nodes 1 writes a script that sbatch accepts as it
-#                  is (#SBATCH --gpus-per-node=2 on the test node's 2 count-only GPUs); the job
-#                  runs collbench-run inside the allocation, which launches with srun
+#   run-sbatch     collbench-run --sbatch FILE --nodes 1 --partition debug --time 10 writes a
+#                  script that sbatch accepts as it is (#SBATCH --gpus-per-node=2 on the test
+#                  node's 2 count-only GPUs), submitted from another folder than it was written
+#                  in (its paths are absolute); the job says where its results go and runs
+#                  collbench-run inside the allocation, which launches with srun
+#   run-few-tasks  collbench-run --gpus 2 in an allocation of one task (salloc -n1): refused
+#                  before any results folder (exit 2, naming SLURM_NTASKS), srun never started
 set -u
 S=$1 case=$2 build=$3
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +41,7 @@ case "$case" in
   srun-world)
     masks=$("$topo" --fake-gpus 2 --cpu-masks) || fail "collbench-topo --fake-gpus 2 --cpu-masks"
     timeout 120 salloc -I30 -n2 bash -c '
+      . "$1/launcher/newfile.sh"
       . "$1/launcher/slurm.sh"
       cb_slurm_choose_launcher
       [ "$cb_launcher" = srun ] || { echo "launcher: $cb_launcher"; exit 1; }
@@ -57,6 +62,7 @@ cb_slurm_choose_launcher
 cb_slurm_srun_cmd "\$(cb_slurm_nnodes)" 2 "$masks"
 timeout 60 "\${cb_srun[@]}" "$cases" world "$masks"
 STEP
+    . "$repo/launcher/newfile.sh"
     . "$repo/launcher/slurm.sh"
     cb_slurm_write_sbatch "$work/job.sh" 1 2 "$masks" bash "$work/step.sh" || fail "cb_slurm_write_sbatch"
     expect "$work/job.sh" "#SBATCH --nodes=1"
@@ -79,25 +85,37 @@ STEP
     case "$cmd" in srun\ --mpi=pmix\ --nodes=1\ --ntasks=2\ --ntasks-per-node=2\ *) ;; *) fail "command.txt: $cmd" ;; esac
     expect "$(ls "$work"/runs/*/placement.txt)" "Slurm job" ;;
   run-sbatch)
-    PATH=$work/bin:$PATH "$repo/launcher/collbench-run" --build "$build" --no-plots --gpus 2 --out "$work/runs" \
-      --sbatch "$work/job.sh" --nodes 1 -- allreduce -b 8 -e 8 -n 2 -w 1 > "$work/write" 2>&1 ||
-      { cat "$work/write"; fail "collbench-run --sbatch exit $?"; }
-    cat "$work/write" "$work/job.sh"
-    for line in "#SBATCH --nodes=1" "#SBATCH --ntasks-per-node=2" "#SBATCH --gpus-per-node=2" "#SBATCH --exclusive"; do
-      expect "$work/job.sh" "$line"
+    mkdir -p "$work/write" "$work/submit-here"
+    (cd "$work/write" && PATH=$work/bin:$PATH "$repo/launcher/collbench-run" --build "$build" --no-plots --gpus 2 \
+      --out runs --sbatch job.sh --nodes 1 --partition debug --time 10 -- allreduce -b 8 -e 8 -n 2 -w 1) \
+      > "$work/write.out" 2>&1 || { cat "$work/write.out"; fail "collbench-run --sbatch exit $?"; }
+    job=$work/write/job.sh
+    cat "$work/write.out" "$job"
+    for line in "#SBATCH --nodes=1" "#SBATCH --ntasks-per-node=2" "#SBATCH --gpus-per-node=2" "#SBATCH --exclusive" \
+                "#SBATCH --partition=debug" "#SBATCH --time=10" "results go to"; do
+      expect "$job" "$line"
     done
-    expect "$work/job.sh" "collbench-run --build $build --no-plots --gpus 2 --out $work/runs -- allreduce"
-    grep -q -- "--sbatch\|--nodes" "$work/job.sh" | grep -v '^#' && fail "--sbatch/--nodes left in the command"
-    (cd "$work" && PATH=$work/bin:$PATH timeout 300 sbatch --wait "$work/job.sh") > "$work/submit" 2>&1
+    expect "$job" "collbench-run --build $build --out $work/write/runs --gpus 2 --no-plots -- allreduce"
+    grep -v '^#' "$job" | grep -q -- "--sbatch\|--nodes\|--partition" && fail "--sbatch/--nodes/--partition left in the command"
+    (cd "$work/submit-here" && PATH=$work/bin:$PATH timeout 300 sbatch --wait "$job") > "$work/submit" 2>&1
     rc=$?
-    out=$(ls "$work"/collbench-*.out 2> /dev/null)
+    out=$(ls "$work"/submit-here/collbench-*.out 2> /dev/null)
     cat "$work/submit" $out
     [ -n "$out" ] || fail "sbatch wrote no job output (exit $rc)"
     [ "$rc" = 5 ] || fail "sbatch --wait: exit $rc, expected collbench-run's 5 (no GPU for collbench itself)"
+    expect "$out" "results go to $work/write/runs"
     expect "$out" "launching with srun --mpi=pmix"
     expect "$out" "collbench: error [rank 1 host"
-    cmd=$(cat "$work"/runs/*/command.txt)
+    cmd=$(cat "$work"/write/runs/*/command.txt)
     case "$cmd" in srun\ --mpi=pmix\ --nodes=1\ *) ;; *) fail "command.txt: $cmd" ;; esac ;;
+  run-few-tasks)
+    PATH=$work/bin:$PATH timeout 120 salloc -I30 -n1 "$repo/launcher/collbench-run" --build "$build" --no-plots \
+      --gpus 2 --out "$work/runs" -- allreduce -b 8 -e 8 > "$work/out" 2>&1
+    rc=$?
+    cat "$work/out"
+    [ "$rc" = 2 ] || fail "collbench-run --gpus 2 in salloc -n1: exit $rc, expected 2 before anything ran"
+    expect "$work/out" "holds 1 task(s) (SLURM_NTASKS) but the run needs 2"
+    [ ! -e "$work/runs" ] || [ -z "$(ls -A "$work/runs")" ] || fail "a results folder was made: $(ls "$work/runs")" ;;
   *) fail "unknown case '$case'" ;;
 esac
 echo "PASS $case"

@@ -27,7 +27,7 @@ has() { wanted "$1" && { [ ${#WORDS[@]} -gt 0 ] || [ "$1" != refbwd ]; }; }
 root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
 if [ -n "$root" ] && [ -d "$root/include" ]; then
   export CUDNN_ROOT=$root LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  echo "cuDNN: $root" | tee -a "$OUT/logs/steps.txt"
+  say "cuDNN: $root"
 fi
 build ${CUDNN_ROOT:+-DCUDNN_ROOT=$CUDNN_ROOT}
 rc=0

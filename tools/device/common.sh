@@ -3,7 +3,11 @@
 # step's log under DIR/logs with one status line, the build, the GPU test suite with its logs
 # kept, the CUDA MPS daemon for ranks that share a GPU, and the check of named steps or runs.
 # DIR: --out DIR, else $OUT, else ./out; results go to DIR/results, logs to DIR/logs.
+# Every log is made by logfile, through launcher/newfile.sh (the writer rule of
+# tests/layers/check_writers.py): DIR is the user's, so a name in it may hold a planted symlink,
+# and no file there is opened by its name.
 set -u
+. "$(dirname "${BASH_SOURCE[0]}")/../../launcher/newfile.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 T0=$(date +%s)
 
@@ -34,6 +38,30 @@ device_args() {
   done
   mkdir -p -- "$OUT/logs" "$OUT/results" || { printf '%s: cannot create %s\n' "$0" "$OUT" >&2; exit 2; }
   OUT=$(cd -- "$OUT" && pwd)
+  logfile STEPS "$OUT/logs/steps.txt" || exit 2
+}
+
+# logfile VAR PATH: PATH made as a new, empty file (an earlier run's regular file there is
+# replaced), open for writing on a descriptor whose number goes into VAR: launcher/newfile.sh's
+# cb_newfile_open, the one shell writer. A symlink, device, FIFO, socket or folder at the name is
+# refused, never written through or replaced: 1 and one line on stderr.
+logfile() { CB_NEWFILE_WHO=$0 cb_newfile_open --replace "$1" "$2"; }
+
+# capture NAME CMD...: CMD's output (stdout and stderr) into the new file $OUT/logs/NAME; CMD's status.
+capture() {
+  local name=$1 fd rc
+  shift
+  logfile fd "$OUT/logs/$name" || return 1
+  "$@" 1>&"$fd" 2>&1
+  rc=$?
+  exec {fd}>&-
+  return $rc
+}
+
+# say LINE: LINE on stdout and in $OUT/logs/steps.txt (a new file each invocation: its status lines).
+say() {
+  printf '%s\n' "$1"
+  printf '%s\n' "$1" 1>&"$STEPS"
 }
 
 # wanted WORD: true when WORD was given, or when no word was (then everything runs).
@@ -44,21 +72,21 @@ wanted() {
   return 1
 }
 
-# step NAME CMD...: runs CMD, its output in $OUT/logs/NAME.log, one status line (also appended
-# to $OUT/logs/steps.txt).
+# step NAME CMD...: runs CMD, its output in $OUT/logs/NAME.log, one status line (also in
+# $OUT/logs/steps.txt).
 step() {
   local name=$1 t rc
   shift
   t=$(date +%s)
-  "$@" > "$OUT/logs/$name.log" 2>&1
+  capture "$name.log" "$@"
   rc=$?
-  echo "[$(($(date +%s) - T0))s] $name rc=$rc ($(($(date +%s) - t))s; log: $OUT/logs/$name.log)" | tee -a "$OUT/logs/steps.txt"
+  say "[$(($(date +%s) - T0))s] $name rc=$rc ($(($(date +%s) - t))s; log: $OUT/logs/$name.log)"
   return $rc
 }
 
 # build [CMAKE_ARGS...]: configure (Release) and build in build/; exits 1 when either fails.
 build() {
-  nvidia-smi > "$OUT/logs/nvidia-smi.txt" 2>&1
+  capture nvidia-smi.txt nvidia-smi
   step cmake cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" &&
     step build cmake --build build -j "$(nproc)" || exit 1
 }
@@ -74,8 +102,10 @@ gpu_suite() {
   step "$name" ctest --test-dir build -L gpu ${only[@]+"${only[@]}"} "$@" --output-on-failure --timeout 240
   rc=$?
   mkdir -p "$OUT/logs/gpu"
-  cp build/tests/gpu/*.log "$OUT/logs/gpu/" 2> /dev/null
-  cp build/Testing/Temporary/LastTest.log "$OUT/logs/$name-all.log" 2> /dev/null
+  for log in build/tests/gpu/*.log; do
+    [ -f "$log" ] && capture "gpu/${log##*/}" cat -- "$log"
+  done
+  [ -f build/Testing/Temporary/LastTest.log ] && capture "$name-all.log" cat -- build/Testing/Temporary/LastTest.log
   return $rc
 }
 
@@ -86,7 +116,7 @@ mps_start() {
   [ "${MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control > /dev/null || return 0
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/cb-mps CUDA_MPS_LOG_DIRECTORY=/tmp/cb-mps-log
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-  nvidia-cuda-mps-control -d && echo "MPS daemon started" | tee -a "$OUT/logs/steps.txt"
+  nvidia-cuda-mps-control -d && say "MPS daemon started"
 }
 mps_stop() {
   [ -n "${CUDA_MPS_PIPE_DIRECTORY:-}" ] || return 0

@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 done
 device_args "one shared" ${args[@]+"${args[@]}"}
 build
-nvidia-smi -L | tee -a "$OUT/logs/steps.txt"
+say "$(nvidia-smi -L 2>&1)"
 rc=0
 if wanted one; then
   gpu_suite ctest_gpu "${only:-.}" -E gpu_vnodes || rc=1

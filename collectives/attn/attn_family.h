@@ -1,0 +1,42 @@
+/* The ringattn family's describer (family.h), beside its configuration (attn_config.h), in two
+ * files: attn_family.c declares it and reads its command line; attn_report.c turns a sweep point
+ * into parameters and a measurement into its row and table line. The accessors are how the
+ * ringattn algorithms read the generic parameters (params.h): the point is the total sequence
+ * length, the variant the group's form (causal or not, its layout, its Ulysses degree:
+ * attn_variant.h), the config a cb_attn_config_t. */
+#ifndef CB_ATTN_FAMILY_H
+#define CB_ATTN_FAMILY_H
+
+#include "attn_config.h"
+#include "attn_variant.h"
+#include "family.h"
+#include "params.h"
+#include "row.h"
+
+/* cb_inst_t.metric of the ringattn algorithms, set by check and measure (the engine reports the
+ * max over ranks, the mean error averaged, FLOPs the reporting rank's own) */
+enum cb_attn_metric {
+  CB_ATTN_ERR_MAX,    /* absolute error of the output against the fp32 reference */
+  CB_ATTN_ERR_MEAN,   /* its mean */
+  CB_ATTN_COMPUTE_US, /* one pass's attention kernels alone */
+  CB_ATTN_COMM_US,    /* its K/V transfers alone */
+  CB_ATTN_LOCAL_US,   /* the local kernel alone on one S/P block (ring_over_single) */
+  CB_ATTN_FLOPS,      /* this rank's FLOPs in one pass (TFLOP/s per GPU) */
+  CB_ATTN_NMETRICS
+};
+
+static inline const cb_attn_config_t *cb_attn_cfg(const cb_params_t *p) { return (const cb_attn_config_t *)p->config; }
+static inline uint64_t cb_attn_seq(const cb_params_t *p) { return p->point; }
+static inline int cb_attn_causal(const cb_params_t *p) { return cb_attn_variant(p->variant).causal; }
+static inline int cb_attn_layout(const cb_params_t *p) { return cb_attn_variant(p->variant).layout; }
+/* the Ulysses degree of the group's Ulysses rows on nranks ranks (U = P when none was asked for) */
+static inline int cb_attn_ulysses(const cb_params_t *p, int nranks) {
+  return cb_attn_ulysses_degree(p->variant, nranks);
+}
+
+/* attn_report.c */
+int cb_attn_plan(cb_params_t *p, int nranks, const char *mode, char *what, size_t nwhat, char *why, size_t nwhy);
+void cb_attn_row(const cb_row_ctx_t *c, cb_row_t *r);
+extern const cb_table_t cb_attn_table;
+
+#endif

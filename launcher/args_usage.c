@@ -1,0 +1,65 @@
+/* `collbench --help` (args.h cb_args_usage): the generic options, then each family's own section
+ * as its describer writes it (family.h help), then the exit codes. The family list and the
+ * default data types come from the family registry, so a new family shows up here by itself;
+ * docs/cli.md holds the text (tests/cpu/check_docs.py compares the two). */
+#include <stdio.h>
+
+#include "args.h"
+
+/* "default float; moe, ringattn: bfloat16": each default data type with the families that have
+ * it, the first family's without names. */
+static void dtype_defaults(char *buf, size_t n) {
+  size_t off = (size_t)snprintf(buf, n, "default %s", cb_dtype_name(cb_family_info(0)->default_dtype));
+  for (int t = 0; t < CB_NDTYPES && off < n; t++) {
+    if (t == (int)cb_family_info(0)->default_dtype) continue;
+    int listed = 0;
+    for (int f = 1; f < CB_NFAMILIES && off < n; f++)
+      if ((int)cb_family_info((cb_family_t)f)->default_dtype == t)
+        off += (size_t)snprintf(buf + off, n - off, "%s%s", listed++ ? ", " : "; ", cb_family_name((cb_family_t)f));
+    if (listed && off < n) off += (size_t)snprintf(buf + off, n - off, ": %s", cb_dtype_name((cb_dtype_t)t));
+  }
+}
+
+void cb_args_usage(FILE *f) {
+  char families[256], dtypes[256];
+  dtype_defaults(dtypes, sizeof dtypes);
+  fprintf(f,
+          "usage: collbench FAMILY [options]      (one MPI rank per GPU: mpirun -np N collbench ...)\n"
+          "\n"
+          "FAMILY: %s\n"
+          "\n"
+          "sizes (classic families; K/M/G/T = 2^10/2^20/2^30/2^40, as nccl-tests):\n"
+          "  -b, --minbytes SIZE     first size (default 8)\n"
+          "  -e, --maxbytes SIZE     last size (default 256M)\n"
+          "  -f, --stepfactor F      multiply by F each step (default 2)\n"
+          "  -i, --stepbytes SIZE    add SIZE each step (instead of -f)\n"
+          "      --sizes LIST        explicit sizes instead of a sweep (e.g. 4,12,1032,1M)\n"
+          "timing and checking:\n"
+          "  -n, --iters N           timed iterations per row (default 20)\n"
+          "  -w, --warmup N          warm-up iterations (default 5)\n"
+          "  -c, --check N           correctness iterations on fresh random data (default 1; 0 = off)\n"
+          "  -G, --graph             capture the timed loop in a CUDA graph (same as --mode graph)\n"
+          "      --mode M            eager | graph | both (default eager)\n"
+          "      --timing T          round: events around each round of iterations, as nccl-tests (default)\n"
+          "                          iter: an event around every iteration (true p50/p99; adds ~1-4 us each)\n"
+          "  -T, --timeout SEC       watchdog: abort the job if any step (setup, a round, a check, a reduction) "
+          "takes longer (default 120)\n"
+          "      --seed N            seed for the random inputs (default 1)\n"
+          "what to run:\n"
+          "  -d, --datatype LIST     float, half, bfloat16, fp8e4m3, fp8e5m2 (%s)\n"
+          "  -o, --op LIST           sum, max, min, avg (reducing families; default sum)\n"
+          "      --inplace 0|1|both  out-of-place, in-place or both (default both where the family has it)\n"
+          "      --algo LIST         algorithms to compare (default: all of the family; '--algo help' lists them)\n"
+          "output:\n"
+          "      --csv FILE          stream result rows to FILE (CSV; schema in docs/results-format.md)\n"
+          "      --json FILE         results and run metadata as JSON (rows stream to FILE.partial.jsonl)\n"
+          "placement:\n"
+          "      --no-bind           keep the CPU binding the process started with\n"
+          "      --sms N             the custom communication kernels use at most N SMs (1..the GPU's; also CB_SMS;\n"
+          "                          not the attention block kernels); the sms column reports what each custom row "
+          "used\n",
+          cb_family_accepted(" | ", families, sizeof families), dtypes);
+  for (int fam = 0; fam < CB_NFAMILIES; fam++)
+    if (cb_family_info((cb_family_t)fam)->help) fputs(cb_family_info((cb_family_t)fam)->help, f);
+  fprintf(f, "\nexit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
+}
