@@ -5,16 +5,15 @@ other one is, the bytes each moves per GPU (the size column; docs/algorithms.md 
 so the reader sees why one won), and which could not run and why.
 
 A Ulysses row (ulysses, nccl_ulysses and their _cudnn forms) is named with its factorisation
-from its note ("ulysses U=2×R=4"), every row with its sequence layout where the note says one
-("ring (contiguous)"), so every factorisation and layout of one shape compares in one table.
+from its ulysses and ring columns ("ulysses U=2×R=4"), every row with its layout column where a
+ring spans more than one rank ("ring (contiguous)"), so every factorisation and layout of one
+shape compares in one table.
 single (the P = 1 reference) is left out, as are the rows that ran in another group of the run
 (a row without a Ulysses degree outside the first --ulysses group says so instead of running).
 A run of the ring schemes alone, one layout each, gets no section: the ringattn section above
 already names the fastest at each length."""
 import re
 
-NOTE_UR = re.compile(r"\bU=(\d+) x R=(\d+)")
-NOTE_LAYOUT = re.compile(r"\b(contiguous|zigzag)\b")
 ELSEWHERE = "no Ulysses degree"
 SHAPE = ("seq", "batch", "heads", "kv_heads", "head_dim", "ranks", "causal", "pass", "dtype", "mode")
 
@@ -22,12 +21,11 @@ SHAPE = ("seq", "batch", "heads", "kv_heads", "head_dim", "ranks", "causal", "pa
 def label(r):
     """The scheme a row measured: its algorithm, factorisation and layout."""
     name = r["algo"]
-    m = NOTE_UR.search(r["note"])
-    if m:
-        name += f" U={m.group(1)}×R={m.group(2)}"
-    lay = NOTE_LAYOUT.search(r["note"])
-    if lay and not (m and m.group(2) == "1"):  # one group: the layout does not apply
-        name += f" ({lay.group(1)})"
+    u, ring = r.get("ulysses"), r.get("ring")
+    if "ulysses" in name and u is not None and ring is not None:
+        name += f" U={u}×R={ring}"
+    if r.get("layout") and ring != 1:  # one group (or one GPU): the layout does not apply
+        name += f" ({r['layout']})"
     return name
 
 

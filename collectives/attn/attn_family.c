@@ -113,7 +113,9 @@ static const cb_metric_t metrics[CB_ATTN_NMETRICS] = {
     [CB_ATTN_ERR_MAX] = {"err_max", CB_METRIC_MAX},       [CB_ATTN_ERR_MEAN] = {"err_mean", CB_METRIC_MEAN},
     [CB_ATTN_COMPUTE_US] = {"compute_us", CB_METRIC_MAX}, [CB_ATTN_COMM_US] = {"comm_us", CB_METRIC_MAX},
     [CB_ATTN_LOCAL_US] = {"local_us", CB_METRIC_MAX},     [CB_ATTN_FLOPS] = {"flops", CB_METRIC_OWN},
+    [CB_ATTN_ULYSSES] = {"ulysses", CB_METRIC_OWN},       [CB_ATTN_RING] = {"ring", CB_METRIC_OWN},
 };
+_Static_assert(CB_ATTN_NMETRICS <= CB_MAX_METRICS, "the ringattn metrics fit cb_inst_t.metric");
 
 static const char help[] =
     "ringattn (family ringattn only; -d bfloat16 (default) or half):\n"

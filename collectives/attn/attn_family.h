@@ -13,8 +13,8 @@
 #include "params.h"
 #include "row.h"
 
-/* cb_inst_t.metric of the ringattn algorithms, set by check and measure (the engine reports the
- * max over ranks, the mean error averaged, FLOPs the reporting rank's own) */
+/* cb_inst_t.metric of the ringattn algorithms, set by setup, check and measure (the engine
+ * reports the max over ranks, the mean error averaged, FLOPs, U and R the reporting rank's own) */
 enum cb_attn_metric {
   CB_ATTN_ERR_MAX,    /* absolute error of the output against the fp32 reference */
   CB_ATTN_ERR_MEAN,   /* its mean */
@@ -22,6 +22,8 @@ enum cb_attn_metric {
   CB_ATTN_COMM_US,    /* its K/V transfers alone */
   CB_ATTN_LOCAL_US,   /* the local kernel alone on one S/P block (ring_over_single) */
   CB_ATTN_FLOPS,      /* this rank's FLOPs in one pass (TFLOP/s per GPU) */
+  CB_ATTN_ULYSSES,    /* U: the ranks of one all-to-all group the row ran (1: none) */
+  CB_ATTN_RING,       /* R: the ranks its K/V exchange spans (the ring's, the all-gather's; 1: one GPU) */
   CB_ATTN_NMETRICS
 };
 

@@ -34,6 +34,9 @@ int cb_ra_row_setup(const cb_ra_scheme_t *scheme, const cb_ra_block_kernel_t *bl
   cb_ra_part_t part = {.P = P, .r = in->world->mpi.rank, .stride = 1, .U = 1, .layout = cb_attn_layout(&in->p)};
   if (scheme->full) part.P = 1, part.r = 0;
   else if (scheme->ulysses) part.U = cb_attn_ulysses(&in->p, P);
+  /* the row's U x R (the ulysses and ring columns) */
+  in->metric[CB_ATTN_ULYSSES] = part.U;
+  in->metric[CB_ATTN_RING] = part.P / part.U;
   return cb_ra_pair_make(scheme, block, in, &part, why, n);
 }
 

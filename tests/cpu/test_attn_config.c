@@ -127,7 +127,8 @@ static void test_layout_ulysses(void) {
 }
 
 /* The describer (attn_family.c) with --layout and --ulysses: the rank checks, the variants a rank
- * count runs and a variant's plan (its description and its layout's sequence check). */
+ * count runs, a variant's plan (its description and its layout's sequence check) and the row's
+ * layout, U x R and size columns. */
 static void test_describer_variants(void) {
   const cb_family_info_t *fi = cb_family_info(CB_RINGATTN);
   char why[256] = "", what[256] = "";
@@ -157,6 +158,27 @@ static void test_describer_variants(void) {
   CHECK_EQ_INT(fi->plan(&p, 4, "graph", what, sizeof what, why, sizeof why), -1); /* not 8 chunks */
   CHECK_EQ_STR(what, "ringattn bfloat16 S=4100 causal U=2 graph fwd");
   CHECK_CONTAINS(why, "8 equal chunks");
+
+  /* the row: the group's layout on every row; U, R and the algorithm's own bytes on timed ones */
+  p.variant = cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 2});
+  double m[CB_MAX_METRICS] = {0};
+  m[CB_ATTN_ULYSSES] = 2, m[CB_ATTN_RING] = 2, m[CB_ATTN_FLOPS] = 1e9;
+  const cb_bytes_t uly = {.algbw_bytes = 123456789.0, .busbw_factor = 1.0}, single = {0};
+  cb_row_ctx_t x = {.p = &p, .nranks = 4, .phase = 1, .nphases = 1};
+  cb_row_t r;
+  memset(&r, 0, sizeof r);
+  r.bytes = ring_bytes;
+  fi->row(&x, &r); /* a skipped row */
+  CHECK_EQ_STR(r.col[CB_COL_LAYOUT].s, "zigzag");
+  CHECK(r.bytes == ring_bytes, "a skipped row keeps its group's bytes");
+  x.timed = 1, x.time_us = 10.0, x.metrics = m, x.bytes = &uly;
+  fi->row(&x, &r);
+  CHECK(r.col[CB_COL_ULYSSES].d == 2 && r.col[CB_COL_RING].d == 2, "U = 2 x R = 2");
+  CHECK(r.bytes == 123456789, "a Ulysses row's size column is its own count: %llu", (unsigned long long)r.bytes);
+  r.bytes = ring_bytes;
+  x.bytes = &single;
+  fi->row(&x, &r);
+  CHECK(r.bytes == ring_bytes, "single (0 bytes) keeps its group's value");
 }
 
 /* The parsed --algo list joined with ",", "" for none (= every algorithm of the family). */
