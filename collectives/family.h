@@ -182,10 +182,10 @@ typedef struct cb_family_info {
   int (*check_ranks)(const void *config, int nranks, const cb_dtype_t *dtypes, int ndtypes, char *why, size_t n);
   int (*check_outputs)(const void *config, char *why, size_t n);
   /* each group: variants 0..nvariants-1 (0: one form) where variant_on() (NULL: all) on the
-   * run's rank count, the NVTX mode suffix of each ("-causal"; NULL: none) */
+   * run's rank count, the NVTX mode suffix of each into buf ("-causal"; NULL: none) */
   int nvariants;
   int (*variant_on)(const void *config, int variant, int nranks);
-  const char *const *nvtx_variants;
+  void (*nvtx_variant)(const void *config, int variant, char *buf, size_t n);
   char nvtx_letter; /* the NVTX size field: 'B' bytes, 'T' tokens, 'S' sequence (nvtx.h) */
   /* p->point (and p->variant) as p's bytes, elements and count, and the group's description
    * (mode: "eager" or "graph"). 0, or -1 with why (every row of the group is then skipped);

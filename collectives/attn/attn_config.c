@@ -3,6 +3,7 @@
 
 #include "attn_block.h"
 #include "attn_layout.h"
+#include "decimal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -13,11 +14,44 @@
 void cb_attn_defaults(cb_attn_config_t *c) {
   memset(c, 0, sizeof *c);
   c->batch = 1;
+  c->batches[0] = 1;
+  c->nbatches = 1;
   c->heads = 32;
   c->kv_heads = 32;
   c->head_dim = 128;
   c->causal_modes = CB_ATTN_NONCAUSAL | CB_ATTN_CAUSAL;
   c->block_kernels = CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN;
+}
+
+int cb_attn_parse_batches(const char *s, cb_attn_config_t *c, char *why, size_t n) {
+  int b[CB_ATTN_MAX_BATCHES], nb = 0;
+  const char *p = s;
+  for (;;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    char item[16];
+    long v;
+    if (len >= sizeof item || (memcpy(item, p, len), item[len] = 0, cb_decimal_long(item, 1, 4096, &v))) {
+      snprintf(why, n, "--batch: '%.*s' is not a batch size 1..4096", len > 40 ? 40 : (int)len, p);
+      return -1;
+    }
+    for (int i = 0; i < nb; i++)
+      if (b[i] == v) {
+        snprintf(why, n, "--batch: %ld is given twice", v);
+        return -1;
+      }
+    if (nb == CB_ATTN_MAX_BATCHES) {
+      snprintf(why, n, "--batch: more than %d batch sizes", CB_ATTN_MAX_BATCHES);
+      return -1;
+    }
+    b[nb++] = (int)v;
+    if (!end) break;
+    p = end + 1;
+  }
+  memcpy(c->batches, b, sizeof b[0] * (size_t)nb);
+  c->nbatches = nb;
+  c->batch = b[0];
+  return 0;
 }
 
 int cb_attn_parse_causal(const char *s, int *bits) {

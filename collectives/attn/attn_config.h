@@ -27,10 +27,15 @@ enum cb_attn_pass { CB_ATTN_PASS_FWD = 0, CB_ATTN_PASS_BWD = 1, CB_ATTN_PASS_BOT
 /* The longest total sequence collbench accepts: positions must fit the kernel's int indices
  * with room for batch x heads products. */
 #define CB_ATTN_MAX_SEQ (1ull << 30)
+/* The most batch sizes one run sweeps (--batch LIST: each is a variant, attn_variant.h). */
+#define CB_ATTN_MAX_BATCHES 16
 
 typedef struct cb_attn_config {
+  /* batch: the rows' batch. In the run's configuration batches[0]; a row's own configuration
+   * (attn_family.h cb_attn_row_config) holds its group's entry of the --batch list. */
   int batch, heads, kv_heads, head_dim;
-  int causal_modes;    /* CB_ATTN_* bits: --causal 0 | 1 | both */
+  int batches[CB_ATTN_MAX_BATCHES], nbatches; /* --batch N|LIST: the batch sizes swept (default 1) */
+  int causal_modes;                           /* CB_ATTN_* bits: --causal 0 | 1 | both */
   int block_kernels;   /* CB_ATTN_BLOCK_* bits (attn_block.h): --block-kernel collbench | cudnn | both */
   int pass;            /* CB_ATTN_PASS_*: --pass fwd | bwd | both */
   int layouts;         /* --layout: CB_ATTN_LAYOUT_BIT bits (attn_layout.h); 0: the causal default */
@@ -43,6 +48,11 @@ typedef struct cb_attn_config {
 /* batch 1, 32 heads, 32 kv heads, head dim 128, non-causal and causal, both block kernels, the
  * forward pass. */
 void cb_attn_defaults(cb_attn_config_t *c);
+
+/* --batch: a batch size 1..4096, or a comma list of up to CB_ATTN_MAX_BATCHES distinct ones,
+ * into c->batches (in the order given) and c->batch (the first). Returns 0, or -1 with why
+ * (c unchanged). */
+int cb_attn_parse_batches(const char *s, cb_attn_config_t *c, char *why, size_t n);
 
 /* "0", "1", "both" -> CB_ATTN_* bits. Returns 0 or -1. */
 int cb_attn_parse_causal(const char *s, int *bits);

@@ -40,7 +40,7 @@ static int option(void *config, int i, const char *arg, const char *val, char *e
   cb_attn_config_t *c = config;
   long v;
   switch (i) {
-  case O_BATCH:
+  case O_BATCH: return cb_attn_parse_batches(val, c, err, n);
   case O_HEADS:
   case O_KVHEADS:
   case O_HEADDIM:
@@ -48,7 +48,7 @@ static int option(void *config, int i, const char *arg, const char *val, char *e
       snprintf(err, n, "%s: '%s' is not an integer 1..4096", arg, val);
       return -1;
     }
-    *(i == O_BATCH ? &c->batch : i == O_HEADS ? &c->heads : i == O_KVHEADS ? &c->kv_heads : &c->head_dim) = (int)v;
+    *(i == O_HEADS ? &c->heads : i == O_KVHEADS ? &c->kv_heads : &c->head_dim) = (int)v;
     return 0;
   case O_CAUSAL: return cb_attn_parse_causal(val, &c->causal_modes) ? bad(err, n, "--causal", val, "0, 1, both") : 0;
   case O_PASS: return cb_attn_parse_pass(val, &c->pass) ? bad(err, n, "--pass", val, "fwd, bwd, both") : 0;
@@ -109,6 +109,8 @@ static int check_ranks(const void *config, int nranks, const cb_dtype_t *dtypes,
 
 static int variant_on(const void *config, int v, int nranks) { return cb_attn_variant_on(config, v, nranks); }
 
+static void nvtx_variant(const void *config, int v, char *buf, size_t n) { cb_attn_nvtx_variant(config, v, buf, n); }
+
 static const cb_metric_t metrics[CB_ATTN_NMETRICS] = {
     [CB_ATTN_ERR_MAX] = {"err_max", CB_METRIC_MAX},       [CB_ATTN_ERR_MEAN] = {"err_mean", CB_METRIC_MEAN},
     [CB_ATTN_COMPUTE_US] = {"compute_us", CB_METRIC_MAX}, [CB_ATTN_COMM_US] = {"comm_us", CB_METRIC_MAX},
@@ -120,7 +122,8 @@ _Static_assert(CB_ATTN_NMETRICS <= CB_MAX_METRICS, "the ringattn metrics fit cb_
 static const char help[] =
     "ringattn (family ringattn only; -d bfloat16 (default) or half):\n"
     "      --seq LIST|A:B[:F]  total sequence lengths (K = 1024; default 8K:64K, factor 2)\n"
-    "      --batch N --heads N --kv-heads N --head-dim 64|128   shape (default 1, 32, 32, 128)\n"
+    "      --batch N|LIST --heads N --kv-heads N --head-dim 64|128   shape (default 1, 32, 32, 128); a\n"
+    "                          --batch list with --seq sweeps batch x sequence (up to 16 batch sizes)\n"
     "      --causal 0|1|both   non-causal, causal (zigzag sharding) or both (default both)\n"
     "      --save DIR          write q, k, v, out and lse of each row's first check as .npy files\n"
     "      --block-kernel K    collbench | cudnn | both (default both): each scheme's rows with collbench's\n"
@@ -149,7 +152,7 @@ const cb_family_info_t cb_family_ringattn = {.name = "ringattn",
                                              .check_outputs = check_outputs,
                                              .nvariants = CB_ATTN_NVARIANTS,
                                              .variant_on = variant_on,
-                                             .nvtx_variants = cb_attn_nvtx_variants,
+                                             .nvtx_variant = nvtx_variant,
                                              .nvtx_letter = 'S',
                                              .plan = cb_attn_plan,
                                              .columns = CB_COLS_ATTN,

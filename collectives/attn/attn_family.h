@@ -31,6 +31,19 @@ static inline const cb_attn_config_t *cb_attn_cfg(const cb_params_t *p) { return
 static inline uint64_t cb_attn_seq(const cb_params_t *p) { return p->point; }
 static inline int cb_attn_causal(const cb_params_t *p) { return cb_attn_variant(p->variant).causal; }
 static inline int cb_attn_layout(const cb_params_t *p) { return cb_attn_variant(p->variant).layout; }
+/* the batch of the group's rows (its variant's place in the --batch list) */
+static inline int cb_attn_batch(const cb_params_t *p) {
+  const cb_attn_config_t *c = cb_attn_cfg(p);
+  const int b = cb_attn_variant(p->variant).bslot;
+  return b < c->nbatches ? c->batches[b] : c->batch;
+}
+/* The configuration the group's rows run: the run's with the group's batch (a row's state holds
+ * one, ringattn_state.h; the plan and the row read it too). */
+static inline cb_attn_config_t cb_attn_row_config(const cb_params_t *p) {
+  cb_attn_config_t c = *cb_attn_cfg(p);
+  c.batch = cb_attn_batch(p);
+  return c;
+}
 /* the Ulysses degree of the group's Ulysses rows on nranks ranks (U = P when none was asked for) */
 static inline int cb_attn_ulysses(const cb_params_t *p, int nranks) {
   return cb_attn_ulysses_degree(p->variant, nranks);

@@ -12,15 +12,16 @@
  * sequence shards over the ranks in the variant's layout (a Ulysses row's setup puts its own,
  * attn_a2a.h, into its instance: the row shows what the algorithm counted). */
 int cb_attn_plan(cb_params_t *p, int nranks, const char *mode, char *what, size_t nwhat, char *why, size_t nwhy) {
-  const cb_attn_config_t *c = cb_attn_cfg(p);
+  const cb_attn_config_t c = cb_attn_row_config(p);
   uint64_t seq = cb_attn_seq(p);
-  char form[64];
+  char form[64], batch[24] = "";
   cb_attn_variant_text(p->variant, form, sizeof form);
+  if (c.nbatches > 1) snprintf(batch, sizeof batch, " B=%d", c.batch);
   p->count = seq;
-  snprintf(what, nwhat, "ringattn %s S=%llu %s%s%s %s %s", cb_dtype_name(p->dtype), (unsigned long long)seq,
-           cb_attn_causal(p) ? "causal" : "non-causal", form[0] ? " " : "", form, mode, cb_attn_pass_name(c->pass));
+  snprintf(what, nwhat, "ringattn %s S=%llu%s %s%s%s %s %s", cb_dtype_name(p->dtype), (unsigned long long)seq, batch,
+           cb_attn_causal(p) ? "causal" : "non-causal", form[0] ? " " : "", form, mode, cb_attn_pass_name(c.pass));
   if (cb_attn_variant_check(p->variant, seq, nranks, why, nwhy)) return -1;
-  p->bytes = cb_attn_pass_bytes(c, seq, nranks, cb_dtype_size(p->dtype), c->pass);
+  p->bytes = cb_attn_pass_bytes(&c, seq, nranks, cb_dtype_size(p->dtype), c.pass);
   return 0;
 }
 
@@ -30,7 +31,7 @@ static double measured(double v) { return v > 0 ? v : NAN; }
 void cb_attn_row(const cb_row_ctx_t *x, cb_row_t *r) {
   const cb_attn_config_t *c = cb_attn_cfg(x->p);
   cb_row_int(r, CB_COL_SEQ, (long long)cb_attn_seq(x->p));
-  cb_row_int(r, CB_COL_BATCH, c->batch);
+  cb_row_int(r, CB_COL_BATCH, cb_attn_batch(x->p));
   cb_row_int(r, CB_COL_HEADS, c->heads);
   cb_row_int(r, CB_COL_KV_HEADS, c->kv_heads);
   cb_row_int(r, CB_COL_HEAD_DIM, c->head_dim);

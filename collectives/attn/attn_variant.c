@@ -12,12 +12,14 @@ cb_attn_variant_t cb_attn_variant(int v) {
   f.causal = v % 2;
   const int dflt = cb_attn_default_layout(f.causal);
   f.layout = (v / 2) % 2 ? 1 - dflt : dflt;
-  f.ulysses = v / 4;
+  f.ulysses = (v / 4) % (CB_ATTN_MAX_ULYSSES + 1);
+  f.bslot = v / CB_ATTN_NFORMS;
   return f;
 }
 
 int cb_attn_variant_index(cb_attn_variant_t f) {
-  return f.causal + 2 * ((f.layout != cb_attn_default_layout(f.causal)) + 2 * f.ulysses);
+  return f.causal +
+         2 * ((f.layout != cb_attn_default_layout(f.causal)) + 2 * (f.ulysses + (CB_ATTN_MAX_ULYSSES + 1) * f.bslot));
 }
 
 int cb_attn_parse_ulysses(const char *s, cb_attn_config_t *c) {
@@ -52,6 +54,7 @@ static int slot_on(const cb_attn_config_t *c, int u, int nranks) {
 int cb_attn_variant_on(const cb_attn_config_t *c, int v, int nranks) {
   if (v < 0 || v >= CB_ATTN_NVARIANTS) return 0;
   const cb_attn_variant_t f = cb_attn_variant(v);
+  if (f.bslot >= c->nbatches) return 0;
   if (!(c->causal_modes & (f.causal ? CB_ATTN_CAUSAL : CB_ATTN_NONCAUSAL))) return 0;
   if (c->layouts ? !(c->layouts & CB_ATTN_LAYOUT_BIT(f.layout)) : f.layout != cb_attn_default_layout(f.causal))
     return 0;
@@ -97,15 +100,12 @@ void cb_attn_variant_text(int v, char *buf, size_t n) {
   else snprintf(buf, n, "%s", layout);
 }
 
-/* The four forms of one Ulysses slot (index order above), then the slots U = 1..64. */
-#define FORMS(u) "-noncausal" u, "-causal" u, "-noncausal-zigzag" u, "-causal-contiguous" u
-#define U(k) FORMS("-U" #k)
-const char *const cb_attn_nvtx_variants[] = {
-    /* (the header's size: a missing suffix does not compile) */
-    FORMS(""), U(1),  U(2),  U(3),  U(4),  U(5),  U(6),  U(7),  U(8),  U(9),  U(10), U(11), U(12),
-    U(13),     U(14), U(15), U(16), U(17), U(18), U(19), U(20), U(21), U(22), U(23), U(24), U(25),
-    U(26),     U(27), U(28), U(29), U(30), U(31), U(32), U(33), U(34), U(35), U(36), U(37), U(38),
-    U(39),     U(40), U(41), U(42), U(43), U(44), U(45), U(46), U(47), U(48), U(49), U(50), U(51),
-    U(52),     U(53), U(54), U(55), U(56), U(57), U(58), U(59), U(60), U(61), U(62), U(63), U(64),
-};
-_Static_assert(CB_ATTN_MAX_ULYSSES == 64, "one NVTX suffix per Ulysses slot");
+void cb_attn_nvtx_variant(const cb_attn_config_t *c, int v, char *buf, size_t n) {
+  const cb_attn_variant_t f = cb_attn_variant(v);
+  const int other = f.layout != cb_attn_default_layout(f.causal);
+  int k = snprintf(buf, n, "-%s%s%s", f.causal ? "causal" : "noncausal", other ? "-" : "",
+                   other ? cb_attn_layout_name(f.layout) : "");
+  if (f.ulysses && k >= 0 && (size_t)k < n) k += snprintf(buf + k, n - (size_t)k, "-U%d", f.ulysses);
+  if (c->nbatches > 1 && f.bslot < c->nbatches && k >= 0 && (size_t)k < n)
+    snprintf(buf + k, n - (size_t)k, "-b%d", c->batches[f.bslot]);
+}

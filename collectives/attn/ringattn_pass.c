@@ -38,7 +38,7 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
 }
 
 int cb_ra_setup_pass(cb_ra_t *x, cb_inst_t *in, float *home, int parts, char *why, size_t n) {
-  in->metric[CB_ATTN_FLOPS] = cb_attn_flops(cb_attn_cfg(&in->p), cb_attn_seq(&in->p), cb_attn_causal(&in->p)) *
+  in->metric[CB_ATTN_FLOPS] = cb_attn_flops(x->cfg, cb_attn_seq(&in->p), cb_attn_causal(&in->p)) *
                               cb_attn_pass_flops_factor(x->pass) / (x->scheme->full ? 1 : in->world->mpi.nranks);
   if (!CB_ATTN_PASS_HAS_BWD(x->pass)) return 0;
   return cb_ra_bwd_init(x, in, home, parts, why, n);

@@ -184,6 +184,7 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
   if (x->layout != cb_attn_default_layout(x->causal))
     snprintf(form, sizeof form, "-%s", cb_attn_layout_name(x->layout));
   if (x->U > 1) snprintf(form + strlen(form), sizeof form - strlen(form), "-u%d", x->U);
+  if (c->nbatches > 1) snprintf(form + strlen(form), sizeof form - strlen(form), "-b%d", c->batch);
   snprintf(sub, sizeof sub, "%s-%s-S%llu-%s%s%s%s%s", in->algo->name, cb_dtype_name(x->dtype), (unsigned long long)x->S,
            x->causal ? "causal" : "noncausal", form, in->p.graph ? "-graph" : "",
            x->pass == CB_ATTN_PASS_FWD ? "" : "-", x->pass == CB_ATTN_PASS_FWD ? "" : cb_attn_pass_name(x->pass));

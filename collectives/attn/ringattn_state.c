@@ -57,10 +57,11 @@ int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n) {
 
 int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, const cb_ra_part_t *part, char *why, size_t n) {
   const cb_params_t *p = &in->p;
-  const cb_attn_config_t *c = cb_attn_cfg(p);
   memset(x, 0, sizeof *x);
   x->w = in->world;
-  x->cfg = c;
+  x->row_cfg = cb_attn_row_config(p);
+  x->cfg = &x->row_cfg;
+  const cb_attn_config_t *c = x->cfg;
   x->P = part->P;
   x->r = part->r;
   x->U = part->U;

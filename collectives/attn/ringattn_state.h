@@ -65,10 +65,11 @@ typedef struct cb_ra_part {
 
 typedef struct cb_ra {
   const cb_world_t *w;
-  const cb_attn_config_t *cfg;
-  cb_dtype_t dtype;       /* bfloat16 or half */
-  int P, r, bf16, causal; /* bf16: dtype == CB_BF16, for the kernels' arguments */
-  int layout, U;          /* the sequence layout and its groups (cb_ra_part_t) */
+  const cb_attn_config_t *cfg; /* &row_cfg */
+  cb_attn_config_t row_cfg;    /* the group's configuration: the run's with its batch (attn_family.h) */
+  cb_dtype_t dtype;            /* bfloat16 or half */
+  int P, r, bf16, causal;      /* bf16: dtype == CB_BF16, for the kernels' arguments */
+  int layout, U;               /* the sequence layout and its groups (cb_ra_part_t) */
   int ring_stride, ring_first;
   uint64_t S;
   int64_t rows;

@@ -118,29 +118,38 @@ static void test_variants(void) {
   for (int v = 0; v < CB_ATTN_NVARIANTS; v++) {
     const cb_attn_variant_t f = cb_attn_variant(v);
     CHECK(f.causal >= 0 && f.causal <= 1 && f.layout >= 0 && f.layout < CB_ATTN_NLAYOUTS && f.ulysses >= 0 &&
-              f.ulysses <= CB_ATTN_MAX_ULYSSES,
+              f.ulysses <= CB_ATTN_MAX_ULYSSES && f.bslot >= 0 && f.bslot < CB_ATTN_MAX_BATCHES,
           "variant %d decodes in range", v);
     CHECK_EQ_INT(cb_attn_variant_index(f), v);
   }
   /* variants 0 and 1 are the two forms of a run without --layout and --ulysses, as before them */
-  CHECK(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0}) == 0 &&
-            cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 0}) == 1,
+  CHECK(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0, 0}) == 0 &&
+            cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 0, 0}) == 1,
         "variants 0 and 1: non-causal contiguous, causal zigzag");
-  CHECK_EQ_STR(cb_attn_nvtx_variants[0], "-noncausal");
-  CHECK_EQ_STR(cb_attn_nvtx_variants[1], "-causal");
-  CHECK_EQ_STR(cb_attn_nvtx_variants[cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 64})],
-               "-causal-contiguous-U64");
-  CHECK_EQ_STR(cb_attn_nvtx_variants[cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 3})],
-               "-noncausal-zigzag-U3");
-  for (int v = 0; v < CB_ATTN_NVARIANTS; v++)
-    for (int w = 0; w < v; w++)
-      CHECK(strcmp(cb_attn_nvtx_variants[v], cb_attn_nvtx_variants[w]) != 0, "NVTX suffix of %d and %d", v, w);
   cb_attn_config_t c;
+  cb_attn_defaults(&c);
+  static char names[CB_ATTN_NVARIANTS][48];
+  for (int v = 0; v < CB_ATTN_NFORMS; v++) cb_attn_nvtx_variant(&c, v, names[v], sizeof names[v]);
+  CHECK_EQ_STR(names[0], "-noncausal");
+  CHECK_EQ_STR(names[1], "-causal");
+  CHECK_EQ_STR(names[cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 64, 0})],
+               "-causal-contiguous-U64");
+  CHECK_EQ_STR(names[cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 3, 0})], "-noncausal-zigzag-U3");
+  /* with a --batch list every variant names its batch; all names differ */
+  char why[256];
+  CHECK(cb_attn_parse_batches("16,1,2,3,4,5,6,7,8,9,10,11,12,13,14,4096", &c, why, sizeof why) == 0, "%s", why);
+  for (int v = 0; v < CB_ATTN_NVARIANTS; v++) cb_attn_nvtx_variant(&c, v, names[v], sizeof names[v]);
+  CHECK_EQ_STR(names[1], "-causal-b16");
+  CHECK_EQ_STR(names[cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 64, 15})],
+               "-noncausal-zigzag-U64-b4096");
+  qsort(names, CB_ATTN_NVARIANTS, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+  for (int v = 1; v < CB_ATTN_NVARIANTS; v++)
+    CHECK(strcmp(names[v - 1], names[v]) != 0, "NVTX suffix %s twice", names[v]);
   cb_attn_defaults(&c);
   int on[CB_ATTN_NVARIANTS], n = count_on(&c, 8, on);
   CHECK_EQ_INT(n, 2); /* non-causal contiguous, causal zigzag; no Ulysses degree asked for */
-  CHECK(n == 2 && on[0] == cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0}) &&
-            on[1] == cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 0}),
+  CHECK(n == 2 && on[0] == cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0, 0}) &&
+            on[1] == cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 0, 0}),
         "the defaults keep the causal layouts of before");
   CHECK_EQ_INT(cb_attn_ulysses_degree(on[0], 8), 8);
   CHECK(cb_attn_variant_first(&c, on[0], 8), "slot 0 is the first");
@@ -158,11 +167,10 @@ static void test_variants(void) {
     CHECK(cb_attn_variant_first(&c, on[i], 8) == (f.ulysses == 2), "first Ulysses group: U = 2 (variant %d)", on[i]);
   }
   CHECK(u2 == 2 && u4 == 2, "U = 2 and 4, each in both layouts");
-  char why[256];
   CHECK(cb_attn_ulysses_check(&c, 8, why, sizeof why) == 0, "%s", why);
   CHECK(cb_attn_ulysses_check(&c, 6, why, sizeof why) == -1, "4 does not divide 6");
   CHECK_CONTAINS(why, "--ulysses 4 does not divide 6 ranks");
-  const int v4 = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 4});
+  const int v4 = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 4, 0});
   CHECK(cb_attn_variant_check(v4, 64, 6, why, sizeof why) == -1, "group check with 6 ranks");
   CHECK_CONTAINS(why, "--ulysses 4 does not divide 6 ranks");
   CHECK(cb_attn_variant_check(v4, 64, 8, why, sizeof why) == 0, "%s", why);
@@ -171,11 +179,11 @@ static void test_variants(void) {
   char text[64];
   cb_attn_variant_text(v4, text, sizeof text);
   CHECK_EQ_STR(text, "U=4");
-  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0}), text, sizeof text);
+  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_CONTIGUOUS, 0, 0}), text, sizeof text);
   CHECK_EQ_STR(text, "");
-  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 2}), text, sizeof text);
+  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 2, 0}), text, sizeof text);
   CHECK_EQ_STR(text, "contiguous U=2");
-  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 0}), text, sizeof text);
+  cb_attn_variant_text(cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 0, 0}), text, sizeof text);
   CHECK_EQ_STR(text, "zigzag");
   /* all: every U dividing the rank count, the smallest first */
   CHECK(cb_attn_parse_ulysses("all", &c) == 0 && c.ulysses_all && !c.ulysses, "all");
@@ -188,6 +196,13 @@ static void test_variants(void) {
     CHECK(cb_attn_variant_first(&c, on[i], 6) == (i == 0), "first: U = 1 only");
   }
   CHECK(cb_attn_ulysses_check(&c, 6, why, sizeof why) == 0, "all always divides");
+  /* --batch 2,8: every form of batch 2, then of batch 8 */
+  cb_attn_defaults(&c);
+  CHECK(cb_attn_parse_batches("2,8", &c, why, sizeof why) == 0, "%s", why);
+  n = count_on(&c, 4, on);
+  CHECK_EQ_INT(n, 4);
+  for (int i = 0; i < n && i < 4; i++) CHECK_EQ_INT(cb_attn_variant(on[i]).bslot, i / 2);
+  CHECK(on[0] == 0 && on[1] == 1 && on[2] == CB_ATTN_NFORMS && on[3] == CB_ATTN_NFORMS + 1, "batch slots");
   /* out of range indices are off */
   CHECK(!cb_attn_variant_on(&c, -1, 6) && !cb_attn_variant_on(&c, CB_ATTN_NVARIANTS, 6), "out of range");
 }

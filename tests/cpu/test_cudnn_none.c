@@ -68,7 +68,7 @@ static void test_rows(void) {
         for (int i = 0; cudnn_rows[i]; i++) {
           char why[512] = "";
           w.mpi.nranks = nranks;
-          p.variant = cb_attn_variant_index((cb_attn_variant_t){causal, cb_attn_default_layout(causal), 0});
+          p.variant = cb_attn_variant_index((cb_attn_variant_t){causal, cb_attn_default_layout(causal), 0, 0});
           cfg.pass = passes[k];
           CHECK(cudnn_rows[i]->supported(&w, &p, why, sizeof why) == 0, "%s supported without cuDNN",
                 cudnn_rows[i]->name);
