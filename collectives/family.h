@@ -27,7 +27,7 @@
  *                     point option when it does not sweep bytes (points); the default dtype;
  *                     finish(): the cross-checks once the whole line is read; its --help section
  *   the world         check_ranks() and check_outputs(): what needs the rank count or files
- *   each group        the variants (ringattn's causal forms) run at every point; plan(): the
+ *   each group        the variants (ringattn's forms) run at every point; plan(): the
  *                     point as bytes, elements and count, and the group's description text
  *   each row          its column groups (row.h) and row(): their values; its table on stdout;
  *                     the per-rank metrics its algorithms leave (cb_inst_t.metric) and how the
@@ -181,11 +181,11 @@ typedef struct cb_family_info {
    * written (check_outputs: files the family will create). 0, or -1 with why. */
   int (*check_ranks)(const void *config, int nranks, const cb_dtype_t *dtypes, int ndtypes, char *why, size_t n);
   int (*check_outputs)(const void *config, char *why, size_t n);
-  /* each group: variants 0..nvariants-1 (0: one form) where variant_on() (NULL: all), the NVTX
-   * mode suffix of each ("-causal"; NULL: none) */
+  /* each group: variants 0..nvariants-1 (0: one form) where variant_on() (NULL: all) on the
+   * run's rank count, the NVTX mode suffix of each into buf ("-causal"; NULL: none) */
   int nvariants;
-  int (*variant_on)(const void *config, int variant);
-  const char *const *nvtx_variants;
+  int (*variant_on)(const void *config, int variant, int nranks);
+  void (*nvtx_variant)(const void *config, int variant, char *buf, size_t n);
   char nvtx_letter; /* the NVTX size field: 'B' bytes, 'T' tokens, 'S' sequence (nvtx.h) */
   /* p->point (and p->variant) as p's bytes, elements and count, and the group's description
    * (mode: "eager" or "graph"). 0, or -1 with why (every row of the group is then skipped);

@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 /* moe: the phase's own bytes and traffic (remote_gbs, the link bytes) and the routing's
- * imbalance; ringattn: the shape, the pass and the compute figures */
+ * imbalance; ringattn: the shape, the pass, the compute figures and the context-parallel form */
 const cb_column_t cb_columns[CB_NCOLS] = {
     [CB_COL_MODEL] = {"model", CB_COL_TEXT, NULL, CB_COLS_MOE, 0, 0},
     [CB_COL_TOKENS] = {"tokens", CB_COL_INT, NULL, CB_COLS_MOE, 0, 0},
@@ -33,6 +33,11 @@ const cb_column_t cb_columns[CB_NCOLS] = {
     [CB_COL_RING_OVER_SINGLE] = {"ring_over_single", CB_COL_REAL, "%.4f", CB_COLS_ATTN, 1, 0},
     [CB_COL_ERR_MAX] = {"err_max", CB_COL_REAL, "%.6g", CB_COLS_ATTN, 1, 0},
     [CB_COL_ERR_MEAN] = {"err_mean", CB_COL_REAL, "%.6g", CB_COLS_ATTN, 1, 0},
+    /* ringattn's context-parallel form: the sequence layout, and the U x R factorisation the row
+     * ran (Ulysses groups of U ranks, a ring of R: integers, written only on timed rows) */
+    [CB_COL_LAYOUT] = {"layout", CB_COL_TEXT, NULL, CB_COLS_ATTN, 0, 1},
+    [CB_COL_ULYSSES] = {"ulysses", CB_COL_REAL, "%.0f", CB_COLS_ATTN, 1, 1},
+    [CB_COL_RING] = {"ring", CB_COL_REAL, "%.0f", CB_COLS_ATTN, 1, 1},
 };
 
 const char *cb_row_real_text(double v, const char *fmt, char *buf, size_t n) {

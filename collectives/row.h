@@ -47,6 +47,9 @@ typedef enum cb_col {
   CB_COL_RING_OVER_SINGLE,
   CB_COL_ERR_MAX,
   CB_COL_ERR_MEAN,
+  CB_COL_LAYOUT,
+  CB_COL_ULYSSES,
+  CB_COL_RING,
   CB_NCOLS
 } cb_col_t;
 

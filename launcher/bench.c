@@ -28,9 +28,9 @@ void cb_bench_allreduce_polled(const void *in, void *out, int count, MPI_Datatyp
 
 void cb_bench_range_push(const slot_t *s, const group_t *g, const char *step) {
   const cb_params_t *p = &g->p;
-  char size[32], mode[32], name[256];
+  char size[32], variant[48] = "", mode[64], name[256];
   cb_nvtx_size(g->fi->nvtx_letter, p->point, size, sizeof size);
-  const char *variant = g->fi->nvtx_variants ? g->fi->nvtx_variants[p->variant] : "";
+  if (g->fi->nvtx_variant) g->fi->nvtx_variant(p->config, p->variant, variant, sizeof variant);
   snprintf(mode, sizeof mode, "%s%s", cb_bench_mode_name(g->mode), variant);
   cb_nvtx_name(name, sizeof name, g->fi->name, s->algo->name, cb_dtype_name(p->dtype), size, mode, step);
   cb_nvtx_push(name);
@@ -213,7 +213,7 @@ void cb_bench_run(cb_bench_t *b) {
           if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
           for (int v = 0; v < nvariants; v++)
             for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1)
-              if ((a->modes & mode) && (!fi->variant_on || fi->variant_on(config, v)))
+              if ((a->modes & mode) && (!fi->variant_on || fi->variant_on(config, v, b->w->mpi.nranks)))
                 group(b, pt, d, o, place, v, mode);
         }
   CB_CUDA(cudaFree(b->sync_buf));

@@ -37,8 +37,10 @@ REQUIRED = ("family", "algo", "dtype", "op", "bytes", "inplace", "mode",
             "time_us_mean", "busbw_gbs", "wrong", "note")
 MOE_REQUIRED = ("tokens", "phase")
 ATTN_REQUIRED = ("seq", "causal")
-# ringattn columns (CSVs older than the family lack them: then None for every row).
-ATTN_INT = ("seq", "batch", "heads", "kv_heads", "head_dim", "causal")
+# ringattn columns (CSVs older than the family lack them: then None for every row; ulysses and
+# ring, the row's U x R, came later).
+ATTN_INT = ("seq", "batch", "heads", "kv_heads", "head_dim", "causal", "ulysses", "ring")
+LAYOUTS = ("", "contiguous", "zigzag")  # ringattn's layout column (empty: before it, or another family)
 ATTN_FLOAT = ("tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single", "err_max",
               "err_mean")
 # Read when present, empty otherwise (titles and MoE configuration only).
@@ -185,7 +187,8 @@ def _parse_row(rec, col, path, n):
         return rec[col[name]].strip() if name in col else ""
 
     r = {"line": n}
-    for name in ("family", "algo", "dtype", "op", "mode", "note", "phase", "pass") + OPTIONAL:  # pass: ringattn --pass
+    # pass, layout: ringattn's --pass and --layout
+    for name in ("family", "algo", "dtype", "op", "mode", "note", "phase", "pass", "layout") + OPTIONAL:
         r[name] = text(name)
         if name in ONE_LINE and any(ord(c) < 32 or ord(c) == 127 for c in r[name]):
             raise InputError(f"{path}:{n}: column {name} holds a line break or another control character")
@@ -229,6 +232,8 @@ def _parse_attn(r, rec, col, path, n):
             raise InputError(f"{path}:{n}: column {name} is {r[name]}, expected a value >= 0")
     if r["causal"] not in (None, 0, 1):
         raise InputError(f"{path}:{n}: column causal is {r['causal']}, expected 0 or 1")
+    if r["layout"] not in LAYOUTS:
+        raise InputError(f"{path}:{n}: column layout is {excerpt(r['layout'])}, expected contiguous, zigzag or empty")
     if r["pass"] not in PASSES:
         raise InputError(f"{path}:{n}: column pass is {excerpt(r['pass'])}, expected fwd, bwd, both or empty")
     if r["family"] == "ringattn" and not r["pass"]:

@@ -21,6 +21,7 @@ import sys
 
 sys.dont_write_bytecode = True
 import attn  # noqa: E402
+import attn_sweep  # noqa: E402
 import cbcsv  # noqa: E402
 import cbmeta  # noqa: E402
 import groups as G  # noqa: E402
@@ -306,6 +307,7 @@ def main(argv):
             else:
                 (moe_charts(w, g) if g.family == "moe" else classic_charts(w, g, limit))
         attn_kernel_charts(w, gs)
+        attn_sweep.charts(w, run.rows, gp_str, svg_name)  # ringattn's batch x sequence heatmaps
     else:
         names = [r.name for r in runs]
         # an nccl-tests import beside a collbench run: labels name the tool ("A: nccl-tests

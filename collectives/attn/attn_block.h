@@ -16,7 +16,7 @@
 enum cb_attn_block_bits { CB_ATTN_BLOCK_COLLBENCH = 1, CB_ATTN_BLOCK_CUDNN = 2 };
 
 #define CB_ATTN_CUDNN_SUFFIX "_cudnn"
-#define CB_ATTN_NAME_MAX 32 /* bytes of an algorithm name (launcher/args.h CB_NAME_MAX) */
+#define CB_ATTN_NAME_MAX 32 /* bytes of an algorithm name (family.h CB_ALGO_NAME_MAX) */
 
 /* The ringattn schemes (single, ring, nccl_ring, nccl_allgather: ringattn_schemes.h), NULL-terminated. */
 extern const char *const cb_attn_schemes[];

@@ -2,6 +2,8 @@
 #include "attn_config.h"
 
 #include "attn_block.h"
+#include "attn_layout.h"
+#include "decimal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -12,11 +14,44 @@
 void cb_attn_defaults(cb_attn_config_t *c) {
   memset(c, 0, sizeof *c);
   c->batch = 1;
+  c->batches[0] = 1;
+  c->nbatches = 1;
   c->heads = 32;
   c->kv_heads = 32;
   c->head_dim = 128;
   c->causal_modes = CB_ATTN_NONCAUSAL | CB_ATTN_CAUSAL;
   c->block_kernels = CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN;
+}
+
+int cb_attn_parse_batches(const char *s, cb_attn_config_t *c, char *why, size_t n) {
+  int b[CB_ATTN_MAX_BATCHES], nb = 0;
+  const char *p = s;
+  for (;;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    char item[16];
+    long v;
+    if (len >= sizeof item || (memcpy(item, p, len), item[len] = 0, cb_decimal_long(item, 1, 4096, &v))) {
+      snprintf(why, n, "--batch: '%.*s' is not a batch size 1..4096", len > 40 ? 40 : (int)len, p);
+      return -1;
+    }
+    for (int i = 0; i < nb; i++)
+      if (b[i] == v) {
+        snprintf(why, n, "--batch: %ld is given twice", v);
+        return -1;
+      }
+    if (nb == CB_ATTN_MAX_BATCHES) {
+      snprintf(why, n, "--batch: more than %d batch sizes", CB_ATTN_MAX_BATCHES);
+      return -1;
+    }
+    b[nb++] = (int)v;
+    if (!end) break;
+    p = end + 1;
+  }
+  memcpy(c->batches, b, sizeof b[0] * (size_t)nb);
+  c->nbatches = nb;
+  c->batch = b[0];
+  return 0;
 }
 
 int cb_attn_parse_causal(const char *s, int *bits) {
@@ -66,17 +101,7 @@ int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why,
 }
 
 int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n) {
-  uint64_t parts = causal ? 2ull * (uint64_t)nranks : (uint64_t)nranks;
-  if (seq == 0 || seq % parts) {
-    snprintf(why, n, "sequence %llu does not split into %llu equal chunks (%s over %d ranks)", (unsigned long long)seq,
-             (unsigned long long)parts, causal ? "zigzag: 2 chunks per rank" : "one chunk per rank", nranks);
-    return -1;
-  }
-  if (seq > CB_ATTN_MAX_SEQ) {
-    snprintf(why, n, "sequence %llu is longer than %llu", (unsigned long long)seq, CB_ATTN_MAX_SEQ);
-    return -1;
-  }
-  return 0;
+  return cb_attn_layout_seq_check(seq, nranks, cb_attn_default_layout(causal), why, n);
 }
 
 static int writable_dir(const char *path, const char *what, char *why, size_t n) {
@@ -122,21 +147,7 @@ int cb_attn_check_save_dir(const char *dir, char *why, size_t n) {
 }
 
 cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal) {
-  cb_attn_runs_t r;
-  memset(&r, 0, sizeof r);
-  if (!causal) {
-    int64_t len = (int64_t)(seq / (uint64_t)nranks);
-    r.start0 = len * rank;
-    r.len0 = len;
-    r.start1 = r.start0 + len;
-    return r;
-  }
-  int64_t c = (int64_t)(seq / (2ull * (uint64_t)nranks));
-  r.start0 = c * rank;
-  r.len0 = c;
-  r.start1 = c * (2 * nranks - 1 - rank);
-  r.len1 = c;
-  return r;
+  return cb_attn_layout_runs(seq, nranks, rank, cb_attn_default_layout(causal), 1);
 }
 
 double cb_attn_flops(const cb_attn_config_t *c, uint64_t seq, int causal) {

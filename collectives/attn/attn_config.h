@@ -27,12 +27,20 @@ enum cb_attn_pass { CB_ATTN_PASS_FWD = 0, CB_ATTN_PASS_BWD = 1, CB_ATTN_PASS_BOT
 /* The longest total sequence collbench accepts: positions must fit the kernel's int indices
  * with room for batch x heads products. */
 #define CB_ATTN_MAX_SEQ (1ull << 30)
+/* The most batch sizes one run sweeps (--batch LIST: each is a variant, attn_variant.h). */
+#define CB_ATTN_MAX_BATCHES 16
 
 typedef struct cb_attn_config {
+  /* batch: the rows' batch. In the run's configuration batches[0]; a row's own configuration
+   * (attn_family.h cb_attn_row_config) holds its group's entry of the --batch list. */
   int batch, heads, kv_heads, head_dim;
-  int causal_modes;    /* CB_ATTN_* bits: --causal 0 | 1 | both */
+  int batches[CB_ATTN_MAX_BATCHES], nbatches; /* --batch N|LIST: the batch sizes swept (default 1) */
+  int causal_modes;                           /* CB_ATTN_* bits: --causal 0 | 1 | both */
   int block_kernels;   /* CB_ATTN_BLOCK_* bits (attn_block.h): --block-kernel collbench | cudnn | both */
   int pass;            /* CB_ATTN_PASS_*: --pass fwd | bwd | both */
+  int layouts;         /* --layout: CB_ATTN_LAYOUT_BIT bits (attn_layout.h); 0: the causal default */
+  uint64_t ulysses;    /* --ulysses: bit U-1 for each Ulysses degree U asked for; 0: not given */
+  int ulysses_all;     /* --ulysses all: every U dividing the rank count (attn_variant.h) */
   char save_dir[1024]; /* --save DIR: empty = do not save */
   const char *cmdline; /* the run's command line for --save's meta.json (set by the program) */
 } cb_attn_config_t;
@@ -40,6 +48,11 @@ typedef struct cb_attn_config {
 /* batch 1, 32 heads, 32 kv heads, head dim 128, non-causal and causal, both block kernels, the
  * forward pass. */
 void cb_attn_defaults(cb_attn_config_t *c);
+
+/* --batch: a batch size 1..4096, or a comma list of up to CB_ATTN_MAX_BATCHES distinct ones,
+ * into c->batches (in the order given) and c->batch (the first). Returns 0, or -1 with why
+ * (c unchanged). */
+int cb_attn_parse_batches(const char *s, cb_attn_config_t *c, char *why, size_t n);
 
 /* "0", "1", "both" -> CB_ATTN_* bits. Returns 0 or -1. */
 int cb_attn_parse_causal(const char *s, int *bits);
@@ -53,8 +66,9 @@ const char *cb_attn_pass_name(int pass);
  * dividing heads, a dtype other than bfloat16/half. Returns 0, or -1 with why. */
 int cb_attn_config_check(const cb_attn_config_t *c, cb_dtype_t dtype, char *why, size_t n);
 
-/* Rejects a sequence length that does not shard over nranks: S must be a multiple of nranks
- * (non-causal) or of 2*nranks (causal, zigzag). Returns 0, or -1 with why. */
+/* Rejects a sequence length that does not shard over nranks in the causal default layout
+ * (attn_layout.h cb_attn_layout_seq_check): S must be a multiple of nranks (non-causal,
+ * contiguous) or of 2*nranks (causal, zigzag). Returns 0, or -1 with why. */
 int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n);
 
 /* --save DIR must be usable before anything runs: a new folder (nothing at that name, not even
@@ -68,7 +82,7 @@ typedef struct cb_attn_runs {
   int64_t start0, len0, start1, len1;
 } cb_attn_runs_t;
 
-/* The positions rank r holds (layout above). */
+/* The positions rank r holds in the causal default layout (above; attn_layout.h has the others). */
 cb_attn_runs_t cb_attn_shard(uint64_t seq, int nranks, int rank, int causal);
 
 /* Forward FLOPs of the whole problem: 4 * batch * heads * seq^2 * head_dim (two matrix products

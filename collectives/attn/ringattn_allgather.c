@@ -6,6 +6,7 @@
  * (sum) hands every rank the complete sums of its own block. */
 #include <stdio.h>
 
+#include "attn_layout.h"
 #include "error_gpu.h"
 #include "ringattn_block_kernel.h"
 #include "ringattn_bwd.h"
@@ -53,8 +54,7 @@ static int gath_setup(cb_inst_t *in, char *why, size_t n) {
       (CB_ATTN_PASS_HAS_BWD(x->pass) && cb_ra_alloc(x, (void **)&g->dall, x->bwd.dkv_bytes * (size_t)x->P, why, n)))
     return -1;
   in->mem_bytes = x->mem;
-  snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches",
-           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards", x->P);
+  snprintf(in->note, sizeof in->note, "%s; ncclAllGather then %d launches", cb_attn_layout_name(x->layout), x->P);
   return 0;
 }
 

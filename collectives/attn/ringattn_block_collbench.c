@@ -1,5 +1,5 @@
 /* collbench's own kernels as the ring's block kernel (ringattn_block_kernel.h): the forward is
- * cb_attn_fwd (kernels/attn.h: the Hopper kernel on sm_90, the mma.sync fallback elsewhere),
+ * cb_attn_fwd (kernels/attn/attn.h: the Hopper kernel on sm_90, the mma.sync fallback elsewhere),
  * the backward cb_attn_bwd (kernels/attn/attn_bwd.h: sm_90 only) with delta = rowsum(dout * out) made
  * once per backward by cb_attn_bwd_delta. No state of its own: it runs on the shared buffers. */
 #include <stdio.h>

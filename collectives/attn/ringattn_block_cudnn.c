@@ -27,17 +27,18 @@
 
 #include "attn_cudnn_bwd.h"
 #include "attn_merge_block.h"
+#include "attn_variant.h"
 #include "error_gpu.h"
 #include "ringattn_block_cudnn.h"
 #include "ringattn_block_kernel.h"
 
-/* The rank's shards in the ring of P ranks (P = 1: `single`, the whole sequence), the same
- * for every rank: positions follow from (S, P, rank) alone. */
-static int check_masks(uint64_t S, int P, int causal, char *why, size_t n) {
+/* The members' rows in the ring of P members (P = 1: `single` or pure Ulysses, the whole
+ * sequence), the same for every rank: positions follow from (S, P, member, layout) alone. */
+static int check_masks(uint64_t S, int P, int causal, int layout, char *why, size_t n) {
   cb_attn_call_t calls[CB_ATTN_MAX_CALLS];
   for (int r = 0; r < P; r++)
     for (int src = 0; src < P; src++) {
-      cb_attn_runs_t q = cb_attn_shard(S, P, r, causal), kv = cb_attn_shard(S, P, src, causal);
+      cb_attn_runs_t q = cb_attn_layout_runs(S, P, r, layout, 1), kv = cb_attn_layout_runs(S, P, src, layout, 1);
       const int64_t rows = (int64_t)(S / (uint64_t)P);
       if (cb_attn_split(q, rows, kv, rows, causal, 1, 1, calls, why, n) < 0) return -1;
     }
@@ -50,9 +51,10 @@ static int check_masks(uint64_t S, int P, int causal, char *why, size_t n) {
 static int supported(const cb_world_t *w, const cb_params_t *p, int P, char *why, size_t n) {
   if (CB_ATTN_PASS_HAS_BWD(cb_attn_cfg(p)->pass) && !cb_cudnn_bwd_supported(why, n)) return 0;
   if (!cb_cudnn_available(why, n)) return 0;
-  /* a sequence that does not shard is the bench's own row (cb_attn_seq_check) */
-  if (cb_attn_seq_check(cb_attn_seq(p), P, cb_attn_causal(p), why, n) == 0 &&
-      check_masks(cb_attn_seq(p), P, cb_attn_causal(p), why, n))
+  /* a sequence that does not shard is the describer's own row (cb_attn_plan) */
+  const uint64_t S = cb_attn_seq(p);
+  const int layout = cb_attn_layout(p);
+  if (cb_attn_layout_seq_check(S, P, layout, why, n) == 0 && check_masks(S, P, cb_attn_causal(p), layout, why, n))
     return 0;
   return 1;
 }

@@ -2,7 +2,7 @@
  * in the forward into the running fp32 output and log-sum-exp (and the final out), in the
  * backward into dQ and the block's fp32 dK/dV sums. A table of two entries, each in files of
  * its own with its own state:
- *   cb_ra_block_collbench  collbench's kernels (kernels/attn.h, attn_bwd.h):
+ *   cb_ra_block_collbench  collbench's kernels (kernels/attn/attn.h, attn_bwd.h):
  *                          ringattn_block_collbench.c
  *   cb_ra_block_cudnn      cuDNN's fused attention (the binding in cudnn/):
  *                          ringattn_block_cudnn.c, ringattn_block_cudnn_bwd.c

@@ -10,6 +10,7 @@
 #include "error_gpu.h"
 #include "ringattn_block_kernel.h"
 #include "ringattn_bwd_plan.h"
+#include "ringattn_scheme.h"
 
 #define DOUT_TENSOR 3 /* attn_util.h's fill: tensors 0-2 are q, k, v */
 
@@ -52,17 +53,21 @@ int cb_ra_bwd_init(cb_ra_t *x, const cb_inst_t *in, float *home, int parts, char
   cudaStream_t s = in->world->stream;
   cb_attn_fill(b->dout, x->bf16, DOUT_TENSOR, c->batch, x->rows, c->heads, c->head_dim, cb_ra_pos(x->runs), in->p.seed,
                s);
-  if (x->pass == CB_ATTN_PASS_BWD && local_forward(x, in->p.seed, s, why, n)) return -1;
+  /* (a Ulysses row's block kernel runs on its inner state, which makes its own) */
+  const int inner = x->scheme && x->scheme->ulysses;
+  if (x->pass == CB_ATTN_PASS_BWD && !inner && local_forward(x, in->p.seed, s, why, n)) return -1;
   /* the block kernel's own state and its probe (its sums are cleared by every backward's start) */
-  if (x->block->bwd_init(x, b->part ? b->part : b->dkv, why, n)) return -1;
+  if (!inner && x->block->bwd_init(x, b->part ? b->part : b->dkv, why, n)) return -1;
   cb_wait_stream(s);
   return 0;
 }
 
 void cb_ra_bwd_free(cb_ra_t *x) {
   cb_ra_bwd_t *b = &x->bwd;
-  void *buf[] = {b->dout, b->delta, b->dq, b->part, b->dkv_owned ? b->dkv : NULL};
-  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) CB_CUDA(cudaFree(buf[i]));
+  void **buf[] = {&b->dout, (void **)&b->delta, (void **)&b->dq, (void **)&b->part};
+  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++)
+    if (!cb_ra_shared(x, buf[i])) CB_CUDA(cudaFree(*buf[i]));
+  if (b->dkv_owned) CB_CUDA(cudaFree(b->dkv));
   b->dout = NULL;
   b->delta = b->dq = b->part = b->dkv = NULL;
   b->dkv_owned = 0;

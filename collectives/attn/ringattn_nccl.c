@@ -9,6 +9,7 @@
  * network transport), which is what the peer-memory ring cannot do. */
 #include <stdio.h>
 
+#include "attn_layout.h"
 #include "error_gpu.h"
 #include "ringattn_block_kernel.h"
 #include "ringattn_nccl_bwd.h"
@@ -42,17 +43,16 @@ static int nring_setup(cb_inst_t *in, char *why, size_t n) {
                                     : cb_ra_setup_pass(x, in, NULL, 0, why, n))
     return -1;
   in->mem_bytes = x->mem;
-  snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream",
-           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards");
+  snprintf(in->note, sizeof in->note, "%s; ncclSend/ncclRecv on a second stream", cb_attn_layout_name(x->layout));
   return 0;
 }
 
 /* Step i's exchange on stream c: send `block` to next, receive slot (i+1)%2 from prev. */
 static void exchange(const nring_t *g, const cb_world_t *w, int i, const void *block, cudaStream_t c) {
-  const int P = g->x.P, r = g->x.r;
+  const int r = g->x.r;
   CB_NCCL(ncclGroupStart());
-  CB_NCCL(ncclSend(block, g->x.kv_bytes, ncclChar, (r + 1) % P, w->nccl, c));
-  CB_NCCL(ncclRecv(g->slot[(i + 1) % 2], g->x.kv_bytes, ncclChar, (r + P - 1) % P, w->nccl, c));
+  CB_NCCL(ncclSend(block, g->x.kv_bytes, ncclChar, cb_ra_ring_rank(&g->x, r + 1), w->nccl, c));
+  CB_NCCL(ncclRecv(g->slot[(i + 1) % 2], g->x.kv_bytes, ncclChar, cb_ra_ring_rank(&g->x, r - 1), w->nccl, c));
   CB_NCCL(ncclGroupEnd());
 }
 

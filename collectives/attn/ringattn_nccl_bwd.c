@@ -65,10 +65,9 @@ void cb_ra_nccl_bwd_free(struct cb_ra_nccl_bwd *g) {
 /* One grouped exchange on c: `bytes` of send to next, of recv from prev. */
 static void exchange(const cb_inst_t *in, const cb_ra_t *x, const void *send, void *recv, size_t bytes,
                      cudaStream_t c) {
-  const int P = x->P, r = x->r;
   CB_NCCL(ncclGroupStart());
-  CB_NCCL(ncclSend(send, bytes, ncclChar, (r + 1) % P, in->world->nccl, c));
-  CB_NCCL(ncclRecv(recv, bytes, ncclChar, (r + P - 1) % P, in->world->nccl, c));
+  CB_NCCL(ncclSend(send, bytes, ncclChar, cb_ra_ring_rank(x, x->r + 1), in->world->nccl, c));
+  CB_NCCL(ncclRecv(recv, bytes, ncclChar, cb_ra_ring_rank(x, x->r - 1), in->world->nccl, c));
   CB_NCCL(ncclGroupEnd());
 }
 

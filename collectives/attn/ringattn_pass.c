@@ -31,13 +31,14 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter) {
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) wrong += cb_ra_bwd_check(in, s, sd);
   if (iter == 0 && x->cfg->save_dir[0]) {
     char why[512];
+    if (x->scheme->save_prepare) x->scheme->save_prepare(in, s);
     if (cb_ra_save(in, x, why, sizeof why)) CB_DIE(CB_EXIT_RUNTIME, "--save: %s", why);
   }
   return wrong;
 }
 
 int cb_ra_setup_pass(cb_ra_t *x, cb_inst_t *in, float *home, int parts, char *why, size_t n) {
-  in->metric[CB_ATTN_FLOPS] = cb_attn_flops(cb_attn_cfg(&in->p), cb_attn_seq(&in->p), cb_attn_causal(&in->p)) *
+  in->metric[CB_ATTN_FLOPS] = cb_attn_flops(x->cfg, cb_attn_seq(&in->p), cb_attn_causal(&in->p)) *
                               cb_attn_pass_flops_factor(x->pass) / (x->scheme->full ? 1 : in->world->mpi.nranks);
   if (!CB_ATTN_PASS_HAS_BWD(x->pass)) return 0;
   return cb_ra_bwd_init(x, in, home, parts, why, n);
@@ -81,10 +82,14 @@ static void pass_comm(cb_inst_t *in, cudaStream_t s) {
   if (CB_ATTN_PASS_HAS_FWD(x->pass)) x->scheme->fwd_comm(in, s);
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) x->scheme->bwd_comm(in, s);
 }
-static void pass_local(cb_inst_t *in, cudaStream_t s) {
+void cb_ra_pass_local(cb_inst_t *in, cudaStream_t s) {
   const cb_ra_t *x = in->priv;
   if (CB_ATTN_PASS_HAS_FWD(x->pass)) local_block(in, s);
   if (CB_ATTN_PASS_HAS_BWD(x->pass)) cb_ra_bwd_local(in, s);
+}
+static void pass_local(cb_inst_t *in, cudaStream_t s) {
+  const cb_ra_t *x = in->priv;
+  (x->scheme->local ? x->scheme->local : cb_ra_pass_local)(in, s);
 }
 
 void cb_ra_measure(cb_inst_t *in, cudaStream_t s) {

@@ -24,8 +24,13 @@ long long cb_ra_check(cb_inst_t *in, cudaStream_t s, uint64_t seed, int iter);
 
 /* measure() of the ring forms: compute alone (the pass's attention launches), then, behind a
  * barrier, communication alone (skipped on one rank), then the pass's local kernels alone on
- * one S/P block; into in->metric[CB_ATTN_COMPUTE_US, COMM_US, LOCAL_US] (attn_family.h). */
+ * one S/P block (or the scheme's `local`); into in->metric[CB_ATTN_COMPUTE_US, COMM_US, LOCAL_US]
+ * (attn_family.h). */
 void cb_ra_measure(cb_inst_t *in, cudaStream_t s);
+
+/* The pass's local kernels on this rank's queries against its own block with contiguous
+ * positions 0..rows-1 (a plain causal or non-causal block of the state's rows). */
+void cb_ra_pass_local(cb_inst_t *in, cudaStream_t s);
 
 /* The setup steps every scheme makes after its own allocations: the row's FLOPs (this rank's
  * share: the whole problem / ranks, times the pass's factor; a scheme with `full`: the whole

@@ -21,6 +21,7 @@
  * and a sender waits for freed >= value(k) - 1 before fill k. */
 #include <stdio.h>
 
+#include "attn_layout.h"
 #include "attn_util.h"
 #include "cb_limits.h"
 #include "error_gpu.h"
@@ -83,15 +84,18 @@ static int ring_setup(cb_inst_t *in, char *why, size_t n) {
    * --sms does not cap it: it caps communication kernels, and this ring has none. A block
    * kernel that does not say what grid it launches (cuDNN) is not reported (0). */
   in->sms = x->block->sms ? x->block->sms(x) : 0;
-  snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped",
-           cb_attn_causal(&in->p) ? "zigzag" : "contiguous shards");
+  snprintf(in->note, sizeof in->note, "%s; copy-engine transfers overlapped", cb_attn_layout_name(x->layout));
   return 0;
 }
 
 static void ring_fwd(cb_inst_t *in, cudaStream_t s) {
   ring_t *g = in->priv;
   cb_ra_t *x = &g->x;
-  const int P = x->P, r = g->pm.me, next = (r + 1) % P, prev = (r + P - 1) % P;
+  /* me: this rank's allocation; next, prev: the ring's neighbours' (ranks of this node);
+   * me_rank, prev_rank: world ranks, for a timeout's message */
+  const int P = x->P, me = g->pm.me, next = cb_ra_ring_local(x, x->r + 1), prev = cb_ra_ring_local(x, x->r - 1);
+  const int me_rank = in->world->mpi.rank, prev_rank = cb_ra_ring_rank(x, x->r - 1);
+  const int next_rank = cb_ra_ring_rank(x, x->r + 1);
   const uint64_t tmo = in->world->spin_timeout_ns;
   unsigned int *ctl = in->world->ctl_dev;
   cudaStream_t c = x->comm;
@@ -100,22 +104,22 @@ static void ring_fwd(cb_inst_t *in, cudaStream_t s) {
   CB_CUDA(cudaStreamWaitEvent(c, x->fork, 0));
   for (int i = 0; i < P; i++) {
     const int cur = i % 2, nxt = (i + 1) % 2;
-    const void *block = i == 0 ? x->kv : slot_of(g, r, cur);
+    const void *block = i == 0 ? x->kv : slot_of(g, me, cur);
     if (i + 1 < P) {
       /* the block for step i+1 of next: this step's block */
       if (i >= 1)
-        cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i),
-                          tmo, ctl, x->r, prev, i, c);
-      cb_ring_flag_wait(flag_of(g, r, FLAG_FREED, nxt), g->counter, cb_ra_slot_fills(P, nxt),
-                        cb_ra_fill_index(i + 1) - 1, tmo, ctl, x->r, next, i + 1, c);
+        cb_ring_flag_wait(flag_of(g, me, FLAG_ARRIVED, cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i),
+                          tmo, ctl, me_rank, prev_rank, i, c);
+      cb_ring_flag_wait(flag_of(g, me, FLAG_FREED, nxt), g->counter, cb_ra_slot_fills(P, nxt),
+                        cb_ra_fill_index(i + 1) - 1, tmo, ctl, me_rank, next_rank, i + 1, c);
       CB_CUDA(cudaMemcpyAsync(slot_of(g, next, nxt), block, x->kv_bytes, cudaMemcpyDefault, c));
       cb_ring_flag_set(flag_of(g, next, FLAG_ARRIVED, nxt), g->counter, cb_ra_slot_fills(P, nxt),
                        cb_ra_fill_index(i + 1), c);
       CB_CUDA(cudaEventRecord(x->step_a[i], c));
     }
     if (i >= 1)
-      cb_ring_flag_wait(flag_of(g, r, FLAG_ARRIVED, cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i),
-                        tmo, ctl, x->r, prev, i, s);
+      cb_ring_flag_wait(flag_of(g, me, FLAG_ARRIVED, cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i),
+                        tmo, ctl, me_rank, prev_rank, i, s);
     cb_ra_attend(x, block, cb_ra_src_pos(x, (x->r + P - i) % P), i == 0, i == P - 1, s);
     if (i >= 1) {
       if (i + 1 < P) CB_CUDA(cudaStreamWaitEvent(s, x->step_a[i], 0)); /* forwarded too */
@@ -140,7 +144,7 @@ static void ring_compute_only(cb_inst_t *in, cudaStream_t s) {
 static void ring_comm_only(cb_inst_t *in, cudaStream_t s) {
   ring_t *g = in->priv;
   cb_ra_t *x = &g->x;
-  const int next = (g->pm.me + 1) % x->P;
+  const int next = cb_ra_ring_local(x, x->r + 1);
   for (int i = 0; i + 1 < x->P; i++)
     CB_CUDA(cudaMemcpyAsync(slot_of(g, next, (i + 1) % 2), i == 0 ? x->kv : slot_of(g, g->pm.me, i % 2), x->kv_bytes,
                             cudaMemcpyDefault, s));

@@ -101,32 +101,34 @@ void cb_ra_ring_bwd_free(struct cb_ra_ring_bwd *g) {
  * step i + 1 (the forward's protocol, on this allocation's flags). */
 static void send_kv(const cb_inst_t *in, const struct cb_ra_ring_bwd *g, const cb_ra_t *x, int i, const void *block,
                     cudaStream_t c) {
-  const int P = x->P, r = g->pm.me, next = (r + 1) % P, prev = (r + P - 1) % P, cur = i % 2, nxt = (i + 1) % 2;
+  const int P = x->P, me = g->pm.me, next = cb_ra_ring_local(x, x->r + 1), cur = i % 2, nxt = (i + 1) % 2;
+  const int me_rank = in->world->mpi.rank;
   const uint64_t tmo = in->world->spin_timeout_ns;
   unsigned int *ctl = in->world->ctl_dev;
   if (i >= 1)
-    cb_ring_flag_wait(flag(g, r, KV_ARRIVED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), tmo, ctl,
-                      x->r, prev, i, c);
-  cb_ring_flag_wait(flag(g, r, KV_FREED + nxt), g->counter, cb_ra_slot_fills(P, nxt), cb_ra_fill_index(i + 1) - 1, tmo,
-                    ctl, x->r, next, i + 1, c);
+    cb_ring_flag_wait(flag(g, me, KV_ARRIVED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), tmo,
+                      ctl, me_rank, cb_ra_ring_rank(x, x->r - 1), i, c);
+  cb_ring_flag_wait(flag(g, me, KV_FREED + nxt), g->counter, cb_ra_slot_fills(P, nxt), cb_ra_fill_index(i + 1) - 1, tmo,
+                    ctl, me_rank, cb_ra_ring_rank(x, x->r + 1), i + 1, c);
   CB_CUDA(cudaMemcpyAsync(kv_slot(g, next, nxt), block, x->kv_bytes, cudaMemcpyDefault, c));
   cb_ring_flag_set(flag(g, next, KV_ARRIVED + nxt), g->counter, cb_ra_slot_fills(P, nxt), cb_ra_fill_index(i + 1), c);
 }
 
 /* The sums' half of step i on c, once they are complete: on to next, or home. */
 static void send_sums(const cb_inst_t *in, const struct cb_ra_ring_bwd *g, const cb_ra_t *x, int i, cudaStream_t c) {
-  const int P = x->P, r = g->pm.me, next = (r + 1) % P, prev = (r + P - 1) % P, cur = i % 2, nxt = (i + 1) % 2;
-  const cb_ra_bwd_step_t st = cb_ra_bwd_step(P, r, i);
-  const float *src = i == 0 ? g->acc0 : d_slot(g, r, cur);
+  const int P = x->P, me = g->pm.me, prev = cb_ra_ring_local(x, x->r - 1), cur = i % 2, nxt = (i + 1) % 2;
+  const cb_ra_bwd_step_t st = cb_ra_bwd_step(P, x->r, i);
+  const int to = cb_ra_ring_local(x, st.dkv_to); /* (the next rank: the sums' owner at the last step) */
+  const float *src = i == 0 ? g->acc0 : d_slot(g, me, cur);
   if (st.dkv_home) {
-    CB_CUDA(cudaMemcpyAsync(home(g, st.dkv_to), src, x->bwd.dkv_bytes, cudaMemcpyDefault, c));
-    cb_ring_flag_set(flag(g, st.dkv_to, HOME_ARRIVED), g->counter, 1, 1, c);
+    CB_CUDA(cudaMemcpyAsync(home(g, to), src, x->bwd.dkv_bytes, cudaMemcpyDefault, c));
+    cb_ring_flag_set(flag(g, to, HOME_ARRIVED), g->counter, 1, 1, c);
   } else {
-    cb_ring_flag_wait(flag(g, r, D_FREED + nxt), g->counter, cb_ra_slot_fills(P, nxt), cb_ra_fill_index(i + 1) - 1,
-                      in->world->spin_timeout_ns, in->world->ctl_dev, x->r, next, i + 1, c);
-    CB_CUDA(cudaMemcpyAsync(d_slot(g, st.dkv_to, nxt), src, x->bwd.dkv_bytes, cudaMemcpyDefault, c));
-    cb_ring_flag_set(flag(g, st.dkv_to, D_ARRIVED + nxt), g->counter, cb_ra_slot_fills(P, nxt), cb_ra_fill_index(i + 1),
-                     c);
+    cb_ring_flag_wait(flag(g, me, D_FREED + nxt), g->counter, cb_ra_slot_fills(P, nxt), cb_ra_fill_index(i + 1) - 1,
+                      in->world->spin_timeout_ns, in->world->ctl_dev, in->world->mpi.rank,
+                      cb_ra_ring_rank(x, st.dkv_to), i + 1, c);
+    CB_CUDA(cudaMemcpyAsync(d_slot(g, to, nxt), src, x->bwd.dkv_bytes, cudaMemcpyDefault, c));
+    cb_ring_flag_set(flag(g, to, D_ARRIVED + nxt), g->counter, cb_ra_slot_fills(P, nxt), cb_ra_fill_index(i + 1), c);
   }
   if (i >= 1)
     cb_ring_flag_set(flag(g, prev, D_FREED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), c);
@@ -134,7 +136,8 @@ static void send_sums(const cb_inst_t *in, const struct cb_ra_ring_bwd *g, const
 
 void cb_ra_ring_bwd_run(cb_inst_t *in, struct cb_ra_ring_bwd *g, cudaStream_t s) {
   cb_ra_t *x = in->priv;
-  const int P = x->P, r = g->pm.me, prev = (r + P - 1) % P;
+  const int P = x->P, me = g->pm.me, prev = cb_ra_ring_local(x, x->r - 1);
+  const int me_rank = in->world->mpi.rank, prev_rank = cb_ra_ring_rank(x, x->r - 1);
   const uint64_t tmo = in->world->spin_timeout_ns;
   unsigned int *ctl = in->world->ctl_dev;
   cudaStream_t c = x->comm;
@@ -148,30 +151,30 @@ void cb_ra_ring_bwd_run(cb_inst_t *in, struct cb_ra_ring_bwd *g, cudaStream_t s)
   CB_CUDA(cudaStreamWaitEvent(c, x->fork, 0));
   for (int i = 0; i < P; i++) {
     const int cur = i % 2;
-    const cb_ra_bwd_step_t st = cb_ra_bwd_step(P, r, i);
-    const void *block = i == 0 ? x->kv : kv_slot(g, r, cur);
+    const cb_ra_bwd_step_t st = cb_ra_bwd_step(P, x->r, i);
+    const void *block = i == 0 ? x->kv : kv_slot(g, me, cur);
     if (i + 1 < P) {
       send_kv(in, g, x, i, block, c);
       CB_CUDA(cudaEventRecord(g->kv_sent[i], c));
     }
     float *sums = i == 0 ? g->acc0 : x->bwd.part;
     if (i >= 1)
-      cb_ring_flag_wait(flag(g, r, KV_ARRIVED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), tmo,
-                        ctl, x->r, prev, i, s);
+      cb_ring_flag_wait(flag(g, me, KV_ARRIVED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), tmo,
+                        ctl, me_rank, prev_rank, i, s);
     CB_CUDA(cudaMemsetAsync(sums, 0, x->bwd.dkv_bytes, s));
     cb_ra_bwd_attend(x, block, cb_ra_src_pos(x, st.kv_src), sums, s);
     if (i >= 1) {
       if (i + 1 < P) CB_CUDA(cudaStreamWaitEvent(s, g->kv_sent[i], 0)); /* forwarded too */
       cb_ring_flag_set(flag(g, prev, KV_FREED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), s);
-      cb_ring_flag_wait(flag(g, r, D_ARRIVED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), tmo,
-                        ctl, x->r, prev, i, s);
-      cb_attn_f32_add(d_slot(g, r, cur), x->bwd.part, x->bwd.dkv_elems, s);
+      cb_ring_flag_wait(flag(g, me, D_ARRIVED + cur), g->counter, cb_ra_slot_fills(P, cur), cb_ra_fill_index(i), tmo,
+                        ctl, me_rank, prev_rank, i, s);
+      cb_attn_f32_add(d_slot(g, me, cur), x->bwd.part, x->bwd.dkv_elems, s);
     }
     CB_CUDA(cudaEventRecord(g->summed[i], s));
     CB_CUDA(cudaStreamWaitEvent(c, g->summed[i], 0));
     send_sums(in, g, x, i, c);
   }
-  cb_ring_flag_wait(flag(g, r, HOME_ARRIVED), g->counter, 1, 1, tmo, ctl, x->r, prev, P, s);
+  cb_ring_flag_wait(flag(g, me, HOME_ARRIVED), g->counter, 1, 1, tmo, ctl, me_rank, prev_rank, P, s);
   CB_CUDA(cudaEventRecord(x->join, c));
   CB_CUDA(cudaStreamWaitEvent(s, x->join, 0));
 }
@@ -186,7 +189,7 @@ void cb_ra_ring_bwd_compute(cb_inst_t *in, struct cb_ra_ring_bwd *g, cudaStream_
 
 void cb_ra_ring_bwd_comm(cb_inst_t *in, struct cb_ra_ring_bwd *g, cudaStream_t s) {
   cb_ra_t *x = in->priv;
-  const int me = g->pm.me, next = (me + 1) % x->P;
+  const int me = g->pm.me, next = cb_ra_ring_local(x, x->r + 1);
   for (int i = 0; i < x->P; i++) {
     if (i + 1 < x->P)
       CB_CUDA(cudaMemcpyAsync(kv_slot(g, next, (i + 1) % 2), i == 0 ? x->kv : kv_slot(g, me, i % 2), x->kv_bytes,

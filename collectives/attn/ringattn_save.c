@@ -2,15 +2,17 @@
  * and log-sum-exp as NumPy .npy files, every rank's shard put back in sequence order, so a
  * user can verify collbench's attention with their own tools:
  *
- *   DIR/<algo>-<dtype>-S<seq>-<causal|noncausal>[-graph][-bwd|-both]/   (-graph: the graph-mode
- *                                                   row's; -bwd, -both: --pass)
+ *   DIR/<algo>-<dtype>-S<seq>-<causal|noncausal>[-LAYOUT][-uU][-graph][-bwd|-both]/
+ *       (-LAYOUT: a layout other than the causal default; -uU: a Ulysses row's degree; -graph:
+ *        the graph-mode row's; -bwd, -both: --pass)
  *     q.npy, out.npy   float32 [batch][seq][heads][head_dim]
  *     k.npy, v.npy     float32 [batch][seq][kv_heads][head_dim]
  *     dout.npy, dq.npy float32 [batch][seq][heads][head_dim]     (--pass bwd, both: the loss
  *     dk.npy, dv.npy   float32 [batch][seq][kv_heads][head_dim]   gradient and the gradients)
  *     lse.npy          float32 [batch][heads][seq]  (natural log of the softmax denominator of
  *                      the scaled scores: out = softmax(q k^T * scale) v, scale = 1/sqrt(d))
- *     meta.json        shapes, dtype, causal, scale, algorithm, ranks, command line
+ *     meta.json        shapes, dtype, causal, scale, algorithm, ranks, sequence layout, Ulysses
+ *                      degree, command line
  * Values are the bf16/fp16 inputs and outputs widened to float32 exactly. DIR must be new: it,
  * each row's folder and each file are created here, never opened through a planted name
  * (attn_save_dir.h). */
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attn_layout.h"
 #include "attn_merge.h"
 #include "attn_save_dir.h"
 #include "error_gpu.h"
@@ -97,7 +100,7 @@ static int write_npy(int rowfd, const char *dir, const char *name, const float *
 static void to_sequence_rows(const cb_ra_t *x, const float *shards, float *seq, size_t width) {
   int B = x->cfg->batch;
   for (int j = 0; j < x->P; j++) {
-    cb_attn_runs_t runs = cb_attn_shard(x->S, x->P, j, x->causal);
+    cb_attn_runs_t runs = cb_attn_layout_runs(x->S, x->P, j, x->layout, x->U);
     for (int b = 0; b < B; b++)
       for (int64_t i = 0; i < x->rows; i++) {
         int64_t pos = cb_attn_pos_at(runs.start0, runs.len0, runs.start1, i);
@@ -111,7 +114,7 @@ static void to_sequence_rows(const cb_ra_t *x, const float *shards, float *seq, 
 static void to_sequence_lse(const cb_ra_t *x, const float *shards, float *seq) {
   int B = x->cfg->batch, H = x->cfg->heads;
   for (int j = 0; j < x->P; j++) {
-    cb_attn_runs_t runs = cb_attn_shard(x->S, x->P, j, x->causal);
+    cb_attn_runs_t runs = cb_attn_layout_runs(x->S, x->P, j, x->layout, x->U);
     for (int bh = 0; bh < B * H; bh++)
       for (int64_t i = 0; i < x->rows; i++) {
         int64_t pos = cb_attn_pos_at(runs.start0, runs.len0, runs.start1, i);
@@ -130,11 +133,13 @@ static int write_meta(int rowfd, const char *dir, const cb_inst_t *in, const cb_
   cb_sb_printf(&b,
                ",\n  \"dtype\": \"%s\",\n  \"ranks\": %d,\n  \"seq\": %llu,\n  \"batch\": %d,\n  \"heads\": %d,\n"
                "  \"kv_heads\": %d,\n  \"head_dim\": %d,\n  \"causal\": %d,\n  \"scale\": %.9g,\n"
+               "  \"sequence_layout\": \"%s\",\n  \"ulysses\": %d,\n"
                "  \"layout\": \"q, out: [batch][seq][heads][head_dim]; k, v: [batch][seq][kv_heads][head_dim]; "
                "lse: [batch][heads][seq]; dout, dq like q, dk, dv like k (pass bwd, both); float32, sequence order\",\n"
                "  \"seed_note\": \"inputs of the first correctness check\",\n  \"command\": ",
                cb_dtype_name(x->dtype), in->world->mpi.nranks, (unsigned long long)x->S, c->batch, c->heads,
-               c->kv_heads, c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim));
+               c->kv_heads, c->head_dim, x->causal, 1.0 / sqrt((double)c->head_dim), cb_attn_layout_name(x->layout),
+               x->U);
   cb_sb_json_str(&b, c->cmdline ? c->cmdline : "");
   cb_sb_printf(&b, "\n}\n");
   FILE *f = cb_attn_save_create(rowfd, dir, "meta.json", why, n);
@@ -175,9 +180,14 @@ int cb_ra_save(const cb_inst_t *in, const cb_ra_t *x, char *why, size_t n) {
   const int collective = x->P > 1, root = in->world->mpi.rank == 0;
   if (!collective && !root) return 0;
   char sub[200], dir[1300];
-  snprintf(sub, sizeof sub, "%s-%s-S%llu-%s%s%s%s", in->algo->name, cb_dtype_name(x->dtype), (unsigned long long)x->S,
-           x->causal ? "causal" : "noncausal", in->p.graph ? "-graph" : "", x->pass == CB_ATTN_PASS_FWD ? "" : "-",
-           x->pass == CB_ATTN_PASS_FWD ? "" : cb_attn_pass_name(x->pass));
+  char form[64] = "";
+  if (x->layout != cb_attn_default_layout(x->causal))
+    snprintf(form, sizeof form, "-%s", cb_attn_layout_name(x->layout));
+  if (x->U > 1) snprintf(form + strlen(form), sizeof form - strlen(form), "-u%d", x->U);
+  if (c->nbatches > 1) snprintf(form + strlen(form), sizeof form - strlen(form), "-b%d", c->batch);
+  snprintf(sub, sizeof sub, "%s-%s-S%llu-%s%s%s%s%s", in->algo->name, cb_dtype_name(x->dtype), (unsigned long long)x->S,
+           x->causal ? "causal" : "noncausal", form, in->p.graph ? "-graph" : "",
+           x->pass == CB_ATTN_PASS_FWD ? "" : "-", x->pass == CB_ATTN_PASS_FWD ? "" : cb_attn_pass_name(x->pass));
   snprintf(dir, sizeof dir, "%s/%s", c->save_dir, sub);
   int rowfd = root ? cb_attn_save_open_row(c->save_dir, sub, why, n) : -1, err = root && rowfd < 0;
   if (collective && !cb_mpi_agree(in->world->mpi.comm, !err, why, n)) {

@@ -21,6 +21,10 @@ typedef void (*cb_ra_hook_t)(cb_inst_t *in, cudaStream_t s);
 typedef struct cb_ra_scheme {
   size_t state_size;
   int full; /* 1: every rank holds the whole sequence (`single`, P = 1); 0: S/P rows each */
+  /* 1: the row's Ulysses degree U (attn_variant.h) groups its ranks, and the block kernel runs on
+   * the scheme's inner state (its group's rows, its heads: ringattn_ulysses.h), so the row makes
+   * no block-kernel state for the shard's; 0: U = 1, the block kernel on the shard's state */
+  int ulysses;
   /* What it needs beyond every row's checks (cb_ra_supported, ringattn_row.h), before the
    * block kernel's. NULL: nothing. */
   int (*supported)(const cb_world_t *w, const cb_params_t *p, char *why, size_t n);
@@ -35,6 +39,12 @@ typedef struct cb_ra_scheme {
    * pass's compute alone and communication alone. */
   cb_ra_hook_t forward, backward;
   cb_ra_hook_t fwd_compute, fwd_comm, bwd_compute, bwd_comm;
+  /* The pass's local kernels alone (cb_ra_measure's local part); NULL: this rank's queries
+   * against its own S/P block (cb_ra_pass_local). */
+  cb_ra_hook_t local;
+  /* After the check's forward, before --save: puts into the shard's state what --save reads
+   * and the forward leaves elsewhere (a Ulysses row's log-sum-exp). NULL: nothing. */
+  cb_ra_hook_t save_prepare;
 } cb_ra_scheme_t;
 
 #endif

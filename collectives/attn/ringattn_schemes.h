@@ -15,16 +15,21 @@
 #ifndef CB_RINGATTN_SCHEMES_H
 #define CB_RINGATTN_SCHEMES_H
 
-#define CB_RA_SCHEMES(X)                                                                                     \
-  X(single, NULL, "P = 1 reference: the block kernel alone on the whole sequence, one GPU",                  \
-    "P = 1 reference with cuDNN's fused attention as the block kernel (the vendor at its best)")             \
-  X(ring, cb_ra_measure,                                                                                     \
-    "K/V rotate over peer memory on the copy engine, overlapped with the block kernel; zigzag for causal",   \
-    "ring with cuDNN's fused attention as the block kernel (TransformerEngine's context-parallel form)")     \
-  X(nccl_ring, cb_ra_measure, "the same ring with ncclSend/ncclRecv on a communication stream",              \
-    "nccl_ring with cuDNN's fused attention as the block kernel")                                            \
-  X(nccl_allgather, cb_ra_measure, "ncclAllGather of K/V, then one local pass over all blocks (no overlap)", \
-    "nccl_allgather with cuDNN's fused attention as the block kernel")
+#define CB_RA_SCHEMES(X)                                                                                      \
+  X(single, NULL, "P = 1 reference: the block kernel alone on the whole sequence, one GPU",                   \
+    "P = 1 reference with cuDNN's fused attention as the block kernel (the vendor at its best)")              \
+  X(ring, cb_ra_measure,                                                                                      \
+    "K/V rotate over peer memory on the copy engine, overlapped with the block kernel; zigzag for causal",    \
+    "ring with cuDNN's fused attention as the block kernel (TransformerEngine's context-parallel form)")      \
+  X(nccl_ring, cb_ra_measure, "the same ring with ncclSend/ncclRecv on a communication stream",               \
+    "nccl_ring with cuDNN's fused attention as the block kernel")                                             \
+  X(nccl_allgather, cb_ra_measure, "ncclAllGather of K/V, then one local pass over all blocks (no overlap)",  \
+    "nccl_allgather with cuDNN's fused attention as the block kernel")                                        \
+  X(ulysses, cb_ra_measure,                                                                                   \
+    "Ulysses: all-to-all over peer memory in groups of U (--ulysses, default P), the ring across the groups", \
+    "ulysses with cuDNN's fused attention as the block kernel")                                               \
+  X(nccl_ulysses, cb_ra_measure, "Ulysses with grouped ncclSend/ncclRecv (TransformerEngine's a2a, a2a+p2p)", \
+    "nccl_ulysses with cuDNN's fused attention as the block kernel")
 
 /* The registry's two rows of one scheme (registry.c: CB_RA_SCHEMES(CB_RA_ROW_DECLS) declares
  * them, CB_RA_SCHEMES(CB_RA_ROW_POINTERS) lists them). */

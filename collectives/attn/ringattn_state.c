@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attn_layout.h"
 #include "attn_util.h"
 #include "error_gpu.h"
 
@@ -16,7 +17,31 @@ cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r) {
   return p;
 }
 
-cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src) { return cb_ra_pos(cb_attn_shard(x->S, x->P, src, x->causal)); }
+cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src) {
+  return cb_ra_pos(cb_attn_layout_runs(x->S, x->P, src, x->layout, x->U));
+}
+
+int cb_ra_ring_rank(const cb_ra_t *x, int j) { return x->ring_first + ((j % x->P) + x->P) % x->P * x->ring_stride; }
+
+int cb_ra_ring_local(const cb_ra_t *x, int j) {
+  return cb_ra_ring_rank(x, j) - (x->w->mpi.rank - x->w->mpi.local_rank);
+}
+
+int cb_ra_shared(const cb_ra_t *x, void *const *field) {
+  for (int i = 0; i < x->nshared; i++)
+    if (x->shared[i] == field) return 1;
+  return 0;
+}
+
+void cb_ra_share(cb_ra_t *x, void **field, size_t bytes, void *mem) {
+  if (x->nshared == CB_RA_MAX_SHARED) CB_DIE(CB_EXIT_RUNTIME, "cb_ra_share: more than %d buffers", CB_RA_MAX_SHARED);
+  if (!cb_ra_shared(x, field)) {
+    CB_CUDA(cudaFree(*field));
+    x->mem -= bytes;
+    x->shared[x->nshared++] = field;
+  }
+  *field = mem;
+}
 
 int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n) {
   char e[200] = "";
@@ -30,14 +55,19 @@ int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n) {
   return 0;
 }
 
-int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
+int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, const cb_ra_part_t *part, char *why, size_t n) {
   const cb_params_t *p = &in->p;
-  const cb_attn_config_t *c = cb_attn_cfg(p);
   memset(x, 0, sizeof *x);
   x->w = in->world;
-  x->cfg = c;
-  x->P = full ? 1 : in->world->mpi.nranks;
-  x->r = full ? 0 : in->world->mpi.rank;
+  x->row_cfg = cb_attn_row_config(p);
+  x->cfg = &x->row_cfg;
+  const cb_attn_config_t *c = x->cfg;
+  x->P = part->P;
+  x->r = part->r;
+  x->U = part->U;
+  x->layout = part->layout;
+  x->ring_stride = part->stride;
+  x->ring_first = part->first;
   x->dtype = p->dtype;
   x->bf16 = p->dtype == CB_BF16;
   x->causal = cb_attn_causal(p);
@@ -45,7 +75,7 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
   x->rows = (int64_t)(cb_attn_seq(p) / (uint64_t)x->P);
   x->elem = cb_dtype_size(p->dtype);
   x->pass = c->pass;
-  x->runs = cb_attn_shard(x->S, x->P, x->r, x->causal);
+  x->runs = cb_attn_layout_runs(x->S, x->P, x->r, x->layout, x->U);
   x->q_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->heads * (size_t)c->head_dim;
   x->kv_elems = (size_t)c->batch * (size_t)x->rows * (size_t)c->kv_heads * (size_t)c->head_dim;
   x->kv_bytes = 2 * x->kv_elems * x->elem;
@@ -80,8 +110,9 @@ int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n) {
 }
 
 void cb_ra_free(cb_ra_t *x) {
-  void *buf[] = {x->q, x->kv, x->o, x->lse, x->out};
-  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++) CB_CUDA(cudaFree(buf[i]));
+  void **buf[] = {&x->q, &x->kv, (void **)&x->o, (void **)&x->lse, &x->out};
+  for (size_t i = 0; i < sizeof buf / sizeof buf[0]; i++)
+    if (!cb_ra_shared(x, buf[i])) CB_CUDA(cudaFree(*buf[i]));
   x->q = x->kv = x->out = NULL;
   x->o = x->lse = NULL;
   if (x->comm) {

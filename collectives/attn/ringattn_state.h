@@ -23,7 +23,9 @@
  *
  * Who owns what: this struct is the first member of the scheme's own state (ringattn_scheme.h),
  * which holds the scheme's buffers; the block kernel keeps its own behind block_state
- * (ringattn_block_kernel.h); each owner frees what it allocated. */
+ * (ringattn_block_kernel.h); each owner frees what it allocated. A scheme may put one of these
+ * buffers into memory of its own (cb_ra_share: peer memory other ranks write into); that one it
+ * frees itself. */
 #ifndef CB_RINGATTN_STATE_H
 #define CB_RINGATTN_STATE_H
 
@@ -52,11 +54,23 @@ typedef struct cb_ra_bwd {
 struct cb_ra_scheme;
 struct cb_ra_block_kernel;
 
+/* Where a state's rows sit among the ranks: a ring of P members, member j being world rank
+ * first + j * stride (a Ulysses row's inner ring runs across its groups), this rank member r, the
+ * sequence laid out by `layout` over the P members in groups of U ranks (attn_layout.h). */
+typedef struct cb_ra_part {
+  int P, r, stride, first, U, layout;
+} cb_ra_part_t;
+
+#define CB_RA_MAX_SHARED 8
+
 typedef struct cb_ra {
   const cb_world_t *w;
-  const cb_attn_config_t *cfg;
-  cb_dtype_t dtype;       /* bfloat16 or half */
-  int P, r, bf16, causal; /* bf16: dtype == CB_BF16, for the kernels' arguments */
+  const cb_attn_config_t *cfg; /* &row_cfg */
+  cb_attn_config_t row_cfg;    /* the group's configuration: the run's with its batch (attn_family.h) */
+  cb_dtype_t dtype;            /* bfloat16 or half */
+  int P, r, bf16, causal;      /* bf16: dtype == CB_BF16, for the kernels' arguments */
+  int layout, U;               /* the sequence layout and its groups (cb_ra_part_t) */
+  int ring_stride, ring_first;
   uint64_t S;
   int64_t rows;
   size_t elem;
@@ -76,14 +90,27 @@ typedef struct cb_ra {
   size_t mem;                             /* device bytes allocated for the row (the mem_bytes column) */
   int pass;                               /* CB_ATTN_PASS_* of the row (attn_config.h) */
   cb_ra_bwd_t bwd;                        /* the backward's buffers (zero for --pass fwd) */
+  void **shared[CB_RA_MAX_SHARED];        /* buffer fields in the scheme's memory (cb_ra_share) */
+  int nshared;
 } cb_ra_t;
 
-/* Fills the shape, allocates and fills the rank's shard (full = 1: the whole sequence in natural
- * order, for `single`), creates the comm stream and events. Returns 0, or -1 with why (out of
- * memory) after freeing what it made. */
-int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, int full, char *why, size_t n);
+/* Fills the shape, allocates and fills the rank's rows (those of `part`: for `single` one member
+ * holding the whole sequence in natural order), creates the comm stream and events. Returns 0,
+ * or -1 with why (out of memory) after freeing what it made. */
+int cb_ra_init(cb_ra_t *x, const cb_inst_t *in, const cb_ra_part_t *part, char *why, size_t n);
 /* Frees what cb_ra_init made (again: nothing). */
 void cb_ra_free(cb_ra_t *x);
+
+/* Puts the buffer in *field (one of x's, `bytes` long, allocated by cb_ra_init or cb_ra_bwd_init)
+ * into mem, memory of the scheme's own that outlives x: the allocation is given back, and the
+ * frees of x leave mem to the scheme. */
+void cb_ra_share(cb_ra_t *x, void **field, size_t bytes, void *mem);
+/* 1 when *field was shared (cb_ra_share): its owner frees it. */
+int cb_ra_shared(const cb_ra_t *x, void *const *field);
+
+/* World rank, and rank within this node, of member j (taken mod P) of x's ring. */
+int cb_ra_ring_rank(const cb_ra_t *x, int j);
+int cb_ra_ring_local(const cb_ra_t *x, int j);
 
 /* cudaMalloc, counted in x->mem. The caller frees it (cudaFree). Returns 0 or -1 with why. */
 int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n);
@@ -91,8 +118,8 @@ int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n);
 /* cb_attn_runs_t -> the kernel's position runs. */
 cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r);
 
-/* Position runs of the K/V block that rank `src` holds (the ring's step i carries the block of
- * rank (r - i) mod P). */
+/* Position runs of the K/V block that member `src` holds (the ring's step i carries the block of
+ * member (r - i) mod P). */
 cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src);
 
 /* Fills q and the own K/V block from seed (attn_util.h). */

@@ -32,7 +32,7 @@ HEADER = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean
           "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"
           "kv_heads,head_dim,"
           "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"
-          "slowdown_comm,slowdown_compute,pass").split(",")
+          "slowdown_comm,slowdown_compute,pass,layout,ulysses,ring").split(",")
 
 NOTE1 = "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, café → ok"
 
@@ -79,7 +79,7 @@ def expected_rows():
     x = classic("ringattn", "ring", 268435456, 0)
     x.update(op="none", dtype="bfloat16", seq=16384, batch=1, heads=32, kv_heads=8, head_dim=128, causal=1,
              tflops=301.25, comm_us=812.5, compute_us=3650.75, overlap_eff=0.96875, ring_over_single=None,
-             err_max=0.0078125, err_mean=0.000244140625, sms=132, **{"pass": "both"})
+             err_max=0.0078125, err_mean=0.000244140625, sms=132, layout="zigzag", ulysses=2, ring=4, **{"pass": "both"})
     r.append(x)
     z = dict(moe)
     z.update(algo="peer", phase="roundtrip_loaded", sms=32, slowdown_comm=1.375, slowdown_compute=1.0625)
@@ -91,12 +91,12 @@ MOE_KEYS = ("model", "tokens", "hidden", "topk", "experts", "routing", "phase", 
             "net_bytes", "nvlink_bytes",
             # ringattn's columns: empty / absent on other rows, like moe's
             "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "tflops", "comm_us", "compute_us",
-            "overlap_eff", "ring_over_single", "err_max", "err_mean", "pass")
+            "overlap_eff", "ring_over_single", "err_max", "err_mean", "pass", "layout", "ulysses", "ring")
 INT_KEYS = ("bytes", "count", "inplace", "ranks", "nodes", "wrong", "iters", "mem_bytes", "tokens", "hidden",
             "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "sms")
 FLOAT_KEYS = ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",
               "remote_gbs", "imbalance", "net_bytes", "nvlink_bytes", "tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single",
-              "err_max", "err_mean", "slowdown_comm", "slowdown_compute")
+              "err_max", "err_mean", "slowdown_comm", "slowdown_compute", "ulysses", "ring")
 
 problems = []
 

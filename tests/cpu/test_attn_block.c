@@ -22,10 +22,10 @@ static void test_parse(void) {
   CHECK(!cb_attn_block_is_cudnn("_cudnn"), "the suffix alone names nothing");
   CHECK(!cb_attn_block_is_cudnn("ring_cudnnx"), "ring_cudnnx");
   /* the schemes the registry must hold in both forms (tests/cpu/test_block_kernel_cli.py) */
-  const char *want[] = {"single", "ring", "nccl_ring", "nccl_allgather"};
+  const char *want[] = {"single", "ring", "nccl_ring", "nccl_allgather", "ulysses", "nccl_ulysses"};
   int k = 0;
-  for (; cb_attn_schemes[k]; k++) CHECK(k < 4 && strcmp(cb_attn_schemes[k], want[k]) == 0, "scheme %d", k);
-  CHECK_EQ_INT(k, 4);
+  for (; cb_attn_schemes[k]; k++) CHECK(k < 6 && strcmp(cb_attn_schemes[k], want[k]) == 0, "scheme %d", k);
+  CHECK_EQ_INT(k, 6);
 }
 
 static void test_expansion_limits(void) {

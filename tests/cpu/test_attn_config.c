@@ -13,7 +13,10 @@
 #include "args.h"
 #include "attn_block.h"
 #include "attn_config.h"
+#include "attn_family.h"
+#include "attn_layout.h"
 #include "attn_save_dir.h"
+#include "attn_variant.h"
 #include "cb_testing.h"
 
 static cb_args_t A;
@@ -107,6 +110,134 @@ static void test_cli(void) {
   expect_error("moe --heads 8", "only to the ringattn family");
 }
 
+/* --layout and --ulysses (attn_layout.h, attn_variant.h). */
+static void test_layout_ulysses(void) {
+  CHECK_EQ_INT(parse("ringattn"), CB_ARGS_OK);
+  CHECK(ATTN->layouts == 0 && ATTN->ulysses == 0 && !ATTN->ulysses_all, "defaults: no --layout, no --ulysses");
+  CHECK_EQ_INT(parse("ringattn --layout zigzag --ulysses 2,4"), CB_ARGS_OK);
+  CHECK(ATTN->layouts == CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG) && ATTN->ulysses == 10, "--layout zigzag --ulysses 2,4");
+  CHECK_EQ_INT(parse("ringattn --layout=all --ulysses=all"), CB_ARGS_OK);
+  CHECK(ATTN->layouts == CB_ATTN_LAYOUT_ALL && ATTN->ulysses_all, "=all");
+  expect_error("ringattn --layout stripe", "--layout: 'stripe' (accepted: contiguous, zigzag, a comma list, all)");
+  expect_error("ringattn --layout", "needs a value");
+  expect_error("ringattn --ulysses 0", "--ulysses: '0' (accepted: all, or ranks per group 1..64, comma-separated)");
+  expect_error("ringattn --ulysses 2,x", "--ulysses: '2,x'");
+  expect_error("allreduce --layout zigzag", "apply only to the ringattn family");
+  expect_error("moe --ulysses 2", "apply only to the ringattn family");
+}
+
+/* The describer (attn_family.c) with --layout and --ulysses: the rank checks, the variants a rank
+ * count runs, a variant's plan (its description and its layout's sequence check) and the row's
+ * layout, U x R and size columns. */
+static void test_describer_variants(void) {
+  const cb_family_info_t *fi = cb_family_info(CB_RINGATTN);
+  char why[256] = "", what[256] = "";
+  CHECK_EQ_INT(parse("ringattn --ulysses 2,4 --layout all --causal 1"), CB_ARGS_OK);
+  CHECK_EQ_INT(fi->check_ranks(ATTN, 8, A.dtypes, A.ndtypes, why, sizeof why), 0);
+  CHECK_EQ_INT(fi->check_ranks(ATTN, 6, A.dtypes, A.ndtypes, why, sizeof why), -1);
+  CHECK_CONTAINS(why, "--ulysses 4 does not divide 6 ranks");
+  int on = 0;
+  for (int v = 0; v < fi->nvariants; v++) on += fi->variant_on(ATTN, v, 8);
+  CHECK_EQ_INT(on, 4); /* causal x {contiguous, zigzag} x U = {2, 4} */
+  CHECK_EQ_INT(parse("ringattn --ulysses all"), CB_ARGS_OK);
+  CHECK_EQ_INT(fi->check_ranks(ATTN, 6, A.dtypes, A.ndtypes, why, sizeof why), 0);
+  on = 0;
+  for (int v = 0; v < fi->nvariants; v++) on += fi->variant_on(ATTN, v, 6);
+  CHECK_EQ_INT(on, 8); /* both causal forms in their default layouts x U = 1, 2, 3, 6 */
+  char name[48];
+  fi->nvtx_variant(ATTN, cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 3, 0}), name, sizeof name);
+  CHECK_EQ_STR(name, "-causal-U3");
+
+  /* a non-default variant's group: its form in the description, its layout's sequence check */
+  CHECK_EQ_INT(parse("ringattn --layout contiguous --ulysses 2 --causal 1"), CB_ARGS_OK);
+  cb_params_t p = {.family = CB_RINGATTN, .dtype = CB_BF16, .point = 4100, .config = ATTN};
+  p.variant = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 2, 0});
+  CHECK_EQ_INT(fi->plan(&p, 4, "eager", what, sizeof what, why, sizeof why), 0); /* 4 chunks of 1025 */
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=4100 causal contiguous U=2 eager fwd");
+  const uint64_t ring_bytes = p.bytes;
+  CHECK(ring_bytes > 0, "the ring's bytes in the size column");
+  p.variant = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 2, 0});
+  CHECK_EQ_INT(fi->plan(&p, 4, "graph", what, sizeof what, why, sizeof why), -1); /* not 8 chunks */
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=4100 causal U=2 graph fwd");
+  CHECK_CONTAINS(why, "8 equal chunks");
+
+  /* the row: the group's layout on every row; U, R and the algorithm's own bytes on timed ones */
+  p.variant = cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 2, 0});
+  double m[CB_MAX_METRICS] = {0};
+  m[CB_ATTN_ULYSSES] = 2, m[CB_ATTN_RING] = 2, m[CB_ATTN_FLOPS] = 1e9;
+  const cb_bytes_t uly = {.algbw_bytes = 123456789.0, .busbw_factor = 1.0}, single = {0};
+  cb_row_ctx_t x = {.p = &p, .nranks = 4, .phase = 1, .nphases = 1};
+  cb_row_t r;
+  memset(&r, 0, sizeof r);
+  r.bytes = ring_bytes;
+  fi->row(&x, &r); /* a skipped row */
+  CHECK_EQ_STR(r.col[CB_COL_LAYOUT].s, "zigzag");
+  CHECK(r.bytes == ring_bytes, "a skipped row keeps its group's bytes");
+  x.timed = 1, x.time_us = 10.0, x.metrics = m, x.bytes = &uly;
+  fi->row(&x, &r);
+  CHECK(r.col[CB_COL_ULYSSES].d == 2 && r.col[CB_COL_RING].d == 2, "U = 2 x R = 2");
+  CHECK(r.bytes == 123456789, "a Ulysses row's size column is its own count: %llu", (unsigned long long)r.bytes);
+  r.bytes = ring_bytes;
+  x.bytes = &single;
+  fi->row(&x, &r);
+  CHECK(r.bytes == ring_bytes, "single (0 bytes) keeps its group's value");
+}
+
+/* --batch LIST with --seq: the batch x sequence sweep, one variant per (form, batch) at every
+ * sequence length, each group planned and reported at its own batch. */
+static void test_batch_sweep(void) {
+  const cb_family_info_t *fi = cb_family_info(CB_RINGATTN);
+  char why[256] = "", what[256] = "";
+  CHECK_EQ_INT(parse("ringattn --batch 1,4,2 --seq 8K,16K --causal 1"), CB_ARGS_OK);
+  CHECK(ATTN->nbatches == 3 && ATTN->batches[0] == 1 && ATTN->batches[1] == 4 && ATTN->batches[2] == 2 &&
+            ATTN->batch == 1,
+        "--batch 1,4,2 in the order given");
+  /* the groups of a point, in the engine's order: the batches as listed */
+  int got[8], n = 0;
+  for (int v = 0; v < fi->nvariants; v++)
+    if (fi->variant_on(ATTN, v, 2) && n < 8) {
+      cb_params_t p = {.family = CB_RINGATTN, .dtype = CB_BF16, .point = 8192, .variant = v, .config = ATTN};
+      got[n++] = cb_attn_batch(&p);
+    }
+  CHECK(n == 3 && got[0] == 1 && got[1] == 4 && got[2] == 2, "3 groups per point, batches 1, 4, 2 (%d groups)", n);
+  /* a group at batch 4: its description, its bytes (4 x batch 1's), its row's batch */
+  cb_params_t p1 = {.family = CB_RINGATTN, .dtype = CB_BF16, .point = 8192, .config = ATTN};
+  p1.variant = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 0, 0});
+  cb_params_t p4 = p1;
+  p4.variant = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_ZIGZAG, 0, 1});
+  CHECK_EQ_INT(fi->plan(&p1, 2, "eager", what, sizeof what, why, sizeof why), 0);
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=8192 B=1 causal eager fwd");
+  CHECK_EQ_INT(fi->plan(&p4, 2, "eager", what, sizeof what, why, sizeof why), 0);
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=8192 B=4 causal eager fwd");
+  CHECK(p4.bytes == 4 * p1.bytes && p1.bytes > 0, "batch 4 moves 4 x the K/V: %llu, %llu", (unsigned long long)p4.bytes,
+        (unsigned long long)p1.bytes);
+  const cb_attn_config_t rc = cb_attn_row_config(&p4);
+  CHECK(rc.batch == 4 && rc.heads == ATTN->heads && ATTN->batch == 1, "the row's configuration: batch 4");
+  cb_row_ctx_t x = {.p = &p4, .nranks = 2, .phase = 1, .nphases = 1};
+  cb_row_t r;
+  memset(&r, 0, sizeof r);
+  fi->row(&x, &r);
+  CHECK_EQ_INT(r.col[CB_COL_BATCH].i, 4);
+  char name[48];
+  fi->nvtx_variant(ATTN, p4.variant, name, sizeof name);
+  CHECK_EQ_STR(name, "-causal-b4");
+  /* one batch: the description and the NVTX name of before */
+  CHECK_EQ_INT(parse("ringattn --batch 3 --causal 1"), CB_ARGS_OK);
+  p1.config = ATTN;
+  CHECK_EQ_INT(fi->plan(&p1, 2, "eager", what, sizeof what, why, sizeof why), 0);
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=8192 causal eager fwd");
+  fi->nvtx_variant(ATTN, p1.variant, name, sizeof name);
+  CHECK_EQ_STR(name, "-causal");
+  /* bad lists: one line each, nothing half-parsed */
+  expect_error("ringattn --batch 1,2,2", "--batch: 2 is given twice");
+  expect_error("ringattn --batch 1,,2", "--batch: '' is not a batch size 1..4096");
+  expect_error("ringattn --batch 4097", "--batch: '4097' is not a batch size 1..4096");
+  expect_error("ringattn --batch 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "more than 16 batch sizes");
+  expect_error("ringattn --batch 2,", "--batch: ''");
+  expect_error("ringattn --batch +2", "--batch: '+2'");
+  expect_error("ringattn --batch 99999999999999999999999", "is not a batch size");
+}
+
 /* The parsed --algo list joined with ",", "" for none (= every algorithm of the family). */
 static const char *algos(void) {
   static char buf[1024];
@@ -128,8 +259,9 @@ static void test_block_kernel(void) {
   expect_algos("ringattn", "");
   CHECK_EQ_INT(ATTN->block_kernels, CB_ATTN_BLOCK_COLLBENCH | CB_ATTN_BLOCK_CUDNN);
   expect_algos("ringattn --block-kernel both", "");
-  expect_algos("ringattn --block-kernel collbench", "single,ring,nccl_ring,nccl_allgather");
-  expect_algos("ringattn --block-kernel=cudnn", "single_cudnn,ring_cudnn,nccl_ring_cudnn,nccl_allgather_cudnn");
+  expect_algos("ringattn --block-kernel collbench", "single,ring,nccl_ring,nccl_allgather,ulysses,nccl_ulysses");
+  expect_algos("ringattn --block-kernel=cudnn",
+               "single_cudnn,ring_cudnn,nccl_ring_cudnn,nccl_allgather_cudnn,ulysses_cudnn,nccl_ulysses_cudnn");
   /* --algo alone names rows exactly */
   expect_algos("ringattn --algo ring", "ring");
   expect_algos("ringattn --algo ring_cudnn,single", "ring_cudnn,single");
@@ -327,6 +459,9 @@ int main(void) {
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
   CHECK(system(cmd) == 0, "cleanup");
   test_cli();
+  test_layout_ulysses();
+  test_describer_variants();
+  test_batch_sweep();
   test_block_kernel();
   test_shards();
   test_flops();

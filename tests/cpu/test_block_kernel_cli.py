@@ -10,7 +10,7 @@ usage: test_block_kernel_cli.py COLLBENCH
 import subprocess
 import sys
 
-SCHEMES = ("single", "ring", "nccl_ring", "nccl_allgather")
+SCHEMES = ("single", "ring", "nccl_ring", "nccl_allgather", "ulysses", "nccl_ulysses")
 
 
 def run(exe, *args):

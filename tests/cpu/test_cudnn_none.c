@@ -11,6 +11,7 @@
 
 #include "attn_cudnn.h"
 #include "attn_cudnn_bwd.h"
+#include "attn_variant.h"
 #include "cb_testing.h"
 #include "ringattn_block_kernel.h"
 #include "ringattn_schemes.h"
@@ -59,7 +60,7 @@ static void test_rows(void) {
     snprintf(want, sizeof want, "%s_cudnn", collbench_rows[i]->name);
     CHECK_EQ_STR(cudnn_rows[i]->name, want);
   }
-  CHECK_EQ_INT(nrows, 4);
+  CHECK_EQ_INT(nrows, 6);
   const int passes[3] = {CB_ATTN_PASS_FWD, CB_ATTN_PASS_BWD, CB_ATTN_PASS_BOTH};
   for (int nranks = 1; nranks <= 8; nranks *= 2)
     for (int causal = 0; causal <= 1; causal++)
@@ -67,7 +68,7 @@ static void test_rows(void) {
         for (int i = 0; cudnn_rows[i]; i++) {
           char why[512] = "";
           w.mpi.nranks = nranks;
-          p.variant = causal;
+          p.variant = cb_attn_variant_index((cb_attn_variant_t){causal, cb_attn_default_layout(causal), 0, 0});
           cfg.pass = passes[k];
           CHECK(cudnn_rows[i]->supported(&w, &p, why, sizeof why) == 0, "%s supported without cuDNN",
                 cudnn_rows[i]->name);

@@ -189,7 +189,7 @@ static void test_ringattn(void) {
   configure(CB_RINGATTN, &c, CB_BF16, 4096);
   CHECK_EQ_STR(c.cmdline, "collbench test"); /* --save records it */
   const cb_family_info_t *fi = cb_family_info(CB_RINGATTN);
-  CHECK(fi->variant_on(&c, 0) && fi->variant_on(&c, 1), "both causal forms by default");
+  CHECK(fi->variant_on(&c, 0, 2) && fi->variant_on(&c, 1, 2), "both causal forms by default");
   cb_params_t p = params(CB_RINGATTN, CB_BF16, CB_OP_NONE, 4096, 1, &c);
   CHECK_EQ_INT(plan(&p, 2, "eager"), 0);
   CHECK_EQ_STR(what, "ringattn bfloat16 S=4096 causal eager fwd");

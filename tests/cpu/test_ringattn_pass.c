@@ -55,7 +55,7 @@ static void test_option(void) {
   }
   CHECK_EQ_INT(parse("ringattn --pass"), CB_ARGS_ERROR);
   CHECK_EQ_INT(parse("allreduce --pass bwd"), CB_ARGS_ERROR);
-  CHECK_CONTAINS(err, "--pass apply only to the ringattn family");
+  CHECK_CONTAINS(err, "--pass/--layout/--ulysses apply only to the ringattn family");
   CHECK_EQ_INT(parse("moe --pass bwd"), CB_ARGS_ERROR);
   CHECK_CONTAINS(err, "ringattn family");
   CHECK(strcmp(cb_attn_pass_name(7), "?") == 0, "unknown pass name");

@@ -120,7 +120,7 @@ static void test_describers(void) {
     CHECK(fi->nopts >= 0 && fi->nopts <= 32, "%s: %d options do not fit the given bits", fi->name, fi->nopts);
     CHECK(fi->nmetrics >= 0 && fi->nmetrics <= CB_MAX_METRICS, "%s: %d metrics", fi->name, fi->nmetrics);
     CHECK(!fi->nmetrics || fi->metrics, "%s declares metrics without their table", fi->name);
-    CHECK(fi->nvariants <= 1 || fi->nvtx_variants, "%s: %d variants without NVTX suffixes", fi->name, fi->nvariants);
+    CHECK(fi->nvariants <= 1 || fi->nvtx_variant, "%s: %d variants without NVTX suffixes", fi->name, fi->nvariants);
     CHECK(!fi->points || (fi->points->first >= fi->points->min && fi->points->last <= fi->points->max),
           "%s: default sweep outside its values", fi->name);
     for (int i = 0; i < fi->nopts; i++)
