@@ -35,21 +35,24 @@ int cb_a2av_mode_parse(const char *s, cb_a2av_config_t *c, char *why, size_t n) 
     }
     c->mode = CB_A2AV_SPREAD;
     c->spread = v;
-  } else if (strncasecmp(s, "matrix:", 7) == 0) {
-    if (!s[7]) {
-      snprintf(why, n, "--counts: 'matrix:' needs a file name (matrix:FILE)");
+  } else if (strncasecmp(s, "matrix:", 7) == 0 || strncasecmp(s, "trace:", 6) == 0) {
+    int matrix = strncasecmp(s, "matrix:", 7) == 0;
+    const char *file = s + (matrix ? 7 : 6), *what = matrix ? "matrix" : "trace";
+    if (!file[0]) {
+      snprintf(why, n, "--counts: '%s:' needs a file name (%s:FILE)", what, what);
       return -1;
     }
-    if (strlen(s + 7) >= sizeof c->path) {
-      snprintf(why, n, "--counts: the matrix file name is longer than %zu bytes", sizeof c->path - 1);
+    if (strlen(file) >= sizeof c->path) {
+      snprintf(why, n, "--counts: the %s file name is longer than %zu bytes", what, sizeof c->path - 1);
       return -1;
     }
-    c->mode = CB_A2AV_MATRIX;
-    snprintf(c->path, sizeof c->path, "%s", s + 7);
+    c->mode = matrix ? CB_A2AV_MATRIX : CB_A2AV_TRACE;
+    snprintf(c->path, sizeof c->path, "%s", file);
   } else if (strcasecmp(s, "moe") == 0) {
     c->mode = CB_A2AV_MOE;
   } else {
-    snprintf(why, n, "--counts: unknown mode '%.64s' (accepted: uniform, spread, spread:S, matrix:FILE, moe)", s);
+    snprintf(why, n,
+             "--counts: unknown mode '%.64s' (accepted: uniform, spread, spread:S, matrix:FILE, moe, trace:FILE)", s);
     return -1;
   }
   return 0;
@@ -67,6 +70,12 @@ int cb_a2av_config_finish(cb_a2av_config_t *c, char *why, size_t n) {
     if (cb_a2av_matrix_read(c->path, &c->matrix, why, n)) return -1;
     snprintf(c->text, sizeof c->text, "matrix:%s", c->path);
     break;
+  case CB_A2AV_TRACE:
+    cb_a2av_trace_free(&c->trace);
+    if (cb_a2av_trace_read(c->path, &c->trace, why, n)) return -1;
+    snprintf(c->text, sizeof c->text, "trace:%s", c->path);
+    if (cb_moe_config_check(&c->moe, 0, CB_BF16, why, n)) return -1;
+    break;
   case CB_A2AV_MOE:
     cb_routing_format(&c->moe.routing, c->moe.routing_text, sizeof c->moe.routing_text);
     snprintf(c->text, sizeof c->text, "moe:%s:%s", c->moe.model, c->moe.routing_text);
@@ -82,8 +91,23 @@ int cb_a2av_config_check_ranks(const cb_a2av_config_t *c, int nranks, char *why,
              c->path, c->matrix.dim, c->matrix.dim, nranks);
     return -1;
   }
-  if (c->mode == CB_A2AV_MOE) return cb_moe_config_check(&c->moe, nranks, CB_BF16, why, n);
+  if (c->mode == CB_A2AV_TRACE && c->trace.max_rank >= nranks) {
+    snprintf(why, n, "--counts trace file '%s' has tokens of rank %d, the run has %d ranks", c->path, c->trace.max_rank,
+             nranks);
+    return -1;
+  }
+  if (c->mode == CB_A2AV_TRACE && c->trace.max_expert >= c->moe.experts) {
+    snprintf(why, n, "--counts trace file '%s' names expert %d, --model %s has %d experts", c->path,
+             c->trace.max_expert, c->moe.model, c->moe.experts);
+    return -1;
+  }
+  if (c->mode == CB_A2AV_MOE || c->mode == CB_A2AV_TRACE) return cb_moe_config_check(&c->moe, nranks, CB_BF16, why, n);
   return 0;
+}
+
+void cb_a2av_config_release(cb_a2av_config_t *c) {
+  cb_a2av_matrix_free(&c->matrix);
+  cb_a2av_trace_free(&c->trace);
 }
 
 /* nccl-tests computes it in double and truncates; the same operations in the same order give
@@ -137,7 +161,14 @@ static int fill(const cb_a2av_config_t *c, uint64_t point, size_t es, int n, uin
     snprintf(why, nwhy, "moe counts: out of host memory");
     return -1;
   }
-  if (moe_token_counts(&c->moe, seed, n, cnt, why, nwhy)) {
+  if (c->mode == CB_A2AV_TRACE) {
+    if (c->trace.max_rank >= n || c->trace.max_expert >= c->moe.experts || c->moe.experts % n) {
+      snprintf(why, nwhy, "alltoallv: the trace does not fit %d ranks and %d experts", n, c->moe.experts);
+      free(cnt);
+      return -1;
+    }
+    cb_a2av_trace_counts(&c->trace, c->moe.experts, n, cnt);
+  } else if (moe_token_counts(&c->moe, seed, n, cnt, why, nwhy)) {
     free(cnt);
     return -1;
   }

@@ -12,9 +12,11 @@
  *                --routing: cell [i][j] is proportional to the tokens of rank i that have at
  *                least one expert on rank j (CB_A2AV_MOE_TOKENS tokens per rank routed), scaled
  *                so the mean rank sends the point's bytes
+ *   trace:FILE   the same from a routing trace (alltoallv_trace.h): the tokens of rank i that
+ *                went to rank j under --model's expert split, scaled as moe's
  *
  * As nccl-tests, at a point of P bytes with elements of e bytes on n ranks: the count column is
- * paramcount = (P/e/n) rounded down to a multiple of 16/e (0 for matrix and moe, whose counts
+ * paramcount = (P/e/n) rounded down to a multiple of 16/e (0 for matrix, moe and trace, whose counts
  * do not come from it); the generated patterns split T = paramcount·n·e bytes; every cell is
  * rounded down to a multiple of 16 bytes; the size column is the largest per-rank send or
  * receive total, and busbw = size/time · (n-1)/n (family.h). */
@@ -25,30 +27,39 @@
 #include <stdint.h>
 
 #include "alltoallv_matrix.h"
+#include "alltoallv_trace.h"
 #include "moe_config.h"
 
 /* Tokens per rank the moe mode routes to find its proportions. */
 #define CB_A2AV_MOE_TOKENS 1024
 
-typedef enum cb_a2av_mode { CB_A2AV_UNIFORM, CB_A2AV_SPREAD, CB_A2AV_MATRIX, CB_A2AV_MOE } cb_a2av_mode_t;
+typedef enum cb_a2av_mode {
+  CB_A2AV_UNIFORM,
+  CB_A2AV_SPREAD,
+  CB_A2AV_MATRIX,
+  CB_A2AV_MOE,
+  CB_A2AV_TRACE
+} cb_a2av_mode_t;
 
 typedef struct cb_a2av_config {
   cb_a2av_mode_t mode;
   double spread;           /* uniform: 0; spread[:S]: S in [0, 1] */
-  char path[400];          /* matrix:FILE */
+  char path[400];          /* matrix:FILE, trace:FILE */
   cb_a2av_matrix_t matrix; /* matrix: read once the command line is read (lives as long as the run) */
-  cb_moe_config_t moe;     /* moe: the model's shape and routing law (--model, --routing) */
+  cb_a2av_trace_t trace;   /* trace: read once the command line is read (lives as long as the run) */
+  cb_moe_config_t moe;     /* moe: the model's shape and routing law (--model, --routing); trace: its experts */
   char text[448];          /* the mode as the rows' counts column names it: "spread:0.5", "matrix:FILE" */
 } cb_a2av_config_t;
 
 /* Default: spread (nccl-tests' default), deepseek-v3 with uniform routing for moe. */
 void cb_a2av_config_defaults(cb_a2av_config_t *c);
-/* "uniform", "spread", "spread:S", "matrix:FILE", "moe". Returns 0, or -1 with one line (the
- * matrix file is not read here: cb_a2av_config_finish). */
+/* "uniform", "spread", "spread:S", "matrix:FILE", "moe", "trace:FILE". Returns 0, or -1 with
+ * one line (the files are not read here: cb_a2av_config_finish). */
 int cb_a2av_mode_parse(const char *s, cb_a2av_config_t *c, char *why, size_t n);
-/* Reads the matrix file (matrix mode) and sets c->text. Returns 0, or -1 with one line. */
+/* Reads the matrix or trace file and sets c->text. Returns 0, or -1 with one line. */
 int cb_a2av_config_finish(cb_a2av_config_t *c, char *why, size_t n);
-/* What needs the rank count: the matrix's side, the moe expert split. 0, or -1 with why. */
+/* What needs the rank count: the matrix's side, the expert split (moe, trace), the trace's
+ * ranks. 0, or -1 with why. */
 int cb_a2av_config_check_ranks(const cb_a2av_config_t *c, int nranks, char *why, size_t n);
 
 /* The counts at one sweep point. */
@@ -64,6 +75,8 @@ typedef struct cb_a2av_counts {
 int cb_a2av_counts_make(const cb_a2av_config_t *c, uint64_t point, size_t elem_size, int n, uint64_t seed,
                         cb_a2av_counts_t *out, char *why, size_t nwhy);
 void cb_a2av_counts_free(cb_a2av_counts_t *k);
+/* Frees what cb_a2av_config_finish read (the matrix, the trace). */
+void cb_a2av_config_release(cb_a2av_config_t *c);
 
 static inline uint64_t cb_a2av_cell(const cb_a2av_counts_t *k, int i, int j) { return k->bytes[(size_t)i * k->n + j]; }
 /* Bytes before peer j's block in rank i's send buffer (blocks in destination order). */

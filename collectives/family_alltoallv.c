@@ -1,7 +1,7 @@
 /* The alltoallv family (family.h): nccl-tests' alltoallv_perf, where every rank sends each peer
  * a different number of bytes. It sweeps bytes with -b/-e/-f/-i/--sizes as the classic families
  * do; --counts picks how a point becomes the per-peer counts (alltoallv_counts.h), --model and
- * --routing shape the moe mode. The size and count columns and busbw are nccl-tests' (the size:
+ * --routing shape the moe and trace modes. The size and count columns and busbw are nccl-tests' (the size:
  * the largest per-rank send or receive total; busbw = algbw x (n-1)/n); the rows name the mode
  * in their counts column. */
 #include <stdio.h>
@@ -44,8 +44,12 @@ static int option(void *config, int i, const char *arg, const char *val, char *e
  * per-rank total) */
 static int finish(cb_family_finish_t *f) {
   cb_a2av_config_t *c = f->config;
-  if ((f->given & (1u << O_MODEL | 1u << O_ROUTING)) && c->mode != CB_A2AV_MOE) {
-    snprintf(f->err, f->errlen, "--model and --routing shape --counts moe only");
+  if ((f->given & (1u << O_ROUTING)) && c->mode != CB_A2AV_MOE) {
+    snprintf(f->err, f->errlen, "--routing shapes --counts moe only (a trace holds its own routing)");
+    return -1;
+  }
+  if ((f->given & (1u << O_MODEL)) && c->mode != CB_A2AV_MOE && c->mode != CB_A2AV_TRACE) {
+    snprintf(f->err, f->errlen, "--model shapes --counts moe and trace:FILE only");
     return -1;
   }
   if (cb_a2av_config_finish(c, f->err, f->errlen)) return -1;
@@ -98,7 +102,8 @@ static const char help[] =
     "      --counts MODE       per-peer byte counts: spread (default; nccl-tests' distance-weighted\n"
     "                          pattern), spread:S (S in [0, 1], NCCL_TESTS_ALLTOALLV_SPREAD), uniform,\n"
     "                          matrix:FILE (nccl-tests' matrix file: one size, -b = -e), moe (MoE\n"
-    "                          dispatch counts of --model and --routing)\n"
+    "                          dispatch counts of --model and --routing), trace:FILE (a routing trace:\n"
+    "                          per line a token's source rank and expert ids; --model's experts)\n"
     "      --model NAME --routing R   the moe mode's model and routing law (as the moe family's)\n";
 
 _Static_assert(sizeof(cb_a2av_config_t) <= CB_FAMILY_CONFIG_MAX,

@@ -214,6 +214,71 @@ static void test_matrix_bad(void) {
   bad_matrix(link, "is not a regular file"); /* and no hang: O_NONBLOCK */
 }
 
+/* a routing trace: tokens per (source, destination) rank under --model's expert split */
+static void test_trace(void) {
+  /* mixtral-8x7b: 8 experts, on 2 ranks experts 0-3 on rank 0, 4-7 on rank 1; on 4 ranks two each */
+  const char *path = puts_file("trace.txt", "# rank experts\n0 1 5\n0 2 3\n\n1 7 6\r\n1 0 4\n1 4\n0 7\n");
+  char mode[1100], why[512];
+  snprintf(mode, sizeof mode, "trace:%s", path);
+  cb_a2av_config_t c;
+  cb_a2av_config_defaults(&c);
+  cb_moe_preset("mixtral-8x7b", &c.moe);
+  CHECK(cb_a2av_mode_parse(mode, &c, why, sizeof why) == 0, "%s", why);
+  CHECK(cb_a2av_config_finish(&c, why, sizeof why) == 0, "%s", why);
+  CHECK(c.trace.ntokens == 6 && c.trace.max_rank == 1 && c.trace.max_expert == 7,
+        "trace: %zu tokens, rank %d, expert %d", c.trace.ntokens, c.trace.max_rank, c.trace.max_expert);
+  CHECK(cb_a2av_config_check_ranks(&c, 2, why, sizeof why) == 0, "%s", why);
+  CHECK(cb_a2av_config_check_ranks(&c, 1, why, sizeof why) == -1, "rank 1's tokens on 1 rank accepted");
+  CHECK_CONTAINS(why, "has tokens of rank 1, the run has 1 ranks");
+  CHECK(cb_a2av_config_check_ranks(&c, 3, why, sizeof why) == -1, "8 experts on 3 ranks accepted");
+  /* rank 0's tokens {1 5} {2 3} {7}: 2 to rank 0, 2 to rank 1; rank 1's {7 6} {0 4} {4}: 1 to
+   * rank 0, 3 to rank 1. 8 copies, 4 per rank on average: bytes = P x cnt / 4 */
+  cb_a2av_counts_t k;
+  CHECK(cb_a2av_counts_make(&c, 4096, 2, 2, 0, &k, why, sizeof why) == 0, "%s", why);
+  static const uint64_t want[4] = {2048, 2048, 1024, 3072};
+  for (int x = 0; x < 4; x++) CHECK_EQ_INT(k.bytes[x], want[x]);
+  CHECK_EQ_INT(cb_a2av_size_bytes(&k), 5120); /* rank 1 receives 2048 + 3072 */
+  cb_a2av_counts_free(&k);
+  CHECK_CONTAINS(c.text, "trace:");
+  /* experts past the model's */
+  cb_moe_preset("qwen3-30b-a3b", &c.moe);
+  c.trace.max_expert = 200;
+  CHECK(cb_a2av_config_check_ranks(&c, 2, why, sizeof why) == -1, "expert 200 of 128 accepted");
+  CHECK_CONTAINS(why, "names expert 200, --model qwen3-30b-a3b has 128 experts");
+  cb_a2av_config_release(&c);
+}
+
+static void bad_trace(const char *path, const char *want) {
+  cb_a2av_trace_t t;
+  char err[1024] = "";
+  int rc = cb_a2av_trace_read(path, &t, err, sizeof err);
+  CHECK(rc == -1, "%s accepted", path);
+  if (rc == 0) cb_a2av_trace_free(&t);
+  CHECK(strchr(err, '\n') == NULL && err[0], "not one line: '%s'", err);
+  CHECK_CONTAINS(err, path);
+  CHECK_CONTAINS(err, want);
+}
+
+static void test_trace_bad(void) {
+  bad_trace(puts_file("t-empty.txt", "# only a comment\n\n"), "holds no tokens");
+  bad_trace(puts_file("t-lone.txt", "0 1\n3\n"), "line 2: a token needs its source rank and at least one expert");
+  bad_trace(puts_file("t-neg.txt", "0 -1\n"), "line 1: an expert id: '-1' is not a decimal integer");
+  bad_trace(puts_file("t-rank.txt", "4096 1\n"), "line 1: the source rank: '4096' is more than 4095");
+  bad_trace(puts_file("t-exp.txt", "0 1048576\n"), "'1048576' is more than 1048575");
+  bad_trace(puts_file("t-frac.txt", "0 1.5\n"), "'1.5' is not a decimal integer");
+  bad_trace(puts_file("t-tail.txt", "0 1 # late comment\n"), "'#' is not a decimal integer");
+  char many[2048];
+  size_t off = (size_t)snprintf(many, sizeof many, "0");
+  for (int e = 0; e < 257; e++) off += (size_t)snprintf(many + off, sizeof many - off, " %d", e);
+  bad_trace(puts_file("t-topk.txt", many), "more than 256 experts for one token");
+  bad_trace(put("t-nul.txt", "0 1\n\0", 5), "a NUL byte");
+  char link[1100];
+  snprintf(link, sizeof link, "%s/t-zero.txt", dir);
+  unlink(link);
+  CHECK(symlink("/dev/zero", link) == 0, "symlink: %s", strerror(errno));
+  bad_trace(link, "is a symbolic link");
+}
+
 static void test_readfile_cap(void) {
   char *text = NULL;
   size_t len = 0;
@@ -240,7 +305,7 @@ static int parse(const char *line, char *err, size_t n) {
   int rc = cb_args_parse(argc, argv, &a, err, n);
   if (rc == CB_ARGS_OK && a.family == CB_ALLTOALLV) {
     cb_a2av_config_t *c = cb_args_config(&a);
-    if (c->mode == CB_A2AV_MATRIX) cb_a2av_matrix_free(&c->matrix);
+    cb_a2av_config_release(c);
   }
   return rc;
 }
@@ -259,7 +324,14 @@ static void test_cli(void) {
   CHECK_CONTAINS(err, "unknown mode 'zipf'");
   CHECK(parse("alltoallv --counts matrix:", err, sizeof err) == CB_ARGS_ERROR, "empty matrix name accepted");
   CHECK(parse("alltoallv --routing zipf:1", err, sizeof err) == CB_ARGS_ERROR, "--routing without moe accepted");
-  CHECK_CONTAINS(err, "shape --counts moe only");
+  CHECK_CONTAINS(err, "--routing shapes --counts moe only");
+  CHECK(parse("alltoallv --model mixtral-8x7b", err, sizeof err) == CB_ARGS_ERROR, "--model with spread accepted");
+  snprintf(line, sizeof line, "alltoallv --counts trace:%s/trace.txt --model mixtral-8x7b", dir);
+  CHECK(parse(line, err, sizeof err) == CB_ARGS_OK, "%s", err);
+  snprintf(line, sizeof line, "alltoallv --counts trace:%s/trace.txt --routing zipf:1", dir);
+  CHECK(parse(line, err, sizeof err) == CB_ARGS_ERROR, "--routing with a trace accepted");
+  snprintf(line, sizeof line, "alltoallv --counts trace:%s/t-neg.txt", dir);
+  CHECK(parse(line, err, sizeof err) == CB_ARGS_ERROR, "a bad trace accepted");
   CHECK(parse("alltoallv --counts moe --model gpt5", err, sizeof err) == CB_ARGS_ERROR, "unknown model accepted");
   CHECK(parse("allreduce --counts uniform", err, sizeof err) == CB_ARGS_ERROR, "--counts on allreduce accepted");
   CHECK_CONTAINS(err, "apply only to the alltoallv family");
@@ -309,6 +381,8 @@ int main(int argc, char **argv) {
   test_spread_cells();
   test_matrix_good();
   test_matrix_bad();
+  test_trace();
+  test_trace_bad();
   test_readfile_cap();
   test_cli();
   test_moe();

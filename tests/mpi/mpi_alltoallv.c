@@ -2,15 +2,16 @@
  * -np 2, 3 and 4. Every rank parses the same command line (reading the matrix file itself, as
  * collbench's ranks do), runs the family's rank check and plans each point; then the counts
  * drive a real MPI_Alltoallv of bytes, the exchange the NCCL and peer algorithms make, checked
- * byte by byte. For every counts mode (uniform, spread, spread:0.3, matrix:FILE, moe) and a few
+ * byte by byte. For every counts mode (uniform, spread, spread:0.3, matrix:FILE, moe, trace:FILE) and a few
  * points and element sizes:
  *   - every rank plans the same size and count columns (MPI_Allreduce min = max), and the size
  *     column is the largest send or receive total over the ranks' own totals;
  *   - each rank's block from source s holds what s put at the offset of that block in its send
  *     buffer (cb_a2av_send_offset) and lands at cb_a2av_recv_offset;
- *   - a matrix of the wrong side, and a moe split the rank count does not divide, are refused
+ *   - a matrix of the wrong side, and a moe or trace expert split the rank count does not
+ *     divide, are refused
  *     on every rank with the same line.
- * Rank 0 writes the matrix files (base/newfile.h) before the others read them. It prints
+ * Rank 0 writes the matrix and trace files (base/newfile.h) before the others read them. It prints
  * "PASS alltoallv (N ranks)" when every rank's checks hold. */
 #include <mpi.h>
 #include <stdint.h>
@@ -31,6 +32,19 @@ static cb_args_t A;
 static void write_file(const char *path, const char *text) {
   FILE *f = cb_newfile_replace(path);
   if (!f || fputs(text, f) < 0 || fclose(f)) CB_DIE(CB_EXIT_RUNTIME, "mpi_alltoallv: cannot write %s", path);
+}
+
+/* a routing trace of 64 tokens per rank over mixtral's 8 experts, top-2 (or one expert) */
+static void write_trace(const char *path, int n) {
+  char text[16384];
+  size_t off = (size_t)snprintf(text, sizeof text, "# rank experts\n");
+  for (int r = 0; r < n; r++)
+    for (int t = 0; t < 64; t++) {
+      int e0 = (r * 5 + t * 3) % 8, e1 = (r + t * 7 + 1) % 8;
+      if (t % 5 == 0 || e1 == e0) off += (size_t)snprintf(text + off, sizeof text - off, "%d %d\n", r, e0);
+      else off += (size_t)snprintf(text + off, sizeof text - off, "%d %d %d\n", r, e0, e1);
+    }
+  write_file(path, text);
 }
 
 /* an n x n matrix with zeros, values that round down to 16 and a heavy diagonal neighbour */
@@ -133,7 +147,7 @@ static void exchange(const char *line, cb_dtype_t dt) {
     cb_a2av_counts_free(&k);
   }
   cb_a2av_config_t *c = cb_args_config(&A);
-  if (c->mode == CB_A2AV_MATRIX) cb_a2av_matrix_free(&c->matrix);
+  cb_a2av_config_release(c);
 }
 
 static void refused(const char *line, const char *want) {
@@ -146,7 +160,7 @@ static void refused(const char *line, const char *want) {
   CHECK(!ok, "rank %d: '%s' accepted on %d ranks", me, line, nranks);
   CHECK(strstr(why, want) != NULL, "rank %d: '%s': '%s' lacks '%s'", me, line, why, want);
   cb_a2av_config_t *c = cb_args_config(&A);
-  if (c->mode == CB_A2AV_MATRIX) cb_a2av_matrix_free(&c->matrix);
+  cb_a2av_config_release(c);
 }
 
 int main(int argc, char **argv) {
@@ -154,13 +168,15 @@ int main(int argc, char **argv) {
   CB_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &me));
   CB_MPI(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
   const char *dir = argc > 1 ? argv[1] : ".";
-  char good[1024], wrong_side[1024], line[2300];
+  char good[1024], wrong_side[1024], trace[1024], line[2300];
   snprintf(good, sizeof good, "%s/a2av-matrix-%d.txt", dir, nranks);
   snprintf(wrong_side, sizeof wrong_side, "%s/a2av-matrix-%d-side.txt", dir, nranks);
+  snprintf(trace, sizeof trace, "%s/a2av-trace-%d.txt", dir, nranks);
   if (me == 0) {
     mkdir(dir, 0700);
     write_matrix(good, nranks);
     write_matrix(wrong_side, nranks + 1);
+    write_trace(trace, nranks);
   }
   CB_MPI(MPI_Barrier(MPI_COMM_WORLD));
 
@@ -176,6 +192,9 @@ int main(int argc, char **argv) {
   else refused("alltoallv --counts moe --model mixtral-8x7b", "divisible");
   if (128 % nranks == 0)
     exchange("alltoallv --counts moe --model qwen3-30b-a3b --routing hot:2:4 --sizes 65536", CB_BF16);
+  snprintf(line, sizeof line, "alltoallv --counts trace:%s --model mixtral-8x7b --sizes 4096,1000000", trace);
+  if (8 % nranks == 0) exchange(line, CB_BF16);
+  else refused(line, "divisible");
   snprintf(line, sizeof line, "alltoallv --counts matrix:%s --sizes 1M", wrong_side);
   refused(line, "the matrix must be ranks x ranks");
 

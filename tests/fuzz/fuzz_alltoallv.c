@@ -1,12 +1,15 @@
-/* libFuzzer target: the alltoallv traffic-matrix parser (collectives/alltoallv_matrix.c) on any
- * text, and the counts built from an accepted matrix (alltoallv_counts.c). Input: the file's
- * bytes (the parser sees what base/readfile.h hands it: text up to the first NUL).
+/* libFuzzer target: alltoallv's two file parsers on the same text, the traffic matrix
+ * (collectives/alltoallv_matrix.c) and the routing trace (alltoallv_trace.c), and the counts
+ * built from what they accept (alltoallv_counts.c). Input: the file's bytes (the parsers see what
+ * base/readfile.h hands them: text up to the first NUL).
  *
  * Beyond "no crash, no sanitizer report": a refusal is one non-empty line of valid UTF-8; an
  * accepted matrix is square, at most CB_A2AV_MATRIX_MAX_DIM on a side, every value and every
  * rank's send and receive total within CB_MAX_BUFFER_BYTES; written back as text it parses to
  * the same values; the counts on its side of ranks are the values rounded down to 16 bytes, the
- * size column the largest total, and the offsets stay inside the totals. */
+ * size column the largest total. An accepted trace holds a token per line it counts, each with a
+ * rank and experts within the caps; its counts on 1, 2 and 4 ranks (8 experts per rank) sum to at
+ * least its tokens and at most its expert ids. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +19,7 @@
 #include "family.h"
 #include "text_check.h"
 
-#define FAIL(...) CB_FUZZ_FAIL("fuzz_a2av_matrix", __VA_ARGS__)
+#define FAIL(...) CB_FUZZ_FAIL("fuzz_alltoallv", __VA_ARGS__)
 
 static void check_counts(const cb_a2av_matrix_t *m) {
   cb_a2av_config_t c;
@@ -62,6 +65,40 @@ static void round_trip(const cb_a2av_matrix_t *m) {
   free(text);
 }
 
+static void one_line(const char *err, const char *name) {
+  size_t n = strlen(err);
+  if (!n || strchr(err, '\n') || !cb_text_valid_utf8(err, n)) FAIL("refusal is not one line of UTF-8: '%s'", err);
+  if (!strstr(err, name)) FAIL("refusal does not name the file: '%s'", err);
+}
+
+static void check_trace(const char *text) {
+  cb_a2av_trace_t t;
+  char err[1024] = "";
+  if (cb_a2av_trace_parse(text, "trace.txt", &t, err, sizeof err)) {
+    one_line(err, "trace.txt");
+    return;
+  }
+  if (t.ntokens == 0 || t.max_rank > CB_A2AV_TRACE_MAX_RANK || t.max_expert >= CB_A2AV_TRACE_MAX_EXPERT)
+    FAIL("accepted trace: %zu tokens, rank %d, expert %d", t.ntokens, t.max_rank, t.max_expert);
+  size_t ids = t.first[t.ntokens];
+  for (size_t x = 0; x < t.ntokens; x++) {
+    if (t.first[x + 1] <= t.first[x] || t.first[x + 1] - t.first[x] > CB_A2AV_TRACE_MAX_TOPK)
+      FAIL("token %zu has %zu experts", x, t.first[x + 1] - t.first[x]);
+    if (t.src[x] < 0 || t.src[x] > t.max_rank) FAIL("token %zu: rank %d", x, t.src[x]);
+  }
+  static const int ranks[] = {1, 2, 4};
+  for (size_t r = 0; r < sizeof ranks / sizeof ranks[0]; r++) {
+    int n = ranks[r];
+    if (t.max_rank >= n || t.max_expert >= 8 * n) continue;
+    double cnt[16], sum = 0.0;
+    cb_a2av_trace_counts(&t, 8 * n, n, cnt);
+    for (int c = 0; c < n * n; c++) sum += cnt[c];
+    if (sum < (double)t.ntokens || sum > (double)ids)
+      FAIL("%d ranks: %.0f copies of %zu tokens, %zu ids", n, sum, t.ntokens, ids);
+  }
+  cb_a2av_trace_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *text = malloc(size + 1);
   if (!text) return 0;
@@ -70,9 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   cb_a2av_matrix_t m;
   char err[1024] = "";
   if (cb_a2av_matrix_parse(text, "fuzz.txt", &m, err, sizeof err)) {
-    size_t n = strlen(err);
-    if (!n || strchr(err, '\n') || !cb_text_valid_utf8(err, n)) FAIL("refusal is not one line of UTF-8: '%s'", err);
-    if (!strstr(err, "fuzz.txt")) FAIL("refusal does not name the file: '%s'", err);
+    one_line(err, "fuzz.txt");
   } else {
     if (m.dim < 1 || m.dim > CB_A2AV_MATRIX_MAX_DIM) FAIL("accepted side %d", m.dim);
     for (size_t x = 0; x < (size_t)m.dim * (size_t)m.dim; x++)
@@ -81,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (m.dim <= 64) round_trip(&m);
     cb_a2av_matrix_free(&m);
   }
+  check_trace(text);
   free(text);
   return 0;
 }
