@@ -7,6 +7,7 @@
  * so the ranks do not all write to the same peer at once; each slice is whole 16-byte vectors
  * with four loads in flight per thread (copy.cuh). Blocks with nothing to copy still take part in
  * both barriers: the barrier is per block number across the ranks. */
+#include "alltoall.h"
 #include "alltoallv.h"
 #include "copy.cuh"
 #include "error_gpu.h"
@@ -14,7 +15,7 @@
 
 namespace {
 
-constexpr int kA2avThreads = 512;
+constexpr int kA2avThreads = 512; /* what cb_a2a_grid gives the push (kernels/alltoall.cu) */
 
 __global__ void __launch_bounds__(kA2avThreads) a2av_push_kernel(cb_a2av_launch_t a) {
   const int r = a.rank, n = a.nranks, b = blockIdx.x, tid = threadIdx.x;
@@ -44,19 +45,14 @@ __global__ void __launch_bounds__(kA2avThreads) a2av_push_kernel(cb_a2av_launch_
 } // namespace
 
 extern "C" void cb_a2av_grid(size_t max_bytes, int nranks, const cb_grid_limits_t *g, int *blocks, int *threads) {
-  /* as the all-to-all's push: two 16-byte vectors of every block per thread, at most one block
-   * per SM up to 64 MiB per rank */
-  size_t units = (max_bytes + 31) / 32;
-  size_t b = (units + kA2avThreads - 1) / kA2avThreads;
-  size_t cap = (size_t)cb_grid_cap(g, kA2avThreads);
-  if (max_bytes * (size_t)nranks <= (64ull << 20) && cap > (size_t)g->sms) cap = (size_t)g->sms;
-  if (b < 1) b = 1;
-  if (b > cap) b = cap;
-  *blocks = (int)b;
-  *threads = kA2avThreads;
+  /* the all-to-all push's grid for blocks of the largest size (alltoall.h): two 16-byte vectors
+   * of every block per thread, at most one block per SM up to 64 MiB per rank */
+  cb_a2a_grid(max_bytes, nranks, 0, g, blocks, threads);
 }
 
 extern "C" void cb_a2av_launch(const cb_a2av_launch_t *a, cudaStream_t s) {
+  if (a->threads > kA2avThreads)
+    CB_DIE(CB_EXIT_RUNTIME, "a2av_push_kernel: %d threads, launch bounds %d", a->threads, kA2avThreads);
   a2av_push_kernel<<<a->blocks, a->threads, 0, s>>>(*a);
   CB_CUDA_LAUNCH("a2av_push_kernel");
 }
