@@ -137,6 +137,11 @@ int cb_ncclt_finish(cb_argp_t *p, const cb_args_t *a, const cb_args_seen_t *s) {
                         a->graph_launches);
   if (a->blocking && (a->modes & CB_MODE_GRAPH))
     return cb_argp_fail(p, "-z 1 waits on the host after every iteration, which a CUDA graph cannot: use --mode eager");
+  const cb_family_info_t *fi = cb_family_info(a->family);
+  if (a->agg_iters > 1 && fi->points)
+    return cb_argp_fail(p,
+                        "-m aggregates the operations of a size sweep; %s sweeps %s (one operation is one step of it)",
+                        fi->name, fi->points->sweeps);
   if (a->nccl_register >= 0 && a->nalgos)
     return cb_argp_fail(p, "-R picks the NCCL baseline among all of the family's algorithms; with --algo, name it "
                            "there (nccl, nccl_reg, nccl_symm)");

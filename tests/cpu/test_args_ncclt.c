@@ -115,6 +115,10 @@ static void test_refusals(void) {
   EXPECT_ERR("allreduce -G 5 --mode eager", "-G 5", "--mode eager");
   EXPECT_ERR("allreduce -z 1 -G 2", "-z 1", "graph");
   EXPECT_ERR("allreduce -z 1 --mode both", "-z 1", "graph");
+  EXPECT_ERR("moe -m 2", "-m", "moe sweeps");
+  EXPECT_ERR("ringattn -m 2", "-m", "ringattn sweeps");
+  EXPECT_OK("moe -G 3 -N 2 -a 2");
+  EXPECT_OK("ringattn -z 1 -N 2");
   EXPECT_ERR("allreduce -R 1 --algo nccl,oneshot", "-R", "--algo", "nccl_reg");
   EXPECT_ERR("allreduce -J a.json --csv a.json", "-J", "'a.json'");
   EXPECT_ERR("allreduce -J a.json --json a.json", "-J", "'a.json'");
