@@ -16,12 +16,13 @@ extern "C" {
 
 /* Exit codes of collbench and its tools (README "Exit codes"). */
 enum cb_exit_code {
-  CB_EXIT_OK = 0,      /* every row correct (skipped rows do not count as failures) */
-  CB_EXIT_WRONG = 1,   /* at least one wrong element in a correctness check */
-  CB_EXIT_USAGE = 2,   /* bad command line, bad input file or bad CB_* knob */
-  CB_EXIT_RUNTIME = 3, /* a CUDA / NCCL / MPI / hwloc call failed */
-  CB_EXIT_TIMEOUT = 4, /* the watchdog saw an iteration exceed --timeout */
-  CB_EXIT_ENV = 5,     /* the machine cannot run this: no GPU, more ranks than GPUs, ... */
+  CB_EXIT_OK = 0,        /* every row correct (skipped rows do not count as failures) */
+  CB_EXIT_WRONG = 1,     /* at least one wrong element in a correctness check */
+  CB_EXIT_USAGE = 2,     /* bad command line, bad input file or bad CB_* knob */
+  CB_EXIT_RUNTIME = 3,   /* a CUDA / NCCL / MPI / hwloc call failed */
+  CB_EXIT_TIMEOUT = 4,   /* the watchdog saw an iteration exceed --timeout */
+  CB_EXIT_ENV = 5,       /* the machine cannot run this: no GPU, more ranks than GPUs, ... */
+  CB_EXIT_BELOW_BAR = 6, /* below the performance bar the user set (launcher/gate.h) */
 };
 
 /* Prints "collbench: [rank R/N host H] file:line: message" to stderr and ends the job. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args_ncclt.h"
 #include "args_seen.h"
 #include "args_values.h"
 #include "cb_limits.h"
@@ -24,6 +25,11 @@ static void defaults(cb_args_t *a) {
   a->iter_timing = 0;
   a->timeout_s = 120.0;
   a->seed = 1;
+  a->graph_launches = 1;
+  a->agg_iters = 1;
+  a->cycles = 1;
+  a->combine = CB_COMBINE_MEAN;
+  a->nccl_register = -1;
 }
 
 enum opt_id {
@@ -49,7 +55,8 @@ enum opt_id {
   O_NGPUS,
   O_SIZES,
   O_TIMING,
-  O_SMS
+  O_SMS,
+  O_FORMAT
 };
 
 static const struct opt {
@@ -61,11 +68,11 @@ static const struct opt {
     {'b', "minbytes", 1, O_MINB},   {'e', "maxbytes", 1, O_MAXB},  {'f', "stepfactor", 1, O_FACTOR},
     {'i', "stepbytes", 1, O_STEP},  {'n', "iters", 1, O_ITERS},    {'w', "warmup", 1, O_WARMUP},
     {'c', "check", 1, O_CHECK},     {'d', "datatype", 1, O_DTYPE}, {'o', "op", 1, O_OP},
-    {'G', "graph", 0, O_GRAPH},     {0, "mode", 1, O_MODE},        {0, "inplace", 1, O_INPLACE},
+    {0, "graph", 0, O_GRAPH},       {0, "mode", 1, O_MODE},        {0, "inplace", 1, O_INPLACE},
     {'T', "timeout", 1, O_TIMEOUT}, {0, "algo", 1, O_ALGO},        {0, "csv", 1, O_CSV},
     {0, "json", 1, O_JSON},         {0, "seed", 1, O_SEED},        {0, "no-bind", 0, O_NOBIND},
     {'h', "help", 0, O_HELP},       {'g', "ngpus", 1, O_NGPUS},    {0, "sizes", 1, O_SIZES},
-    {0, "timing", 1, O_TIMING},     {0, "sms", 1, O_SMS},
+    {0, "timing", 1, O_TIMING},     {0, "sms", 1, O_SMS},          {0, "format", 1, O_FORMAT},
 };
 
 /* The long name of "--name" or "--name=value" (len bytes), and the value after '='. */
@@ -270,6 +277,11 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
     else if (strcmp(val, "round") == 0) a->iter_timing = 0;
     else return cb_argp_fail(p, "--timing: '%s' (accepted: iter, round)", val);
     return CB_ARGS_OK;
+  case O_FORMAT:
+    if (strcmp(val, "wide") == 0) a->format = CB_FORMAT_WIDE;
+    else if (strcmp(val, "rows") == 0) a->format = CB_FORMAT_ROWS;
+    else return cb_argp_fail(p, "--format: '%s' (accepted: wide, rows)", val);
+    return CB_ARGS_OK;
   case O_HELP: return CB_ARGS_HELP;
   case O_NGPUS:
     return cb_argp_fail(p, "%s: collbench runs one process per GPU; start one rank per GPU with mpirun -np N", arg);
@@ -303,7 +315,16 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, cb_a
     const char *arg = argv[i], *val = NULL;
     const struct opt *o = find_opt(arg, &val);
     family_opt_t fo;
-    int is_family = !o && find_family_opt(a->family, arg, &val, &fo);
+    int is_family = !o && find_family_opt(a->family, arg, &val, &fo), ncclt = 0;
+    if (!o && !is_family && cb_ncclt_find(arg, &val, &ncclt)) {
+      if (!val) {
+        if (i + 1 >= argc) return cb_argp_fail(p, "option '%s' needs a value", arg);
+        val = argv[++i];
+      }
+      int rc = cb_ncclt_option(p, a, s, ncclt, arg, val);
+      if (rc) return rc;
+      continue;
+    }
     if (!o && !is_family) {
       if (arg[0] == '-') return cb_argp_fail(p, "unknown option '%s'; see --help", arg);
       return cb_argp_fail(p, "unexpected argument '%s' (the family comes first, once); see --help", arg);
@@ -338,5 +359,6 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   if (rc == CB_ARGS_OK) rc = parse_options(p, argc, argv, a, &s);
   if (rc == CB_ARGS_OK) rc = cb_argp_check_outputs(p, a);
   if (rc != CB_ARGS_OK) return rc;
-  return cb_args_finish(p, a, &s);
+  rc = cb_args_finish(p, a, &s);
+  return rc ? rc : cb_ncclt_finish(p, a, &s);
 }

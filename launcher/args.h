@@ -1,5 +1,6 @@
 /* The collbench command line: `collbench FAMILY [options]`, nccl-tests-compatible where that
- * makes sense (-b -e -f -i -n -w -c -d -o -G -T). Everything a run needs travels in one
+ * makes sense (-b -e -f -i -n -w -c -d -o -T, and nccl-tests' -G -m -N -z -a -I -J -R with their
+ * meaning: args_ncclt.c). Everything a run needs travels in one
  * cb_args_t; parsing is pure (no MPI, no CUDA) so the CPU tests cover every bad input. */
 #ifndef CB_ARGS_H
 #define CB_ARGS_H
@@ -18,6 +19,10 @@
 
 enum cb_mode_bits { CB_MODE_EAGER = 1, CB_MODE_GRAPH = 2 };
 enum cb_place_bits { CB_PLACE_OUT = 1, CB_PLACE_IN = 2 };
+/* --format: the table on stdout (AUTO: wide on a terminal, rows otherwise). */
+enum cb_format { CB_FORMAT_AUTO = 0, CB_FORMAT_WIDE, CB_FORMAT_ROWS };
+/* -a: how the ranks' mean iteration times make a row's time (nccl-tests' numbers). */
+enum cb_combine { CB_COMBINE_RANK0 = 0, CB_COMBINE_MEAN = 1, CB_COMBINE_MIN = 2, CB_COMBINE_MAX = 3 };
 
 typedef struct cb_args {
   cb_family_t family;
@@ -38,7 +43,16 @@ typedef struct cb_args {
                        p50/p99, but each event record adds ~1 us eager and ~4 us in a graph on
                        H200: measured, docs/decisions/timing.md) */
   double timeout_s; /* -T: watchdog limit for one batch of iterations */
-  int nalgos;       /* 0 = every algorithm of the family */
+  /* nccl-tests' flags (args_ncclt.c): */
+  int graph_launches;           /* -G N: launches of each captured round's graph (1 unless -G) */
+  int agg_iters;                /* -m N: operations per timed iteration, one NCCL group / launch sequence */
+  int cycles;                   /* -N N: the whole sweep N times */
+  int blocking;                 /* -z 1: wait for the stream and a barrier after every iteration */
+  int combine;                  /* -a: enum cb_combine (default CB_COMBINE_MEAN) */
+  int nccl_register;            /* -R 0|1|2: the NCCL baseline kept (nccl, nccl_reg, nccl_symm; -1: not given) */
+  char ncclt_json[CB_PATH_MAX]; /* -J FILE: nccl-tests' JSON (empty = none) */
+  int format;                   /* --format: enum cb_format */
+  int nalgos;                   /* 0 = every algorithm of the family */
   char algos[CB_MAX_ALGOS][CB_NAME_MAX];
   char csv[CB_PATH_MAX];  /* empty = no CSV */
   char json[CB_PATH_MAX]; /* empty = no JSON */

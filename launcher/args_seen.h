@@ -17,6 +17,7 @@ typedef struct cb_args_seen {
   unsigned given;                                   /* bit i: the family's option i */
   unsigned foreign;                                 /* bit f: an option of family f, not this run's */
   int inplace;                                      /* --inplace */
+  int graph_launches;                               /* -G N */
 } cb_args_seen_t;
 
 /* Step 3, once every option is read: another family's options refused, the sweep, the default

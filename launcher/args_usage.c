@@ -38,8 +38,7 @@ void cb_args_usage(FILE *f) {
           "  -n, --iters N           timed iterations per row (default 20)\n"
           "  -w, --warmup N          warm-up iterations (default 5)\n"
           "  -c, --check N           correctness iterations on fresh random data (default 1; 0 = off)\n"
-          "  -G, --graph             capture the timed loop in a CUDA graph (same as --mode graph)\n"
-          "      --mode M            eager | graph | both (default eager)\n"
+          "      --mode M            eager | graph | both (default eager; --graph = --mode graph)\n"
           "      --timing T          round: events around each round of iterations, as nccl-tests (default)\n"
           "                          iter: an event around every iteration (true p50/p99; adds ~1-4 us each)\n"
           "  -T, --timeout SEC       watchdog: abort the job if any step (setup, a round, a check, a reduction) "
@@ -50,7 +49,21 @@ void cb_args_usage(FILE *f) {
           "  -o, --op LIST           sum, max, min, avg (reducing families; default sum)\n"
           "      --inplace 0|1|both  out-of-place, in-place or both (default both where the family has it)\n"
           "      --algo LIST         algorithms to compare (default: all of the family; '--algo help' lists them)\n"
+          "nccl-tests' flags, with nccl-tests' meaning (nccl-tests' long names also work: --cudagraph, ...):\n"
+          "  -G N                    CUDA graph of each round of iterations, launched N times (sets --mode graph)\n"
+          "  -m N                    N operations per timed iteration (one NCCL group for the NCCL baselines);\n"
+          "                          time and bandwidth per operation (default 1)\n"
+          "  -N N                    run the whole sweep N times (default 1)\n"
+          "  -z 0|1                  1: wait for the GPU and line the ranks up after every iteration (default 0)\n"
+          "  -a 0|1|2|3              a row's time over ranks: 0 rank 0's, 1 the mean (default), 2 the min, 3 the max\n"
+          "  -I 0|1                  per-iteration timing: 1 = --timing iter, 0 = --timing round\n"
+          "  -J FILE                 also write nccl-tests' own JSON (its -J schema) to FILE\n"
+          "  -R 0|1|2                the NCCL baseline to run: nccl, nccl_reg (registered) or nccl_symm (symmetric)\n"
+          "                          beside the custom algorithms (default all three)\n"
+          "  (-t -p -K -y -C -S -x -D -V -M -u: a line says what does the job; -g: see mpirun -np N)\n"
           "output:\n"
+          "      --format F          the table on stdout: wide (a line per size, dtype, op and mode, the algorithms\n"
+          "                          side by side) or rows (a line per row); default wide on a terminal, else rows\n"
           "      --csv FILE          stream result rows to FILE (CSV; schema in docs/results-format.md)\n"
           "      --json FILE         results and run metadata as JSON (rows stream to FILE.partial.jsonl)\n"
           "placement:\n"
@@ -61,5 +74,9 @@ void cb_args_usage(FILE *f) {
           cb_family_accepted(" | ", families, sizeof families), dtypes);
   for (int fam = 0; fam < CB_NFAMILIES; fam++)
     if (cb_family_info((cb_family_t)fam)->help) fputs(cb_family_info((cb_family_t)fam)->help, f);
-  fprintf(f, "\nexit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU\n");
+  fprintf(f, "\nthe bar: every run ends with '# Avg bus bandwidth' per algorithm (the mean busbw of its rows, as\n"
+             "nccl-tests); CB_MIN_BUSBW=GB/s fails a run where an algorithm's falls below it, NCCL_TESTS_MIN_BW=GB/s\n"
+             "below 0.9 x it (nccl-tests' test)\n"
+             "\nexit codes: 0 all correct, 1 wrong results, 2 usage, 3 runtime error, 4 timeout, 5 no suitable GPU,\n"
+             "6 below the performance bar the user set (CB_MIN_BUSBW, NCCL_TESTS_MIN_BW)\n");
 }

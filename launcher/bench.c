@@ -51,6 +51,14 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
   } else if (g->mode == CB_MODE_GRAPH && !al->graph_ok) {
     snprintf(why, sizeof why, "skipped: %s cannot be captured in a CUDA graph (host synchronization)", al->name);
     ok = 0;
+  } else if (b->a->agg_iters > 1 && al->nphases > 1) {
+    snprintf(why, sizeof why, "skipped: -m %d aggregates single-phase algorithms; %s has %d phases", b->a->agg_iters,
+             al->name, al->nphases);
+    ok = 0;
+  } else if (b->a->agg_iters > 1 && g->fi->overlap && g->fi->overlap(p->config)) {
+    snprintf(why, sizeof why, "skipped: -m %d does not combine with the round trips beside a compute kernel",
+             b->a->agg_iters);
+    ok = 0;
   } else if (al->supported && !al->supported(b->w, p, why, sizeof why)) {
     ok = 0;
   }
@@ -77,6 +85,11 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
     return;
   }
   s->active = 1;
+  /* -m: an NCCL baseline's operations go into one NCCL group, as nccl-tests does; a custom
+   * algorithm's are launched back to back (its kernels and any NCCL calls between them must stay
+   * in order, which a group would not keep) */
+  s->agg = b->a->agg_iters;
+  s->nccl_group = s->agg > 1 && strncmp(al->name, "nccl", 4) == 0 && al->graph_ok;
   int np = al->nphases;
   for (int ph = 0; ph <= np; ph++) {
     s->t[ph] = calloc((size_t)b->a->iters, sizeof(double));
@@ -206,15 +219,17 @@ void cb_bench_run(cb_bench_t *b) {
   int nvariants = fi->nvariants > 0 ? fi->nvariants : 1;
   CB_CUDA(cudaMalloc(&b->sync_buf, 256));
   CB_CUDA(cudaMemset(b->sync_buf, 0, 256));
-  for (int pt = 0; pt < a->npoints; pt++)
-    for (int d = 0; d < a->ndtypes; d++)
-      for (int o = 0; o < a->nops; o++)
-        for (int place = 0; place < 2; place++) {
-          if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
-          for (int v = 0; v < nvariants; v++)
-            for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1)
-              if ((a->modes & mode) && (!fi->variant_on || fi->variant_on(config, v, b->w->mpi.nranks)))
-                group(b, pt, d, o, place, v, mode);
-        }
+  for (int k = 0; k < b->nalgos; k++) cb_avg_busbw_name(&b->avg, b->algos[k]->name); /* each gets its line */
+  for (int cycle = 0; cycle < a->cycles; cycle++)                                    /* -N: the whole sweep again */
+    for (int pt = 0; pt < a->npoints; pt++)
+      for (int d = 0; d < a->ndtypes; d++)
+        for (int o = 0; o < a->nops; o++)
+          for (int place = 0; place < 2; place++) {
+            if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
+            for (int v = 0; v < nvariants; v++)
+              for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1)
+                if ((a->modes & mode) && (!fi->variant_on || fi->variant_on(config, v, b->w->mpi.nranks)))
+                  group(b, pt, d, o, place, v, mode);
+          }
   CB_CUDA(cudaFree(b->sync_buf));
 }

@@ -1,4 +1,4 @@
-/* The bench engine: for every sweep point, dtype, op, placement, family variant and mode, runs the selected
+/* The bench engine: for every cycle (-N), sweep point, dtype, op, placement, family variant and mode, runs the selected
  * algorithms side by side (set up together, interleaved A B A B in rounds so drift hits all
  * alike), times them with CUDA events around each round (per iteration with --timing iter,
  * and always for multi-phase algorithms; eager launches, or the rounds captured in CUDA
@@ -7,6 +7,7 @@
 #define CB_BENCH_H
 
 #include "args.h"
+#include "avg_busbw.h"
 #include "collective.h"
 #include "report.h"
 #include "watchdog.h"
@@ -18,8 +19,10 @@ typedef struct cb_bench {
   cb_watchdog_t *wd;
   const cb_algo_t *algos[CB_MAX_ALGOS];
   int nalgos;
-  void *sync_buf; /* 4 bytes the engine all-reduces to line GPUs up before a timed round */
-  int warmed;     /* the run's first group has had its untimed lead-in round (bench_round.c) */
+  void *sync_buf;              /* 4 bytes the engine all-reduces to line GPUs up before a timed round */
+  int warmed;                  /* the run's first group has had its untimed lead-in round (bench_round.c) */
+  cb_avg_busbw_t avg;          /* rank 0: # Avg bus bandwidth per algorithm */
+  struct cb_ncclt_json *ncclt; /* rank 0 with -J: nccl-tests' JSON (report_ncclt_json.h); else NULL */
   /* results, valid on every rank */
   long long wrong_total;
   int rows, rows_skipped, validate_failures;

@@ -31,14 +31,26 @@ void cb_bench_line_up(const cb_bench_t *b, cudaStream_t st) {
   CB_NCCL(ncclAllReduce(b->sync_buf, b->sync_buf, 1, ncclFloat32, ncclSum, b->w->nccl, st));
 }
 
-/* One iteration; with `record` an event after every phase (ev[ph + 1]). */
+static void record_event(cudaEvent_t e, cudaStream_t st, int external) {
+  if (external) CB_CUDA(cudaEventRecordWithFlags(e, st, cudaEventRecordExternal));
+  else CB_CUDA(cudaEventRecord(e, st));
+}
+
+/* One iteration; with `record` an event after every phase (ev[ph + 1]). With -m N (s->agg > 1,
+ * single-phase algorithms only: bench.c) the iteration is N operations, in one NCCL group for
+ * an NCCL baseline, and its one event follows the last. */
 void cb_bench_run_iteration(slot_t *s, cudaStream_t st, cudaEvent_t *ev, int record, int record_external) {
+  if (s->agg > 1) {
+    if (s->nccl_group) CB_NCCL(ncclGroupStart());
+    for (int k = 0; k < s->agg; k++) s->algo->run(&s->in, 0, st);
+    if (s->nccl_group) CB_NCCL(ncclGroupEnd());
+    if (record) record_event(ev[1], st, record_external);
+    return;
+  }
   int np = s->algo->nphases;
   for (int ph = 0; ph < np; ph++) {
     s->algo->run(&s->in, ph, st);
-    if (!record) continue;
-    if (record_external) CB_CUDA(cudaEventRecordWithFlags(ev[ph + 1], st, cudaEventRecordExternal));
-    else CB_CUDA(cudaEventRecord(ev[ph + 1], st));
+    if (record) record_event(ev[ph + 1], st, record_external);
   }
 }
 
@@ -53,14 +65,21 @@ static void make_events(slot_t *s, int chunk) {
   for (int i = 0; i < s->nev; i++) CB_CUDA(cudaEventCreate(&s->ev[i]));
 }
 
+/* Round timing of a graph launched -G N > 1 times: the round's two events go around the N
+ * launches, outside the graph (inside, each launch would record them again). */
+static int events_outside(const cb_bench_t *b, const slot_t *s, int per_iter) {
+  return s->graph && !per_iter && b->a->graph_launches > 1;
+}
+
 /* Captures `chunk` iterations, with an event record node after every phase, into one graph,
  * and uploads it (its first launch would otherwise upload it, inside a timed round). */
-static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
+static void capture(slot_t *s, cudaStream_t st, int chunk, int per_iter, int launches) {
   cudaGraph_t graph;
+  int ends = per_iter || launches == 1; /* the round's events inside the graph */
   CB_CUDA(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-  CB_CUDA(cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal));
+  if (ends) CB_CUDA(cudaEventRecordWithFlags(s->ev[0], st, cudaEventRecordExternal));
   for (int i = 0; i < chunk; i++) cb_bench_run_iteration(s, st, s->ev + i * s->algo->nphases, per_iter, 1);
-  if (!per_iter) CB_CUDA(cudaEventRecordWithFlags(s->ev[s->nev - 1], st, cudaEventRecordExternal));
+  if (ends && !per_iter) CB_CUDA(cudaEventRecordWithFlags(s->ev[s->nev - 1], st, cudaEventRecordExternal));
   CB_CUDA(cudaStreamEndCapture(st, &graph));
   CB_CUDA(cudaGraphInstantiate(&s->graph, graph, 0));
   CB_CUDA(cudaGraphDestroy(graph));
@@ -77,7 +96,7 @@ void cb_bench_warm_up(cb_bench_t *b, const group_t *g, slot_t *slots, int n, int
     for (int i = 0; i < b->a->warmup; i++)
       for (int ph = 0; ph < s->algo->nphases; ph++) s->algo->run(&s->in, ph, st);
     make_events(s, chunk);
-    if (g->mode == CB_MODE_GRAPH) capture(s, st, chunk, iter_events(b, s));
+    if (g->mode == CB_MODE_GRAPH) capture(s, st, chunk, iter_events(b, s), b->a->graph_launches);
     cb_wait_stream(st);
     cb_watchdog_disarm(b->wd);
   }
@@ -104,16 +123,28 @@ static int fault_skips_round(cb_bench_t *b, const slot_t *s, cb_phase_t where, c
   return 1;
 }
 
-/* The round's iterations between its events, after the line-up, waited for. */
-static void run_round(slot_t *s, cudaStream_t st, int chunk, int per_iter) {
+/* The round's iterations between its events, after the line-up, waited for: the graph
+ * (launched `launches` times, -G N, its events around them when events_outside()), or eager
+ * launches, with -z 1 the stream waited for and the ranks lined up (a host barrier) after every
+ * iteration, as nccl-tests' -z 1: the round's time then includes those waits. */
+static void run_round(const cb_bench_t *b, slot_t *s, cudaStream_t st, int chunk, int per_iter, int launches) {
   if (s->graph) {
-    CB_CUDA(cudaGraphLaunch(s->graph, st));
+    int outside = events_outside(b, s, per_iter);
+    if (outside) CB_CUDA(cudaEventRecord(s->ev[0], st));
+    for (int l = 0; l < launches; l++) CB_CUDA(cudaGraphLaunch(s->graph, st));
+    if (outside) CB_CUDA(cudaEventRecord(s->ev[s->nev - 1], st));
   } else {
     /* As nccl-tests: the start event goes in right before the first timed launch. (An untimed
      * lead-in iteration made NCCL's 1-8 MiB eager times 5-13% faster than nccl-tests' on the
      * same machine; without it collbench reproduces nccl-tests within 0.5% from 2 MiB up.) */
     CB_CUDA(cudaEventRecord(s->ev[0], st));
-    for (int i = 0; i < chunk; i++) cb_bench_run_iteration(s, st, s->ev + i * s->algo->nphases, per_iter, 0);
+    for (int i = 0; i < chunk; i++) {
+      cb_bench_run_iteration(s, st, s->ev + i * s->algo->nphases, per_iter, 0);
+      if (b->a->blocking) {
+        cb_wait_stream(st);
+        cb_mpi_barrier(b->w->mpi.comm);
+      }
+    }
     if (!per_iter) CB_CUDA(cudaEventRecord(s->ev[s->nev - 1], st));
   }
   cb_wait_stream(st);
@@ -125,7 +156,8 @@ void cb_bench_lead_in_round(cb_bench_t *b, const group_t *g, slot_t *s, int chun
   cb_watchdog_arm(b->wd, "%s: warm-up (an untimed round, the run's first)", cb_bench_subject(s, g, subj, sizeof subj));
   cb_mpi_barrier(b->w->mpi.comm);
   cb_bench_line_up(b, b->w->stream);
-  run_round(s, b->w->stream, chunk, iter_events(b, s));
+  int per_iter = iter_events(b, s);
+  run_round(b, s, b->w->stream, chunk, per_iter, per_iter ? 1 : b->a->graph_launches);
   cb_watchdog_disarm(b->wd);
 }
 
@@ -148,24 +180,29 @@ void cb_bench_timed_round(cb_bench_t *b, const group_t *g, slot_t *s, int round,
     return;
   }
   int per_iter = iter_events(b, s);
-  run_round(s, st, chunk, per_iter);
-  cb_watchdog_disarm(b->wd);
-  if (!per_iter) {
-    /* one phase, round total spread evenly over its iterations */
-    float ms = 0.0f;
-    CB_CUDA(cudaEventElapsedTime(&ms, s->ev[0], s->ev[s->nev - 1]));
-    for (int i = 0; i < chunk; i++) s->t[0][round * chunk + i] = s->t[1][round * chunk + i] = 1000.0 * ms / chunk;
-    return;
-  }
-  for (int i = 0; i < chunk; i++) {
-    int it = round * chunk + i;
-    for (int ph = 0; ph < np; ph++) {
+  /* -G N with per-iteration events: the graph's events hold one launch's times, so each launch
+   * is waited for and its times added up; every time is then per launch and per operation (-m) */
+  int launches = s->graph ? b->a->graph_launches : 1, runs = per_iter ? launches : 1;
+  double per_op = 1.0 / ((double)launches * s->agg);
+  for (int r = 0; r < runs; r++) {
+    run_round(b, s, st, chunk, per_iter, per_iter ? 1 : launches);
+    if (!per_iter) {
+      /* one phase, round total spread evenly over its iterations */
       float ms = 0.0f;
-      CB_CUDA(cudaEventElapsedTime(&ms, s->ev[i * np + ph], s->ev[i * np + ph + 1]));
-      s->t[ph][it] = 1000.0 * ms;
+      CB_CUDA(cudaEventElapsedTime(&ms, s->ev[0], s->ev[s->nev - 1]));
+      for (int i = 0; i < chunk; i++)
+        s->t[0][round * chunk + i] = s->t[1][round * chunk + i] = 1000.0 * ms / chunk * per_op;
+      continue;
     }
-    float ms = 0.0f;
-    CB_CUDA(cudaEventElapsedTime(&ms, s->ev[i * np], s->ev[(i + 1) * np]));
-    s->t[np][it] = 1000.0 * ms;
+    for (int i = 0; i < chunk; i++) {
+      int it = round * chunk + i;
+      for (int ph = 0; ph <= np; ph++) {
+        float ms = 0.0f;
+        if (ph < np) CB_CUDA(cudaEventElapsedTime(&ms, s->ev[i * np + ph], s->ev[i * np + ph + 1]));
+        else CB_CUDA(cudaEventElapsedTime(&ms, s->ev[i * np], s->ev[(i + 1) * np]));
+        s->t[ph][it] = (r ? s->t[ph][it] : 0.0) + 1000.0 * ms * per_op;
+      }
+    }
   }
+  cb_watchdog_disarm(b->wd);
 }

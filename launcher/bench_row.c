@@ -5,10 +5,12 @@
  * reductions, and only rank 0 has a report. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_slot.h"
 #include "error_gpu.h"
+#include "report_ncclt_json.h"
 #include "stats.h"
 
 void cb_bench_fill_row(const cb_bench_t *b, const group_t *g, const slot_t *s, const cb_row_ctx_t *c, cb_row_t *r) {
@@ -49,8 +51,24 @@ static void combine_metrics(cb_bench_t *b, const group_t *g, slot_t *s) {
     else if (fi->metrics[i].combine == CB_METRIC_MEAN) s->metric[i] = sum[i] / b->w->mpi.nranks;
 }
 
+/* -J: s's round-trip row (rt, rank 0) into nccl-tests' JSON, with -I 1 every rank's
+ * per-iteration times gathered on rank 0 (nccl-tests' per_process_max_times_us). Collective. */
+static void ncclt_json_row(cb_bench_t *b, const slot_t *s, const cb_row_t *rt) {
+  int n = b->a->iters, nranks = b->w->mpi.nranks;
+  double *all = NULL;
+  if (b->a->iter_timing) {
+    if (b->rep && !(all = malloc(sizeof(double) * (size_t)n * (size_t)nranks)))
+      CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+    MPI_Request req;
+    CB_MPI(MPI_Igather(s->t[s->algo->nphases], n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, b->w->mpi.comm, &req));
+    cb_mpi_wait(&req);
+  }
+  if (b->ncclt && rt) cb_ncclt_json_row(b->ncclt, rt, all, n, all ? nranks : 0);
+  free(all);
+}
+
 void cb_bench_report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
-  cb_row_t r;
+  cb_row_t r, rt;
   cb_row_ctx_t c = {.p = &g->p, .nranks = b->w->mpi.nranks, .checked = b->a->check_iters > 0};
   int np = s->algo->nphases;
   if (!s->active) {
@@ -59,6 +77,7 @@ void cb_bench_report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
       cb_bench_fill_row(b, g, s, &c, &r);
       snprintf(r.note, sizeof r.note, "%s", s->note);
       cb_report_row(b->rep, &r);
+      if (b->ncclt) cb_ncclt_json_row(b->ncclt, &r, NULL, 0, 0);
     }
     b->rows++;
     b->rows_skipped++;
@@ -70,7 +89,7 @@ void cb_bench_report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
   /* Phases first, then the round trip (only the round trip when there is one phase). */
   for (int ph = np > 1 ? 0 : 1; ph <= np; ph++) {
     cb_stats_t st;
-    cb_aggregate_times(&b->w->mpi, s->t[ph], b->a->iters, &st);
+    cb_aggregate_times_as(&b->w->mpi, s->t[ph], b->a->iters, b->a->combine, &st);
     cb_bytes_t by = {0};
     if (s->algo->bytes) s->algo->bytes(&s->in, ph, &by);
     else cb_bytes_default(&s->in, ph, &by);
@@ -97,7 +116,12 @@ void cb_bench_report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     snprintf(r.note, sizeof r.note, "%s%s%s", s->in.note, s->in.note[0] && s->digest_mismatch ? "; " : "",
              s->digest_mismatch ? "outputs differ across ranks" : "");
     cb_report_row(b->rep, &r);
+    if (ph == np) {
+      cb_avg_busbw_add(&b->avg, r.algo, r.busbw_gbs); /* the whole operation's row */
+      rt = r;
+    }
   }
+  if (b->a->ncclt_json[0]) ncclt_json_row(b, s, b->rep ? &rt : NULL);
   b->rows++;
   if (s->ov_state) cb_bench_report_loaded(b, g, s, mem_max);
 }

@@ -16,6 +16,8 @@ typedef struct slot {
   const cb_algo_t *algo;
   cb_inst_t in;
   int active;     /* supported and set up on every rank */
+  int agg;        /* -m: operations per iteration (1: one) */
+  int nccl_group; /* -m > 1 on an NCCL baseline: the operations of an iteration in one NCCL group */
   char note[512]; /* why not, when inactive */
   cudaEvent_t *ev;
   int nev;

@@ -9,18 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
+#include "args_ncclt.h"
 #include "bench.h"
 #include "collective.h"
 #include "error_gpu.h"
 #include "fault.h"
+#include "gate.h"
 #include "meta.h"
 #include "meta_header.h"
 #include "meta_json.h"
 #include "mpi_world.h"
 #include "preflight.h"
 #include "report.h"
+#include "report_ncclt_json.h"
 #include "watchdog.h"
 #include "world_init.h"
 
@@ -30,8 +34,19 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
   cb_algo_names(a->family, names, sizeof names);
   b->nalgos = 0;
   if (a->nalgos == 0) {
-    for (int i = 0; cb_registry[i] && b->nalgos < CB_MAX_ALGOS; i++)
-      if (cb_registry[i]->family == a->family) b->algos[b->nalgos++] = cb_registry[i];
+    /* -R r keeps one of the NCCL baselines nccl, nccl_reg, nccl_symm (args_ncclt.c) */
+    const char *keep = a->nccl_register >= 0 ? cb_ncclt_register_name(a->nccl_register) : NULL;
+    if (keep && !cb_algo_find(a->family, keep)) {
+      snprintf(why, n, "-R %d: %s has no %s baseline (its algorithms: %s)", a->nccl_register, cb_family_name(a->family),
+               keep, names);
+      return -1;
+    }
+    for (int i = 0; cb_registry[i] && b->nalgos < CB_MAX_ALGOS; i++) {
+      const char *name = cb_registry[i]->name;
+      int other_baseline = keep && strcmp(name, keep) != 0 &&
+                           (!strcmp(name, "nccl") || !strcmp(name, "nccl_reg") || !strcmp(name, "nccl_symm"));
+      if (cb_registry[i]->family == a->family && !other_baseline) b->algos[b->nalgos++] = cb_registry[i];
+    }
     return 0;
   }
   for (int i = 0; i < a->nalgos; i++) {
@@ -74,8 +89,12 @@ static int knobs_agree(const cb_knobs_t *k, char *why, size_t n) {
 typedef struct {
   cb_args_t *args;
   cb_bench_t bench;
-  cb_fault_t fault; /* CB_FAULT (test-only fault injection, fault.h) */
+  cb_fault_t fault;      /* CB_FAULT (test-only fault injection, fault.h) */
+  cb_gate_t gate;        /* CB_MIN_BUSBW / NCCL_TESTS_MIN_BW (gate.h) */
+  cb_ncclt_json_t ncclt; /* -J, rank 0 */
   cb_knobs_t knobs;
+  int argc;
+  char **argv;      /* the command line, for -J */
   int mpi_up, rank; /* rank: this process's world rank once MPI is up (0 before: every process speaks) */
   cb_watchdog_t wd;
   int wd_up;
@@ -130,6 +149,7 @@ static int parse_phase(cb_main_t *m, int argc, char **argv) {
   }
   if (select_algos(args, &m->bench, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
   if (cb_fault_from_env(&m->fault, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
+  if (cb_gate_from_env(&m->gate, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
   return CB_CONTINUE;
 }
 
@@ -180,6 +200,32 @@ static int world_phase(cb_main_t *m, int *argc, char ***argv) {
   return CB_CONTINUE;
 }
 
+/* -J on rank 0: nccl-tests' JSON head from the metadata (its devices, environment, NCCL). */
+static int open_ncclt_json(cb_main_t *m, const cb_meta_t *meta, char *why, size_t n) {
+  cb_ncclt_device_t *dev = calloc((size_t)meta->nranks, sizeof *dev);
+  if (!dev) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  for (int r = 0; r < meta->nranks; r++) {
+    const cb_meta_rank_t *mr = &meta->ranks[r];
+    dev[r].rank = mr->rank;
+    dev[r].pid = mr->pid;
+    dev[r].device = mr->device;
+    snprintf(dev[r].host, sizeof dev[r].host, "%s", mr->host);
+    snprintf(dev[r].busid, sizeof dev[r].busid, "%s", mr->busid);
+    snprintf(dev[r].gpu, sizeof dev[r].gpu, "%s", mr->gpu);
+  }
+  cb_ncclt_run_t run = {.argc = m->argc,
+                        .argv = m->argv,
+                        .env = meta->env,
+                        .nenv = meta->nenv,
+                        .nccl_version = m->world.nccl_version,
+                        .a = m->args,
+                        .ndevices = meta->nranks,
+                        .devices = dev};
+  int rc = cb_ncclt_json_open(&m->ncclt, m->args->ncclt_json, &run, why, n);
+  free(dev);
+  return rc;
+}
+
 /* Phase 3: the metadata (the header on stdout, the JSON into the outputs), then the bench. */
 static int run_phase(cb_main_t *m) {
   cb_world_t *w = &m->world;
@@ -197,6 +243,9 @@ static int run_phase(cb_main_t *m) {
     fputs(header.s, stdout);
     fflush(stdout);
     open_ok = cb_report_open(&m->report, stdout, m->args->csv, m->args->json, json.s, err, sizeof err) == 0;
+    /* --format: wide on a terminal unless told (report_wide.h) */
+    m->report.wide = m->args->format == CB_FORMAT_WIDE || (m->args->format == CB_FORMAT_AUTO && isatty(STDOUT_FILENO));
+    if (open_ok && m->args->ncclt_json[0]) open_ok = open_ncclt_json(m, &meta, err, sizeof err) == 0;
     cb_sb_free(&header);
     cb_sb_free(&json);
   }
@@ -209,26 +258,49 @@ static int run_phase(cb_main_t *m) {
   m->bench.a = m->args;
   m->bench.rep = w->mpi.rank == 0 ? &m->report : NULL;
   m->bench.wd = &m->wd;
+  m->bench.ncclt = w->mpi.rank == 0 && m->args->ncclt_json[0] ? &m->ncclt : NULL;
   cb_bench_run(&m->bench);
   cb_watchdog_stop(&m->wd);
   m->wd_up = 0;
   return CB_CONTINUE;
 }
 
-/* Phase 4: the summary (the JSON's and the last stdout line) and the exit code, agreed on by
- * every rank: 1 for a wrong element or a failed validation, 3 when the results files cannot be
+/* Phase 4: the summary (the JSON's, `# Avg bus bandwidth` per algorithm and the last stdout
+ * line) and the exit code, agreed on by every rank: 1 for a wrong element or a failed
+ * validation, 6 below the bar the user set (gate.h), 3 when the results files cannot be
  * completed. */
 static int report_phase(cb_main_t *m) {
   const cb_bench_t *b = &m->bench;
-  int code = b->wrong_total > 0 || b->validate_failures > 0 ? CB_EXIT_WRONG : CB_EXIT_OK;
+  int code = CB_EXIT_OK;
   if (m->world.mpi.rank == 0) {
-    char extra[256], err[1024];
-    snprintf(extra, sizeof extra, "\"summary\": {\"rows\": %d, \"skipped\": %d, \"wrong\": %lld, \"exit_code\": %d}",
-             b->rows, b->rows_skipped, b->wrong_total, code);
-    if (cb_report_close(&m->report, extra, err, sizeof err)) code = fail(m, CB_EXIT_RUNTIME, err);
-    printf("#\n# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", b->rows, b->rows_skipped,
-           b->wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
+    /* wrong results first (1), then the bar (6: gate.h), from rank 0's averages */
+    double avg[CB_MAX_ALGOS];
+    for (int i = 0; i < b->avg.nalgos; i++) avg[i] = cb_avg_busbw_mean(&b->avg, i);
+    code = cb_gate_exit_code(&m->gate, b->wrong_total, b->validate_failures, avg, b->avg.nalgos);
+    char err[1024];
+    cb_strbuf_t extra, lines;
+    cb_sb_init(&extra);
+    cb_sb_init(&lines);
+    cb_sb_printf(&extra, "\"summary\": {\"rows\": %d, \"skipped\": %d, \"wrong\": %lld, \"exit_code\": %d, ", b->rows,
+                 b->rows_skipped, b->wrong_total, code);
+    cb_sb_printf(&extra, "\"bar_gbs\": ");
+    if (m->gate.set) cb_sb_printf(&extra, "%.6g", m->gate.bar_gbs);
+    else cb_sb_printf(&extra, "null");
+    cb_sb_printf(&extra, ", \"avg_bus_bandwidth\": ");
+    cb_avg_busbw_json(&b->avg, &m->gate, &extra);
+    cb_sb_printf(&extra, "}");
+    if (cb_report_close(&m->report, extra.s, err, sizeof err)) code = fail(m, CB_EXIT_RUNTIME, err);
+    if (b->ncclt && cb_ncclt_json_close(b->ncclt, &b->avg, &m->gate, err, sizeof err))
+      code = fail(m, CB_EXIT_RUNTIME, err);
+    cb_avg_busbw_lines(&b->avg, &m->gate, &lines);
+    printf("#\n%s# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", lines.s, b->rows,
+           b->rows_skipped, b->wrong_total,
+           code == CB_EXIT_OK          ? "OK"
+           : code == CB_EXIT_BELOW_BAR ? "BELOW THE BAR"
+                                       : "FAILED");
     fflush(stdout);
+    cb_sb_free(&extra);
+    cb_sb_free(&lines);
   }
   CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, m->world.mpi.comm));
   return code;
@@ -236,6 +308,8 @@ static int report_phase(cb_main_t *m) {
 
 int main(int argc, char **argv) {
   static cb_main_t m; /* static: see cb_main_t */
+  m.argc = argc;
+  m.argv = argv;
   int code = parse_phase(&m, argc, argv);
   if (code == CB_CONTINUE) code = world_phase(&m, &argc, &argv);
   if (code == CB_CONTINUE) code = run_phase(&m);

@@ -38,6 +38,7 @@ static int probe_output(const char *opt, const char *path, char *why, size_t n) 
 
 int cb_preflight_outputs(const cb_args_t *a, char *why, size_t n) {
   if (a->csv[0] && probe_output("--csv", a->csv, why, n)) return -1;
+  if (a->ncclt_json[0] && probe_output("-J", a->ncclt_json, why, n)) return -1;
   if (a->json[0]) {
     char partial[CB_PATH_MAX + 32];
     snprintf(partial, sizeof partial, "%s.partial.jsonl", a->json);

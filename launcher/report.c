@@ -156,6 +156,17 @@ static void table_row(cb_report_t *r, const cb_row_t *in) {
   const cb_table_t *t = w->table ? w->table : &kClassic;
   cb_strbuf_t out;
   cb_sb_init(&out);
+  if (r->wide) {
+    if (!w->table) cb_wide_row(&r->wide_table, w, &out);
+    else cb_wide_flush(&r->wide_table, &out); /* a family table's row: the held lines first */
+    r->table_started = 0;                     /* a classic row after the wide lines shows its header */
+    if (!w->table) {
+      fputs(out.s, r->table);
+      cb_sb_free(&out);
+      fflush(r->table);
+      return;
+    }
+  }
   if (!r->table_started || r->table_shown != t) t->header(&out);
   r->table_started = 1;
   r->table_shown = t;
@@ -244,6 +255,15 @@ void cb_report_row(cb_report_t *r, const cb_row_t *in) {
 
 int cb_report_close(cb_report_t *r, const char *extra_json, char *why, size_t n) {
   int rc = 0;
+  if (r->table && r->wide) {
+    cb_strbuf_t out;
+    cb_sb_init(&out);
+    cb_wide_flush(&r->wide_table, &out);
+    fputs(out.s, r->table);
+    fflush(r->table);
+    cb_sb_free(&out);
+  }
+  cb_wide_free(&r->wide_table);
   if (r->csv) {
     /* fclose can return 0 after failed writes: the stream's error flag tells */
     if (!r->csv_errno && fflush(r->csv)) r->csv_errno = errno ? errno : EIO;

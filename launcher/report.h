@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "report_wide.h"
 #include "row.h"
 #include "strbuf.h"
 
@@ -35,6 +36,10 @@ typedef struct cb_report {
    * table_started: a row of another table prints that table's header first */
   int table_started;
   const cb_table_t *table_shown;
+  /* --format wide (set after cb_report_open): the classic rows go to the wide table, held by
+   * size (report_wide.h); cb_report_close prints what it still holds */
+  int wide;
+  cb_wide_t wide_table;
 } cb_report_t;
 
 /* Opens the outputs (either path may be empty). meta_json is a JSON object's text. Returns 0,

@@ -1,7 +1,8 @@
 /* Timing statistics: per-iteration times of one rank → the numbers a row reports.
  *
  *   time_us_mean  mean over ranks of each rank's mean iteration time (nccl-tests' default,
- *                 so busbw is comparable with its numbers)
+ *                 so busbw is comparable with its numbers); with -a (nccl-tests' --average)
+ *                 rank 0's (0), the minimum (2) or the maximum (3) over ranks instead
  *   time_us_max   max over ranks of each rank's mean iteration time
  *   time_us_p50/p99  percentiles over iterations of the iteration time, where an iteration's
  *                 time is the max over ranks (a collective is as slow as its slowest rank);
@@ -24,5 +25,7 @@ double cb_mean(const double *values, int n);
 /* Collective over w->comm: every rank passes its n per-iteration times (same n everywhere).
  * Result valid on every rank. */
 void cb_aggregate_times(const cb_mpi_world_t *w, const double *iter_us, int n, cb_stats_t *out);
+/* The same with mean_us combined over ranks as -a says (args.h enum cb_combine; 1 = the above). */
+void cb_aggregate_times_as(const cb_mpi_world_t *w, const double *iter_us, int n, int combine, cb_stats_t *out);
 
 #endif

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "args.h"
+#include "args_testing.h"
 #include "args_values.h"
 #include "cb_testing.h"
 #include "moe_config.h"
@@ -18,62 +19,8 @@
 #define MiB (1024ull * KiB)
 #define GiB (1024ull * MiB)
 
-static cb_args_t A; /* large (sweep table): static, not on the stack */
 /* the moe configuration the last parse left (the family's own, family.h) */
 #define MOE ((const cb_moe_config_t *)cb_args_config(&A))
-static char err[1024];
-
-/* Splits line at spaces into argv ("collbench" prepended) and parses it. The token '' stands
- * for an empty argument. */
-static int parse(const char *line) {
-  static char buf[8192];
-  char *argv[256];
-  int argc = 0;
-  snprintf(buf, sizeof buf, "%s", line);
-  argv[argc++] = "collbench";
-  for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok && argc < 255; tok = strtok_r(NULL, " ", &save))
-    argv[argc++] = strcmp(tok, "''") == 0 ? "" : tok;
-  argv[argc] = NULL;
-  memset(err, 0, sizeof err);
-  return cb_args_parse(argc, argv, &A, err, sizeof err);
-}
-
-static void expect_ok_at(int line, const char *cmd) {
-  int rc = parse(cmd);
-  cb_test_checks++;
-  if (rc != CB_ARGS_OK) {
-    cb_test_failures++;
-    fprintf(stderr, "FAIL %s:%d: '%s' returned %d (%s), expected OK\n", __FILE__, line, cmd, rc, err);
-  }
-}
-#define EXPECT_OK(cmd) expect_ok_at(__LINE__, cmd)
-
-/* cmd must fail with CB_ARGS_ERROR and a message holding every substring (NULL-terminated). */
-static void expect_err_at(int line, const char *cmd, ...) {
-  int rc = parse(cmd);
-  cb_test_checks++;
-  if (rc != CB_ARGS_ERROR) {
-    cb_test_failures++;
-    fprintf(stderr, "FAIL %s:%d: '%s' returned %d, expected CB_ARGS_ERROR\n", __FILE__, line, cmd, rc);
-    return;
-  }
-  va_list ap;
-  va_start(ap, cmd);
-  for (const char *s = va_arg(ap, const char *); s; s = va_arg(ap, const char *)) {
-    cb_test_checks++;
-    if (!strstr(err, s)) {
-      cb_test_failures++;
-      fprintf(stderr, "FAIL %s:%d: '%s': message \"%s\" does not name \"%s\"\n", __FILE__, line, cmd, err, s);
-    }
-  }
-  va_end(ap);
-  cb_test_checks++;
-  if (strchr(err, '\n')) {
-    cb_test_failures++;
-    fprintf(stderr, "FAIL %s:%d: '%s': message is not one line: \"%s\"\n", __FILE__, line, cmd, err);
-  }
-}
-#define EXPECT_ERR(cmd, ...) expect_err_at(__LINE__, cmd, __VA_ARGS__, (const char *)NULL)
 
 /* The sweep points equal want[0..n). */
 static void expect_points_at(int line, const char *cmd, const uint64_t *want, int n) {
@@ -221,7 +168,7 @@ static void test_options(void) {
   CHECK_EQ_INT(A.nops, 1);
   CHECK_EQ_INT(A.ops[0], CB_AVG);
 
-  EXPECT_OK("allreduce -G");
+  EXPECT_OK("allreduce -G 1");
   CHECK_EQ_INT(A.modes, CB_MODE_GRAPH);
   EXPECT_OK("allreduce --graph");
   CHECK_EQ_INT(A.modes, CB_MODE_GRAPH);
@@ -335,7 +282,8 @@ static void test_moe_options(void) {
   CHECK_EQ_INT(A.dtypes[1], CB_BF16);
   EXPECT_OK("moe --hidden 1000 -d bfloat16"); /* multiple of 8 is enough for bf16 */
   EXPECT_OK("moe --experts 8 --topk 8");      /* topk == experts is allowed */
-  EXPECT_OK("moe --algo nccl,peer -n 5 -w 1 -c 2 -G --csv m.csv");
+  EXPECT_OK("moe --algo nccl,peer -n 5 -w 1 -c 2 -G 2 --csv m.csv");
+  CHECK_EQ_INT(A.graph_launches, 2);
   CHECK_EQ_INT(A.nalgos, 2);
   CHECK_EQ_INT(A.iters, 5);
   CHECK_EQ_INT(A.modes, CB_MODE_GRAPH);
@@ -352,12 +300,12 @@ static void test_bad_input(void) {
   /* options */
   EXPECT_ERR("allreduce --bogus", "'--bogus'");
   EXPECT_ERR("allreduce --bogus=1", "'--bogus=1'");
-  EXPECT_ERR("allreduce -x", "'-x'");
+  EXPECT_ERR("allreduce -X", "'-X'");
   EXPECT_ERR("allreduce --iter 5", "'--iter'"); /* no prefix matching */
   EXPECT_ERR("allreduce -n", "'-n'", "needs a value");
   EXPECT_ERR("allreduce --algo", "'--algo'", "needs a value");
   EXPECT_ERR("allreduce --no-bind=1", "'--no-bind=1'", "takes no value");
-  EXPECT_ERR("allreduce -Gx", "'-Gx'", "takes no value");
+  EXPECT_ERR("allreduce -Gx", "-G", "'x'", "graph launch count");
   EXPECT_ERR("allreduce --graph=yes", "takes no value");
   EXPECT_ERR("moe --overlap=1", "'--overlap=1'", "takes no value");
   EXPECT_ERR("moe --overlapx", "--overlapx");

@@ -92,11 +92,26 @@ def main():
             (["moe", "--inplace", "1"], ["--inplace", "moe has no in-place form"]),
             (["ringattn", "--inplace", "both"], ["--inplace", "ringattn has no in-place form"]),
             (["moe", "--validate", "-c", "0"], ["--validate needs the correctness check"]),
+            # nccl-tests' flags (issue 43): bad values, a baseline the family lacks, the flags not offered
+            (["allreduce", "-G", "0"], ["-G", "'0'", "graph launch count"]),
+            (["allreduce", "-G", "18446744073709551616"], ["-G", "'18446744073709551616'"]),
+            (["allreduce", "-m", "-1"], ["-m", "'-1'"]),
+            (["allreduce", "-G", "-n", "5"], ["-G", "'-n'"]),  # -G takes N now, as nccl-tests'
+            (["sendrecv", "-R", "2"], ["-R 2", "sendrecv has no nccl_symm", "nccl_reg"]),
+            (["allreduce", "-t", "4"], ["nccl-tests' --nthreads", "mpirun -np N"]),
+            (["allreduce", "-z", "1", "--mode", "graph"], ["-z 1", "--mode eager"]),
         ]
         for args, subs in cases:
             r = expect([cb, *args], 2, stderr_has=["collbench: ", *subs], stdout_empty=True)
             if r and r[3] > 10:
                 fail(f"{args}: a usage error took {r[3]:.1f} s (must not start MPI or CUDA)")
+        # the bar's variables: a bad value is a usage error before MPI and the GPU
+        for var, val in (("CB_MIN_BUSBW", "fast"), ("CB_MIN_BUSBW", ""), ("NCCL_TESTS_MIN_BW", "-1")):
+            os.environ[var] = val
+            r = expect([cb, "allreduce"], 2, stderr_has=(f"{var}='{val}'", "GB/s"), stdout_empty=True)
+            del os.environ[var]
+            if r and r[3] > 10:
+                fail(f"{var}={val}: took {r[3]:.1f} s (must not start MPI or CUDA)")
     elif case == "algo":
         # --algo help lists the family's algorithms with what each does (exit 0, no MPI, no GPU)
         for fam, names in (("allreduce", ("nccl ", "oneshot_ll ", "twoshot_ce ", "auto ", "hier ")),

@@ -16,6 +16,7 @@
 
 #include "args.h"
 #include "buffers.h"
+#include "gate.h"
 #include "moe_router.h"
 #include "strbuf.h"
 #include "text_check.h"
@@ -83,8 +84,7 @@ static int decimal_text(const char *s, size_t n) {
  * after the first ':' of --routing, the third part of a --tokens/--seq range. Options are walked
  * as args.c walks them (every option but the flags takes the next argument unless given inline). */
 static void check_reals(int argc, char **argv) {
-  static const char *const flags[] = {"-G",         "--graph",   "--no-bind", "--uneven",
-                                      "--validate", "--overlap", "-h",        "--help"};
+  static const char *const flags[] = {"--graph", "--no-bind", "--uneven", "--validate", "--overlap", "-h", "--help"};
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i], *val = NULL;
     char opt[40] = "";
@@ -148,6 +148,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (A.family == CB_MOE) check_moe();
     else check_classic();
     check_reals(argc, argv);
+  }
+  /* the bar's two variables (gate.h), taken from the first two lines: refused with one line
+   * naming the variable, or a finite bar >= 0 */
+  cb_gate_t g;
+  char why[256] = "";
+  if (argc > 2 && cb_gate_parse(&g, argv[1], argv[2], why, sizeof why) == 0) {
+    if (!g.set || !(g.bar_gbs >= 0.0 && g.bar_gbs < 1e308))
+      FAIL("bar %g accepted from '%s' / '%s'", g.bar_gbs, argv[1], argv[2]);
+  } else if (argc > 2 && (!why[0] || strchr(why, '\n') || !strstr(why, "MIN_B"))) {
+    FAIL("gate error empty, not one line or not naming the variable: '%s'", why);
   }
   cb_strbuf_t b;
   cb_sb_init(&b);

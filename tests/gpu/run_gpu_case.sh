@@ -17,15 +17,22 @@
 # check_csv gets --shared (rows that cannot run on a shared GPU may say so).
 # --usage REGEX expects a usage error instead (a check that needs the GPU, e.g. an SM cap above
 # the device's): exit 2, output matching REGEX, no result row written.
+# --rc N expects exit code N instead of 0 (the rows are checked all the same: the bar's 6);
+# --log REGEX (repeatable): the output must match each; --after CMD: run CMD (sh -c) afterwards,
+# with OUT set to the run's file prefix (OUT.csv, OUT.log), which must succeed.
 set -u
 name=$1 collbench=$2 check_args=$3
 shift 3
-wrap="" vnodes="" usage="" min_gpus=1
-while [ "${1:-}" = "--wrap" ] || [ "${1:-}" = "--vnodes" ] || [ "${1:-}" = "--usage" ] || [ "${1:-}" = "--min-gpus" ]; do
+wrap="" vnodes="" usage="" min_gpus=1 want_rc=0 after="" logs=()
+while [[ "${1:-}" =~ ^--(wrap|vnodes|usage|min-gpus|rc|log|after)$ ]]; do
   [ $# -ge 2 ] || { echo "run_gpu_case.sh: $1 needs a value" >&2; exit 2; }
-  case "$1" in --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; --usage) usage=$2 ;; --min-gpus) min_gpus=$2 ;; esac
+  case "$1" in
+  --wrap) wrap=$2 ;; --vnodes) vnodes=$2 ;; --usage) usage=$2 ;; --min-gpus) min_gpus=$2 ;;
+  --rc) want_rc=$2 ;; --log) logs+=("$2") ;; --after) after=$2 ;;
+  esac
   shift 2
 done
+[[ "$want_rc" =~ ^[0-9]{1,3}$ ]] || { echo "run_gpu_case.sh: --rc '${want_rc:0:40}' is not an exit code" >&2; exit 2; }
 [[ "$min_gpus" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "run_gpu_case.sh: --min-gpus '${min_gpus:0:40}' is not a number of GPUs (1..9999)" >&2; exit 2; }
 # CB_TEST_RANKS (2..8, default 2): how many ranks a plain test runs when they share GPUs
 # (CB_SHARE_GPUS=1), so the custom kernels' paths for more ranks than GPUs run too
@@ -85,8 +92,15 @@ if [ -n "$usage" ]; then
   echo "PASS $name: usage error as expected"
   exit 0
 fi
-if [ $rc -ne 0 ]; then
-  echo "FAIL $name: collbench exited $rc (log: $out.log)"
+if [ $rc -ne "$want_rc" ]; then
+  echo "FAIL $name: collbench exited $rc, expected $want_rc (log: $out.log)"
+  exit 1
+fi
+for re in ${logs[@]+"${logs[@]}"}; do
+  grep -Eq -e "$re" "$out.log" || { echo "FAIL $name: the output does not match '$re' (log: $out.log)"; exit 1; }
+done
+if [ -n "$after" ] && ! OUT=$out sh -c "$after"; then
+  echo "FAIL $name: '$after' failed"
   exit 1
 fi
 if [ -n "$wrap" ] && grep -q "ERROR SUMMARY: [1-9]" "$out.log"; then
