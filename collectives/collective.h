@@ -80,9 +80,9 @@ typedef struct cb_algo {
 } cb_algo_t;
 
 #define CB_DT(t) (1u << (t))
-#define CB_ALL_DTYPES (CB_DT(CB_FLOAT) | CB_DT(CB_HALF) | CB_DT(CB_BF16) | CB_DT(CB_FP8E4M3) | CB_DT(CB_FP8E5M2))
+#define CB_ALL_DTYPES ((1u << CB_NDTYPES) - 1u) /* every cb_dtype_t: NCCL's types */
 #define CB_OPB(o) (1u << (o))
-#define CB_ALL_OPS (CB_OPB(CB_SUM) | CB_OPB(CB_MAX) | CB_OPB(CB_MIN) | CB_OPB(CB_AVG))
+#define CB_ALL_OPS ((1u << CB_NREDOPS) - 1u) /* every cb_redop_t: sum, max, min, avg, prod */
 
 /* The registry (registry.c). */
 extern const cb_algo_t *const cb_registry[];

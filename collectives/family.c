@@ -74,3 +74,19 @@ int cb_family_count(cb_family_t f, size_t bytes, size_t elem_size, int nranks, s
   *count = fi->count_per_rank ? elems / (size_t)nranks : elems;
   return 0;
 }
+
+unsigned cb_family_dtype_mask(cb_family_t f) {
+  const cb_family_info_t *fi = cb_family_info(f);
+  if (!fi) return 0;
+  return fi->dtypes ? fi->dtypes : (1u << CB_NDTYPES) - 1u;
+}
+
+int cb_family_check_all_dtypes(cb_family_t f, unsigned take, const char *names, int nalgos, char *why, size_t n) {
+  const unsigned family = cb_family_dtype_mask(f);
+  char types[256], missing[256];
+  if ((family & take) == family) return 0;
+  snprintf(why, n, "-d all: --algo %s take%s only %s (not %s); name those types with -d, or add nccl to --algo", names,
+           nalgos == 1 ? "s" : "", cb_dtype_list(family & take, types, sizeof types),
+           cb_dtype_list(family & ~take, missing, sizeof missing));
+  return -1;
+}

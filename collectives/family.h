@@ -213,7 +213,16 @@ typedef struct cb_family_info {
    * in place, the smaller one sits at rank x count inside the larger */
   int layout;
   int send_all, recv_all;
+  /* the types it takes (bit 1u << cb_dtype_t), what `-d all` runs; 0: every type (NCCL's) */
+  unsigned dtypes;
 } cb_family_info_t;
+
+/* The types family f takes (its dtypes, every type when 0). */
+unsigned cb_family_dtype_mask(cb_family_t f);
+/* `-d all` with an --algo list: 0 when the listed algorithms (names, nalgos of them, for the
+ * message) together take (the union of their dtypes) every type family f takes, else -1 with
+ * one line in why naming the types they do take. */
+int cb_family_check_all_dtypes(cb_family_t f, unsigned take, const char *names, int nalgos, char *why, size_t n);
 
 /* The registry (family.c): the describer of f, NULL past the table. */
 const cb_family_info_t *cb_family_info(cb_family_t f);

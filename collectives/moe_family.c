@@ -150,4 +150,5 @@ const cb_family_info_t cb_family_moe = {.name = "moe",
                                         .overlap = overlap,
                                         .group_end = cb_moe_group_end,
                                         .busbw_num = 1.0,
-                                        .busbw_den_adj = 1.0};
+                                        .busbw_den_adj = 1.0,
+                                        .dtypes = (1u << CB_BF16) | (1u << CB_FP8E4M3)};

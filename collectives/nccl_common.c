@@ -11,6 +11,13 @@ ncclDataType_t cb_nccl_dtype(cb_dtype_t t) {
   case CB_FLOAT: return ncclFloat32;
   case CB_HALF: return ncclFloat16;
   case CB_BF16: return ncclBfloat16;
+  case CB_INT8: return ncclInt8;
+  case CB_UINT8: return ncclUint8;
+  case CB_INT32: return ncclInt32;
+  case CB_UINT32: return ncclUint32;
+  case CB_INT64: return ncclInt64;
+  case CB_UINT64: return ncclUint64;
+  case CB_DOUBLE: return ncclFloat64;
 #if NCCL_VERSION_CODE >= NCCL_VERSION(2, 24, 0)
   case CB_FP8E4M3: return ncclFloat8e4m3;
   case CB_FP8E5M2: return ncclFloat8e5m2;
@@ -25,6 +32,7 @@ ncclRedOp_t cb_nccl_op(cb_redop_t op) {
   case CB_MAX: return ncclMax;
   case CB_MIN: return ncclMin;
   case CB_AVG: return ncclAvg;
+  case CB_PROD: return ncclProd;
   default: return ncclSum; /* non-reducing families never pass an op to NCCL */
   }
 }

@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kArThreads) oneshot_ll_kernel(cb_ar_launch_t a
     }
   }
   for (size_t v = v0 + tid; v < v1; v += blockDim.x) {
-    float acc[N], f[N];
+    cb_acc_t<T> acc[N], f[N];
     for (int q = 0; q < n; q++) {
       uint4 raw;
       if (q == r) {
@@ -53,17 +53,15 @@ __global__ void __launch_bounds__(kArThreads) oneshot_ll_kernel(cb_ar_launch_t a
         uint2 hi = cb_ll_recv_line(line(r, q, 1, v), e, a.timeout_ns, a.ctl, r, q);
         raw = make_uint4(lo.x, lo.y, hi.x, hi.y);
       }
-      cb_vec_to_float<T>(raw, q == 0 ? acc : f);
+      cb_vec_to_acc<T>(raw, q == 0 ? acc : f);
       if (q > 0) {
 #pragma unroll
         for (int i = 0; i < N; i++) acc[i] = cb_combine(a.op, acc[i], f[i]);
       }
     }
-    if (cb_redop_is_avg(a.op)) {
 #pragma unroll
-      for (int i = 0; i < N; i++) acc[i] = acc[i] / (float)n;
-    }
-    uint4 out = cb_vec_from_float<T>(acc);
+    for (int i = 0; i < N; i++) acc[i] = cb_finish_op(a.op, acc[i], n);
+    uint4 out = cb_vec_from_acc<T>(acc);
     if ((v + 1) * N <= a.count) {
       ((uint4 *)a.out)[v] = out;
     } else {

@@ -1,5 +1,7 @@
 /* Element types on host and device: conversion to and from fp32 for float, half, bfloat16 and
- * the two OCP fp8 formats, and the 16-byte packed vector every custom kernel moves.
+ * the two OCP fp8 formats, the arithmetic type of every type (cb_acc_t: fp32 for those five,
+ * the type itself for double and the integers), and the 16-byte packed vector every custom
+ * kernel moves.
  *
  * fp8 conversions are our own bit-level code (host and device, tested on the CPU against CUDA's
  * cuda_fp8.h for all 256 codes and for rounding, saturation, NaN, ±0 and subnormals). Encoding
@@ -17,6 +19,8 @@
 #include <cuda_fp8.h>
 #include <math.h>
 #include <stdint.h>
+
+#include <type_traits>
 
 #include "dtype.h"
 #include "error.h"
@@ -113,6 +117,63 @@ struct cb_scalar<cb_e5m2_t> {
   static CB_HD cb_e5m2_t from_float(float x) { return cb_e5m2_t{cb_float_to_e5m2(x)}; }
 };
 
+/* ---- arithmetic types ---- */
+
+/* acc: what kernels accumulate in; ref: what the check computes exact expected values in
+ * (kernels/check.cu: double for every floating type, the type itself for the integers). */
+template <typename T>
+struct cb_arith {
+  using acc = float; /* the narrow floating types */
+  using ref = double;
+};
+template <>
+struct cb_arith<double> {
+  using acc = double;
+  using ref = double;
+};
+#define CB_INT_ARITH(I) \
+  template <>           \
+  struct cb_arith<I> {  \
+    using acc = I;      \
+    using ref = I;      \
+  };
+CB_INT_ARITH(int8_t)
+CB_INT_ARITH(uint8_t)
+CB_INT_ARITH(int32_t)
+CB_INT_ARITH(uint32_t)
+CB_INT_ARITH(int64_t)
+CB_INT_ARITH(uint64_t)
+#undef CB_INT_ARITH
+template <typename T>
+using cb_acc_t = typename cb_arith<T>::acc;
+template <typename T>
+using cb_ref_t = typename cb_arith<T>::ref;
+
+/* C++'s own arithmetic types convert with a cast; the storage structs through cb_scalar. */
+template <typename T>
+constexpr bool cb_is_native = std::is_integral<T>::value || std::is_floating_point<T>::value;
+
+template <typename T>
+CB_HD cb_acc_t<T> cb_to_acc(T x) {
+  if constexpr (cb_is_native<T>) return (cb_acc_t<T>)x;
+  else return cb_scalar<T>::to_float(x);
+}
+template <typename T>
+CB_HD T cb_from_acc(cb_acc_t<T> a) {
+  if constexpr (cb_is_native<T>) return (T)a;
+  else return cb_scalar<T>::from_float(a);
+}
+template <typename T>
+CB_HD cb_ref_t<T> cb_to_ref(T x) {
+  return (cb_ref_t<T>)cb_to_acc<T>(x);
+}
+/* An exact reference value rounded once to T (the integers: already T). */
+template <typename T>
+CB_HD T cb_from_ref(cb_ref_t<T> r) {
+  if constexpr (std::is_integral<T>::value) return r;
+  else return cb_from_acc<T>((cb_acc_t<T>)r);
+}
+
 /* ---- 16-byte packed vectors ---- */
 
 template <typename T>
@@ -182,6 +243,31 @@ __device__ __forceinline__ uint4 cb_vec_from_float<cb_e5m2_t>(const float (&f)[1
 }
 #endif
 
+/* Unpacks / packs in the arithmetic type: the fp32 paths above for the narrow floating types,
+ * plain lane copies for double and the integers. */
+template <typename T>
+__device__ __forceinline__ void cb_vec_to_acc(const uint4 &raw, cb_acc_t<T> (&a)[cb_vec<T>::N]) {
+  if constexpr (std::is_same<cb_acc_t<T>, float>::value && !std::is_same<T, float>::value) {
+    cb_vec_to_float<T>(raw, a);
+  } else {
+    cb_vec<T> v;
+    v.raw = raw;
+#pragma unroll
+    for (int i = 0; i < cb_vec<T>::N; i++) a[i] = v.e[i];
+  }
+}
+template <typename T>
+__device__ __forceinline__ uint4 cb_vec_from_acc(const cb_acc_t<T> (&a)[cb_vec<T>::N]) {
+  if constexpr (std::is_same<cb_acc_t<T>, float>::value && !std::is_same<T, float>::value) {
+    return cb_vec_from_float<T>(a);
+  } else {
+    cb_vec<T> v;
+#pragma unroll
+    for (int i = 0; i < cb_vec<T>::N; i++) v.e[i] = a[i];
+    return v.raw;
+  }
+}
+
 /* ---- dispatch ---- */
 
 /* Calls F<T>(...) with the storage type of the cb_dtype_t value; any other value ends the job
@@ -193,6 +279,13 @@ __device__ __forceinline__ uint4 cb_vec_from_float<cb_e5m2_t>(const float (&f)[1
   case CB_BF16: F<__nv_bfloat16>(__VA_ARGS__); break;                             \
   case CB_FP8E4M3: F<cb_e4m3_t>(__VA_ARGS__); break;                              \
   case CB_FP8E5M2: F<cb_e5m2_t>(__VA_ARGS__); break;                              \
+  case CB_INT8: F<int8_t>(__VA_ARGS__); break;                                    \
+  case CB_UINT8: F<uint8_t>(__VA_ARGS__); break;                                  \
+  case CB_INT32: F<int32_t>(__VA_ARGS__); break;                                  \
+  case CB_UINT32: F<uint32_t>(__VA_ARGS__); break;                                \
+  case CB_INT64: F<int64_t>(__VA_ARGS__); break;                                  \
+  case CB_UINT64: F<uint64_t>(__VA_ARGS__); break;                                \
+  case CB_DOUBLE: F<double>(__VA_ARGS__); break;                                  \
   default: CB_DIE(CB_EXIT_RUNTIME, "%s: unknown dtype %d", (what), (int)(dtype)); \
   }
 

@@ -226,7 +226,10 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
     if (cb_argp_int(val, 0, 1000, &v)) return cb_argp_fail(p, "%s: '%s' is not a check count 0..1000", arg, val);
     a->check_iters = (int)v;
     return CB_ARGS_OK;
-  case O_DTYPE: a->ndtypes = 0; return cb_argp_each_item(p, a, arg, val, cb_argp_add_dtype);
+  case O_DTYPE:
+    a->ndtypes = 0;
+    a->dtypes_all = 0;
+    return cb_argp_each_item(p, a, arg, val, cb_argp_add_dtype);
   case O_OP:
     if (!fi->reduces) {
       char list[256];

@@ -34,7 +34,8 @@ typedef struct cb_args {
   int check_iters; /* -c: correctness iterations on fresh data (0 = no check) */
   int ndtypes;
   cb_dtype_t dtypes[CB_NDTYPES];
-  int nops; /* 1 with CB_OP_NONE for families that do not reduce */
+  int dtypes_all; /* -d all: dtypes are every type the family takes (checked against --algo) */
+  int nops;       /* 1 with CB_OP_NONE for families that do not reduce */
   cb_redop_t ops[CB_NREDOPS];
   int modes;        /* CB_MODE_* bits */
   int places;       /* CB_PLACE_* bits; in-place only where the family has it */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cb_limits.h"
@@ -74,24 +75,50 @@ static int empty_item(const char *list) {
   return !n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,");
 }
 
-int cb_argp_add_dtype(cb_argp_t *p, cb_args_t *a, const char *s) {
-  cb_dtype_t t;
-  if (cb_dtype_parse(s, &t))
-    return cb_argp_fail(p, "-d/--datatype: unknown data type '%s' (accepted: %s)", s, cb_dtype_accepted());
+static int add_one_dtype(cb_argp_t *p, cb_args_t *a, cb_dtype_t t, const char *s) {
   for (int i = 0; i < a->ndtypes; i++)
     if (a->dtypes[i] == t) return cb_argp_fail(p, "-d/--datatype: '%s' given twice", s);
   a->dtypes[a->ndtypes++] = t;
   return 0;
 }
 
-int cb_argp_add_op(cb_argp_t *p, cb_args_t *a, const char *s) {
-  cb_redop_t op;
-  if (cb_redop_parse(s, &op))
-    return cb_argp_fail(p, "-o/--op: unknown reduction '%s' (accepted: %s)", s, cb_redop_accepted());
+/* `-d all`: every type the family takes (family.h dtypes), in nccl-tests' -d all order. */
+static const cb_dtype_t all_dtypes[CB_NDTYPES] = {CB_INT8, CB_UINT8, CB_INT32,  CB_UINT32, CB_INT64,   CB_UINT64,
+                                                  CB_HALF, CB_FLOAT, CB_DOUBLE, CB_BF16,   CB_FP8E4M3, CB_FP8E5M2};
+/* `-o all`: in nccl-tests' -o all order. */
+static const cb_redop_t all_ops[CB_NREDOPS] = {CB_SUM, CB_PROD, CB_MAX, CB_MIN, CB_AVG};
+
+int cb_argp_add_dtype(cb_argp_t *p, cb_args_t *a, const char *s) {
+  cb_dtype_t t;
+  if (strcasecmp(s, "all") == 0) {
+    const unsigned mask = cb_family_dtype_mask(a->family);
+    a->dtypes_all = 1;
+    for (int i = 0; i < CB_NDTYPES; i++)
+      if ((mask & (1u << all_dtypes[i])) && add_one_dtype(p, a, all_dtypes[i], s)) return CB_ARGS_ERROR;
+    return 0;
+  }
+  if (cb_dtype_parse(s, &t))
+    return cb_argp_fail(p, "-d/--datatype: unknown data type '%s' (accepted: %s)", s, cb_dtype_accepted());
+  return add_one_dtype(p, a, t, s);
+}
+
+static int add_one_op(cb_argp_t *p, cb_args_t *a, cb_redop_t op, const char *s) {
   for (int i = 0; i < a->nops; i++)
     if (a->ops[i] == op) return cb_argp_fail(p, "-o/--op: '%s' given twice", s);
   a->ops[a->nops++] = op;
   return 0;
+}
+
+int cb_argp_add_op(cb_argp_t *p, cb_args_t *a, const char *s) {
+  cb_redop_t op;
+  if (strcasecmp(s, "all") == 0) {
+    for (int i = 0; i < CB_NREDOPS; i++)
+      if (add_one_op(p, a, all_ops[i], s)) return CB_ARGS_ERROR;
+    return 0;
+  }
+  if (cb_redop_parse(s, &op))
+    return cb_argp_fail(p, "-o/--op: unknown reduction '%s' (accepted: %s)", s, cb_redop_accepted());
+  return add_one_op(p, a, op, s);
 }
 
 int cb_argp_add_algo(cb_argp_t *p, cb_args_t *a, const char *s) {

@@ -46,7 +46,9 @@ static void prepare(cb_bench_t *b, group_t *g, slot_t *s) {
     snprintf(why, sizeof why, "skipped: %s has no %s", al->name, cb_redop_name(p->op));
     ok = 0;
   } else if (!(al->dtypes & CB_DT(p->dtype))) {
-    snprintf(why, sizeof why, "skipped: %s does not support %s", al->name, cb_dtype_name(p->dtype));
+    char takes[256];
+    snprintf(why, sizeof why, "not supported: %s (%s takes %s)", cb_dtype_name(p->dtype), al->name,
+             cb_dtype_list(al->dtypes, takes, sizeof takes));
     ok = 0;
   } else if (g->mode == CB_MODE_GRAPH && !al->graph_ok) {
     snprintf(why, sizeof why, "skipped: %s cannot be captured in a CUDA graph (host synchronization)", al->name);

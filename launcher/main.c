@@ -61,6 +61,20 @@ static int select_algos(const cb_args_t *a, cb_bench_t *b, char *why, size_t n) 
   return 0;
 }
 
+/* `-d all` with --algo: the named algorithms must together take every type of the family
+ * (family.h cb_family_check_all_dtypes). */
+static int all_dtypes_check(const cb_bench_t *b, cb_family_t f, char *why, size_t n) {
+  unsigned take = 0;
+  char names[512] = "";
+  size_t off = 0;
+  for (int i = 0; i < b->nalgos; i++) {
+    take |= b->algos[i]->dtypes;
+    if (off < sizeof names)
+      off += (size_t)snprintf(names + off, sizeof names - off, "%s%s", i ? ", " : "", b->algos[i]->name);
+  }
+  return cb_family_check_all_dtypes(f, take, names, b->nalgos, why, n);
+}
+
 /* Every rank must run with the same knobs: grids, auto's choices and moe's chunk sizes derive
  * from them, and ranks that disagree would wait for signals nobody sends (or read rows before
  * they land). mpirun does not forward CB_* variables to other hosts unless told (-x), so a
@@ -148,6 +162,8 @@ static int parse_phase(cb_main_t *m, int argc, char **argv) {
     return CB_EXIT_OK;
   }
   if (select_algos(args, &m->bench, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
+  if (args->dtypes_all && args->nalgos && all_dtypes_check(&m->bench, args->family, err, sizeof err))
+    return fail(m, CB_EXIT_USAGE, err);
   if (cb_fault_from_env(&m->fault, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
   if (cb_gate_from_env(&m->gate, err, sizeof err)) return fail(m, CB_EXIT_USAGE, err);
   return CB_CONTINUE;

@@ -17,7 +17,8 @@ import hashlib
 import re
 
 FAMILY_ORDER = ("allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe", "ringattn")
-DTYPE_ORDER = ("float", "half", "bfloat16", "fp8e4m3", "fp8e5m2")
+DTYPE_ORDER = ("float", "half", "bfloat16", "fp8e4m3", "fp8e5m2", "double", "int8", "uint8", "int32", "uint32",
+               "int64", "uint64")
 PHASE_ORDER = ("layout", "dispatch", "combine", "roundtrip")
 MOE_CONFIG = ("model", "hidden", "topk", "experts", "routing")
 CONFIG_PREFIX = {"hidden": "h", "topk": "k", "experts": "e"}

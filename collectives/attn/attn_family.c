@@ -161,4 +161,5 @@ const cb_family_info_t cb_family_ringattn = {.name = "ringattn",
                                              .nmetrics = CB_ATTN_NMETRICS,
                                              .row = cb_attn_row,
                                              .busbw_num = 1.0,
-                                             .busbw_den_adj = 1.0};
+                                             .busbw_den_adj = 1.0,
+                                             .dtypes = (1u << CB_BF16) | (1u << CB_HALF)};

@@ -320,11 +320,11 @@ static void test_bad_input(void) {
 
   /* dtype / op lists */
   EXPECT_ERR("allreduce -d float,bogus", "'bogus'", "float, half, bfloat16, fp8e4m3, fp8e5m2");
-  EXPECT_ERR("allreduce -d double", "'double'", "bfloat16");
-  EXPECT_ERR("allreduce -d int8", "'int8'");
+  EXPECT_ERR("allreduce -d double8", "'double8'", "bfloat16", "double");
+  EXPECT_ERR("allreduce -d int16", "'int16'", "int8");
   EXPECT_ERR("allreduce -d ,", "empty item");
   EXPECT_ERR("allreduce -d ''", "empty item");
-  EXPECT_ERR("allreduce -o prod", "'prod'", "sum, max, min, avg");
+  EXPECT_ERR("allreduce -o product", "'product'", "sum, prod, max, min, avg");
   EXPECT_ERR("allreduce -o sum,none", "'none'");
   EXPECT_ERR("allreduce -o ,", "empty item");
   EXPECT_ERR("allreduce -d float,", "'float,'", "empty item");

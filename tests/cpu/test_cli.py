@@ -67,7 +67,13 @@ def main():
         cases = [
             ([], ["missing FAMILY", "allreduce"]),
             (["bogus"], ["'bogus'", "allreduce, allgather"]),
-            (["allreduce", "-d", "double"], ["'double'", "bfloat16"]),
+            (["allreduce", "-d", "int16"], ["'int16'", "bfloat16", "uint64", "double", "all"]),
+            (["allreduce", "-o", "mulsum"], ["'mulsum'", "prod", "all"]),
+            (["allreduce", "-d", "all,int"], ["'int'", "given twice"]),
+            (["allreduce", "-o", "prod,all"], ["'all'", "given twice"]),
+            # moe and ringattn keep their own types: an integer is refused with one line
+            (["moe", "-d", "int8"], ["'int8'", "bfloat16 and fp8e4m3"]),
+            (["ringattn", "-d", "double"], ["double"]),
             (["allreduce", "-b", "1X"], ["'1X'"]),
             (["allreduce", "-b", "1M", "-e", "1K"], ["1048576", "1024"]),
             (["allreduce", "-f", "1"], ["'1'"]),

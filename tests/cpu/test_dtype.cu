@@ -106,33 +106,56 @@ int main(void) {
   }
 
   /* The pattern's exactness promise: for every dtype and rank count, every partial sum of the
-   * pattern values is an exactly representable integer. */
-  for (int dt = 0; dt < 5; dt++)
+   * pattern values is an exactly representable integer (the integer types: within the limit,
+   * so no sum wraps or meets the poison value), and the unsigned types get no negative value. */
+  for (int dt = 0; dt < CB_NDTYPES; dt++)
     for (int n = 1; n <= 64; n *= 2) {
       int r = cb_pattern_range(dt, n);
       int limit = cb_pattern_limit(dt);
       int active = n < limit ? n : limit;
+      const bool is_unsigned = cb_dtype_is_int(dt) && !cb_dtype_is_signed_int(dt);
       EXPECT((long)r * active <= limit, "pattern range dtype %d n %d: R %d * %d > %d", dt, n, r, active, limit);
       for (int i = 0; i < 1000; i++) {
-        float sum = 0.0f;
+        double sum = 0.0;
         for (int k = 0; k < n; k++) {
           float v = cb_pattern_value(7, k, 3, (uint64_t)i, dt, n);
           EXPECT(v == rintf(v) && fabsf(v) <= r, "pattern value %g out of range", v);
+          EXPECT(!is_unsigned || v >= 0.0f, "unsigned dtype %d got %g", dt, v);
           sum += v;
-          float back;
+          double back;
           switch (dt) {
-          case 1: back = cb_scalar<__half>::to_float(cb_scalar<__half>::from_float(sum)); break;
-          case 2: back = cb_scalar<__nv_bfloat16>::to_float(cb_scalar<__nv_bfloat16>::from_float(sum)); break;
-          case 3: back = cb_e4m3_to_float(cb_float_to_e4m3(sum)); break;
-          case 4: back = cb_e5m2_to_float(cb_float_to_e5m2(sum)); break;
-          default: back = sum;
+          case CB_FLOAT: back = (float)sum; break;
+          case CB_HALF: back = cb_scalar<__half>::to_float(cb_scalar<__half>::from_float((float)sum)); break;
+          case CB_BF16:
+            back = cb_scalar<__nv_bfloat16>::to_float(cb_scalar<__nv_bfloat16>::from_float((float)sum));
+            break;
+          case CB_FP8E4M3: back = cb_e4m3_to_float(cb_float_to_e4m3((float)sum)); break;
+          case CB_FP8E5M2: back = cb_e5m2_to_float(cb_float_to_e5m2((float)sum)); break;
+          default: back = fabs(sum) <= limit ? sum : NAN; /* the integers and double: within the limit */
           }
           EXPECT(back == sum, "partial sum %g not exact in dtype %d (n %d)", sum, dt, n);
         }
       }
     }
+  /* prod: +-1 and +-2 (unsigned: 1, 2), a 2 only on the first cb_pattern_prod_twos ranks, so
+   * |product| <= 2^twos <= the limit: exact in every dtype */
+  for (int dt = 0; dt < CB_NDTYPES; dt++) {
+    const int twos = cb_pattern_prod_twos(dt);
+    EXPECT(twos >= 3 && (1 << twos) <= cb_pattern_limit(dt) && twos <= 6, "dtype %d: %d twos", dt, twos);
+    for (int n = 1; n <= 8; n++)
+      for (int i = 0; i < 200; i++)
+        for (int k = 0; k < n; k++) {
+          long long v = cb_pattern_op_value(5, k, 1, (uint64_t)i, dt, n, CB_PROD);
+          long long mag = v < 0 ? -v : v;
+          EXPECT(mag == 1 || (mag == 2 && k < twos), "prod value %lld on rank %d, dtype %d", v, k, dt);
+          EXPECT(v > 0 || cb_dtype_is_signed_int(dt) || !cb_dtype_is_int(dt), "negative unsigned %lld", v);
+        }
+  }
   /* Tolerance: 0 for exact ops, positive for avg, growing with rank count. */
   EXPECT(cb_check_tolerance(0, 0, 8) == 0.0f, "sum is exact");
+  EXPECT(cb_check_tolerance(CB_INT32, CB_AVG, 8) == 0.0, "integer avg is exact");
+  EXPECT(cb_check_tolerance(CB_DOUBLE, CB_AVG, 8) > 0.0 && cb_check_tolerance(CB_DOUBLE, CB_AVG, 8) < 1e-12,
+         "double avg tolerance from its epsilon");
   EXPECT(cb_check_tolerance(2, 3, 2) > 0.0f, "avg has a tolerance");
   EXPECT(cb_check_tolerance(2, 3, 8) >= cb_check_tolerance(2, 3, 2) * 0.25f, "avg tolerance scales");
 

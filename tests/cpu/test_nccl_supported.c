@@ -2,7 +2,8 @@
  * before a row runs: fp8 needs NCCL >= 2.24 and sm_90 (else a "skipped" row naming both), and
  * avg of fp8 on a one-rank communicator, which NCCL 2.28.3 answers with "invalid argument"
  * (a probe on one H200), is refused with that reason up to NCCL 2.28 while
- * every other op, dtype and rank count passes. Host code only: the world is filled in here. */
+ * every other op, dtype and rank count passes; every type and op maps to NCCL's own (the
+ * integers, double and prod included). Host code only: the world is filled in here. */
 #include <string.h>
 
 #include "cb_testing.h"
@@ -46,5 +47,24 @@ int main(void) {
   }
   const cb_dtype_t wide[] = {CB_FLOAT, CB_HALF, CB_BF16};
   for (int i = 0; i < 3; i++) CHECK_EQ_INT(ok(1, 22803, 1, wide[i], CB_AVG, why, sizeof why), 1);
+  /* the integers and double: every op on any rank count, and NCCL's own type for each */
+  static const struct {
+    cb_dtype_t t;
+    ncclDataType_t nccl;
+  } map[] = {{CB_FLOAT, ncclFloat32}, {CB_HALF, ncclFloat16},  {CB_BF16, ncclBfloat16}, {CB_INT8, ncclInt8},
+             {CB_UINT8, ncclUint8},   {CB_INT32, ncclInt32},   {CB_UINT32, ncclUint32}, {CB_INT64, ncclInt64},
+             {CB_UINT64, ncclUint64}, {CB_DOUBLE, ncclFloat64}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    CHECK_EQ_INT(cb_nccl_dtype(map[i].t), map[i].nccl);
+    for (int op = 0; op < CB_NREDOPS; op++)
+      for (int n = 1; n <= 8; n *= 2) CHECK_EQ_INT(ok(n, 22803, 0, map[i].t, (cb_redop_t)op, why, sizeof why), 1);
+  }
+  CHECK_EQ_INT(cb_nccl_dtype(CB_FP8E4M3), ncclFloat8e4m3);
+  CHECK_EQ_INT(cb_nccl_dtype(CB_FP8E5M2), ncclFloat8e5m2);
+  CHECK_EQ_INT(cb_nccl_op(CB_SUM), ncclSum);
+  CHECK_EQ_INT(cb_nccl_op(CB_PROD), ncclProd);
+  CHECK_EQ_INT(cb_nccl_op(CB_MAX), ncclMax);
+  CHECK_EQ_INT(cb_nccl_op(CB_MIN), ncclMin);
+  CHECK_EQ_INT(cb_nccl_op(CB_AVG), ncclAvg);
   return cb_test_finish("nccl_supported");
 }

@@ -20,22 +20,30 @@ static void test_dtypes(void) {
       {"half", CB_HALF},          {"fp16", CB_HALF},          {"float16", CB_HALF},    {"Half", CB_HALF},
       {"bfloat16", CB_BF16},      {"bf16", CB_BF16},          {"BF16", CB_BF16},       {"fp8e4m3", CB_FP8E4M3},
       {"e4m3", CB_FP8E4M3},       {"float8e4m3", CB_FP8E4M3}, {"fp8e5m2", CB_FP8E5M2}, {"e5m2", CB_FP8E5M2},
-      {"float8e5m2", CB_FP8E5M2},
+      {"float8e5m2", CB_FP8E5M2}, {"f8e4m3", CB_FP8E4M3},     {"f8e5m2", CB_FP8E5M2},  {"int8", CB_INT8},
+      {"char", CB_INT8},          {"uint8", CB_UINT8},        {"int32", CB_INT32},     {"int", CB_INT32},
+      {"uint32", CB_UINT32},      {"uint", CB_UINT32},        {"int64", CB_INT64},     {"uint64", CB_UINT64},
+      {"double", CB_DOUBLE},      {"fp64", CB_DOUBLE},        {"float64", CB_DOUBLE},  {"DOUBLE", CB_DOUBLE},
+      {"f32", CB_FLOAT},          {"f16", CB_HALF},           {"i8", CB_INT8},         {"u64", CB_UINT64},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
     cb_dtype_t t = CB_NDTYPES;
     CHECK(cb_dtype_parse(names[i].name, &t) == 0 && t == names[i].t, "cb_dtype_parse('%s') -> %d, expected %d",
           names[i].name, (int)t, (int)names[i].t);
   }
-  const char *bad[] = {"",       "double", "float64", "int8",   "int32", "fp8",
-                       "e4m3fn", "bfloat", "floa",    "float ", " half", "none"};
+  /* "all" is the command line's word (args_values.c), not a type */
+  const char *bad[] = {"",     "int16",  "uint16", "int128", "fp8", "e4m3fn", "bfloat",
+                       "floa", "float ", " half",  "none",   "all", "int 8",  "long"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cb_dtype_t t = CB_HALF;
     CHECK(cb_dtype_parse(bad[i], &t) == -1, "cb_dtype_parse('%s') accepted", bad[i]);
     CHECK(t == CB_HALF, "cb_dtype_parse('%s') wrote the output on failure", bad[i]);
   }
-  static const size_t sizes[CB_NDTYPES] = {4, 2, 2, 1, 1};
-  static const char *canon[CB_NDTYPES] = {"float", "half", "bfloat16", "fp8e4m3", "fp8e5m2"};
+  static const size_t sizes[CB_NDTYPES] = {4, 2, 2, 1, 1, 1, 1, 4, 4, 8, 8, 8};
+  static const char *canon[CB_NDTYPES] = {"float", "half",  "bfloat16", "fp8e4m3", "fp8e5m2", "int8",
+                                          "uint8", "int32", "uint32",   "int64",   "uint64",  "double"};
+  static const int is_int[CB_NDTYPES] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 0};
+  static const int is_signed[CB_NDTYPES] = {0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0};
   for (int t = 0; t < CB_NDTYPES; t++) {
     CHECK_EQ_INT(cb_dtype_size((cb_dtype_t)t), sizes[t]);
     CHECK_EQ_STR(cb_dtype_name((cb_dtype_t)t), canon[t]);
@@ -43,14 +51,22 @@ static void test_dtypes(void) {
     CHECK(cb_dtype_parse(cb_dtype_name((cb_dtype_t)t), &back) == 0 && back == (cb_dtype_t)t, "name round trip %d", t);
     CHECK_CONTAINS(cb_dtype_accepted(), canon[t]);
     CHECK_EQ_INT(cb_dtype_is_fp8((cb_dtype_t)t), t == CB_FP8E4M3 || t == CB_FP8E5M2);
+    CHECK_EQ_INT(cb_dtype_is_int((cb_dtype_t)t), is_int[t]);
+    CHECK_EQ_INT(cb_dtype_is_signed_int((cb_dtype_t)t), is_signed[t]);
+    CHECK(is_int[t] ? cb_dtype_eps(t) == 0.0 : cb_dtype_eps(t) > 0.0, "%s eps %g", canon[t], cb_dtype_eps(t));
   }
+  CHECK(cb_dtype_eps(CB_DOUBLE) == 0x1p-52, "double eps 2^-52");
+  char list[256];
+  CHECK_EQ_STR(cb_dtype_list((1u << CB_INT8) | (1u << CB_DOUBLE) | (1u << CB_HALF), list, sizeof list),
+               "half, int8, double");
+  CHECK_EQ_STR(cb_dtype_list(0, list, sizeof list), "");
   CHECK_EQ_STR(cb_dtype_name(CB_NDTYPES), "?");
   CHECK_EQ_INT(cb_dtype_size(CB_NDTYPES), 0);
   CHECK_EQ_STR(cb_dtype_name((cb_dtype_t)-1), "?");
 }
 
 static void test_redops(void) {
-  static const char *canon[CB_NREDOPS] = {"sum", "max", "min", "avg"};
+  static const char *canon[CB_NREDOPS] = {"sum", "max", "min", "avg", "prod"};
   for (int op = 0; op < CB_NREDOPS; op++) {
     cb_redop_t got = CB_OP_NONE;
     CHECK(cb_redop_parse(canon[op], &got) == 0 && got == (cb_redop_t)op, "cb_redop_parse('%s')", canon[op]);
@@ -59,7 +75,7 @@ static void test_redops(void) {
   }
   cb_redop_t got = CB_OP_NONE;
   CHECK(cb_redop_parse("SUM", &got) == 0 && got == CB_SUM, "case-insensitive op names");
-  const char *bad[] = {"", "none", "prod", "product", "mean", "average", "su", "sum "};
+  const char *bad[] = {"", "none", "all", "product", "mean", "average", "su", "sum ", "mulsum"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     CHECK(cb_redop_parse(bad[i], &got) == -1, "cb_redop_parse('%s') accepted", bad[i]);
   CHECK_EQ_STR(cb_redop_name(CB_OP_NONE), "none");

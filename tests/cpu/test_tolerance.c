@@ -1,7 +1,8 @@
 /* CPU test of the correctness tolerance (kernels/pattern.cuh, host path, plain C):
- *   - sum, max and min compare bit-exactly (tolerance 0) for every dtype and rank count;
- *   - avg has a positive tolerance that grows with the rank count relative to the value range
- *     R (cb_pattern_range), and in absolute terms wherever R stays fixed;
+ *   - sum, prod, max and min compare bit-exactly (tolerance 0) for every dtype and rank count,
+ *     and so does avg for the integer types (NCCL's truncating division, computed exactly);
+ *   - for the floating types (double included, from its own epsilon), avg has a positive tolerance that grows with the
+ * rank count relative to the value range R (cb_pattern_range), and in absolute terms wherever R stays fixed;
  *   - the tolerance covers the rounding of real avg implementations, simulated here in each
  *     dtype's precision on the actual pattern values: (a) exact sum, one division, one
  *     rounding (our kernels: fp32 accumulate); (b) NCCL's PreMulSum: every input multiplied by
@@ -10,6 +11,7 @@
  *     to 16 ranks.
  * The dtype model: round to nearest even with p significand bits, normals down to 2^emin and
  * subnormals below, saturating at the largest finite value (as the encoders in dtype.cuh). */
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -27,7 +29,11 @@ static const struct {
     [CB_BF16] = {8, -126, 3.3895313892515355e38},
     [CB_FP8E4M3] = {4, -6, 448.0},
     [CB_FP8E5M2] = {3, -14, 57344.0},
+    [CB_DOUBLE] = {53, -1022, DBL_MAX},
+    /* the integer types have no entry (p = 0): they are exact */
 };
+
+static int floating(int dt) { return !cb_dtype_is_int(dt); }
 
 static double round_to(int dt, double x) {
   if (x == 0.0 || !isfinite(x)) return x;
@@ -53,21 +59,25 @@ static void test_model(void) {
   CHECK(round_to(CB_FLOAT, 16777217.0) == 16777216.0, "float 2^24+1");
   CHECK(round_to(CB_FP8E4M3, ldexp(1.0, -9)) == ldexp(1.0, -9), "e4m3 smallest subnormal");
   CHECK(round_to(CB_FP8E4M3, 1.0 / 3.0) == 0.34375, "e4m3 1/3");
+  CHECK(round_to(CB_DOUBLE, 9007199254740993.0) == 9007199254740992.0, "double 2^53+1");
   for (int dt = 0; dt < CB_NDTYPES; dt++)
-    CHECK(ldexp(1.0, 1 - fmt[dt].p) == (double)cb_dtype_eps(dt), "dtype %d: eps %g vs model 2^%d", dt,
-          (double)cb_dtype_eps(dt), 1 - fmt[dt].p);
+    if (floating(dt))
+      CHECK(ldexp(1.0, 1 - fmt[dt].p) == (double)cb_dtype_eps(dt), "dtype %d: eps %g vs model 2^%d", dt,
+            (double)cb_dtype_eps(dt), 1 - fmt[dt].p);
 }
 
 static void test_exact_ops(void) {
   for (int dt = 0; dt < CB_NDTYPES; dt++)
     for (int n = 1; n <= 1024; n++)
-      for (int op = CB_SUM; op <= CB_MIN; op++)
-        CHECK(cb_check_tolerance(dt, op, n) == 0.0f, "%s op %d n %d: tolerance %g, expected 0 (bit-exact)",
-              cb_dtype_name((cb_dtype_t)dt), op, n, (double)cb_check_tolerance(dt, op, n));
+      for (int op = 0; op < CB_NREDOPS; op++)
+        if (op != CB_AVG || !floating(dt))
+          CHECK(cb_check_tolerance(dt, op, n) == 0.0f, "%s op %d n %d: tolerance %g, expected 0 (bit-exact)",
+                cb_dtype_name((cb_dtype_t)dt), op, n, (double)cb_check_tolerance(dt, op, n));
 }
 
 static void test_avg_growth(void) {
   for (int dt = 0; dt < CB_NDTYPES; dt++) {
+    if (!floating(dt)) continue;
     double prev_rel = 0.0, prev_abs = 0.0;
     int prev_r = 0;
     for (int n = 1; n <= 512; n++) {
@@ -98,7 +108,7 @@ static void test_avg_growth(void) {
 static void test_avg_covers_rounding(void) {
   const int ns[] = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 32, 64};
   for (int dt = 0; dt < CB_NDTYPES; dt++)
-    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0] && floating(dt); k++) {
       int n = ns[k];
       double tol = cb_check_tolerance(dt, CB_AVG, n);
       double worst_a = 0.0, worst_b = 0.0, caught = 0.0;
@@ -113,10 +123,10 @@ static void test_avg_covers_rounding(void) {
           pre = r == 0 ? term : round_to(dt, pre + term);
         }
         double exact = exact_sum / n;
-        /* the verify kernel compares in fp32 against the fp32 expected value */
-        double want = (float)exact;
+        /* the verify kernel compares in double against the exact expected value */
+        double want = exact;
         double a = round_to(dt, exact);
-        double da = fabs((float)a - want), db = fabs((float)pre - want);
+        double da = fabs(a - want), db = fabs(pre - want);
         if (da > worst_a) worst_a = da;
         if (db > worst_b) worst_b = db;
         if (fabs(exact_sum - want) > caught) caught = fabs(exact_sum - want);
