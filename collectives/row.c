@@ -38,6 +38,8 @@ const cb_column_t cb_columns[CB_NCOLS] = {
     [CB_COL_LAYOUT] = {"layout", CB_COL_TEXT, NULL, CB_COLS_ATTN, 0, 1},
     [CB_COL_ULYSSES] = {"ulysses", CB_COL_REAL, "%.0f", CB_COLS_ATTN, 1, 1},
     [CB_COL_RING] = {"ring", CB_COL_REAL, "%.0f", CB_COLS_ATTN, 1, 1},
+    /* the rooted families' root rank: an integer on every row of theirs, empty for the others */
+    [CB_COL_ROOT] = {"root", CB_COL_INT, NULL, CB_COLS_ROOT, 0, 1},
 };
 
 const char *cb_row_real_text(double v, const char *fmt, char *buf, size_t n) {

@@ -25,8 +25,11 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 __host__ __device__ double expected_value(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank,
-                                          int nranks, uint64_t seed, int iter) {
+                                          int nranks, int root, uint64_t seed, int iter) {
   switch (layout) {
+  case CB_LAYOUT_BROADCAST: return cb_pattern_value(seed, root, iter, i, dtype, nranks);
+  case CB_LAYOUT_SCATTER: return cb_pattern_value(seed, root, iter, (uint64_t)rank * count + i, dtype, nranks);
+  case CB_LAYOUT_GATHER: /* the root's output is an all-gather's */
   case CB_LAYOUT_ALLGATHER: return cb_pattern_value(seed, (int)(i / count), iter, i % count, dtype, nranks);
   case CB_LAYOUT_ALLTOALL:
     return cb_pattern_value(seed, (int)(i / count), iter, (uint64_t)rank * count + i % count, dtype, nranks);
@@ -48,13 +51,13 @@ __host__ __device__ double expected_value(cb_layout_t layout, int dtype, int op,
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     verify_kernel(cb_layout_t layout, int dtype, int op, const T *out, size_t n, size_t count, int rank, int nranks,
-                  uint64_t seed, int iter, cb_verify_result_t *res) {
+                  int root, uint64_t seed, int iter, cb_verify_result_t *res) {
   const float tol = cb_check_tolerance(dtype, op, nranks);
   unsigned long long wrong = 0, digest = 0, first = ~0ull;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     T raw = out[i];
     float got = cb_scalar<T>::to_float(raw);
-    double exp = expected_value(layout, dtype, op, i, count, rank, nranks, seed, iter);
+    double exp = expected_value(layout, dtype, op, i, count, rank, nranks, root, seed, iter);
     /* exact ops: the expected value is representable, so compare after rounding it to T */
     float want = tol == 0.0f ? cb_scalar<T>::to_float(cb_scalar<T>::from_float((float)exp)) : (float)exp;
     bool ok = tol == 0.0f ? got == want : fabsf(got - want) <= tol; /* NaN (poison) fails both */
@@ -83,10 +86,10 @@ void launch_fill(void *buf, size_t n, uint64_t seed, int rank, int nranks, int i
 
 template <typename T>
 void launch_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank, int nranks,
-                   uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
+                   int root, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
   if (!n) return;
-  verify_kernel<T>
-      <<<grid_for(n), kThreads, 0, s>>>(layout, dtype, op, (const T *)out, n, count, rank, nranks, seed, iter, res);
+  verify_kernel<T><<<grid_for(n), kThreads, 0, s>>>(layout, dtype, op, (const T *)out, n, count, rank, nranks, root,
+                                                    seed, iter, res);
   CB_CUDA_LAUNCH("verify_kernel");
 }
 
@@ -106,16 +109,16 @@ extern "C" void cb_fill_pattern(int dtype, void *buf, size_t n, uint64_t seed, i
 }
 
 extern "C" void cb_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank,
-                          int nranks, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
+                          int nranks, int root, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
   cb_verify_result_t init = {0, ~0ull, 0};
   CB_CUDA(cudaMemcpyAsync(res, &init, sizeof init, cudaMemcpyHostToDevice, s));
-  CB_DISPATCH_DTYPE("cb_verify", dtype, launch_verify, layout, dtype, op, out, n, count, rank, nranks, seed, iter, res,
-                    s);
+  CB_DISPATCH_DTYPE("cb_verify", dtype, launch_verify, layout, dtype, op, out, n, count, rank, nranks, root, seed, iter,
+                    res, s);
 }
 
 extern "C" double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks,
-                                   uint64_t seed, int iter) {
-  return expected_value(layout, dtype, op, i, count, rank, nranks, seed, iter);
+                                   int root, uint64_t seed, int iter) {
+  return expected_value(layout, dtype, op, i, count, rank, nranks, root, seed, iter);
 }
 
 extern "C" double cb_read_element(int dtype, const void *buf, size_t i) {
