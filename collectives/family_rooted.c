@@ -100,7 +100,7 @@ static const char help[] = "rooted families (broadcast, reduce, gather, scatter)
   .default_dtype = CB_FLOAT, .nvtx_letter = 'B', .has_inplace = 1, .opts = opts, .nopts = O_COUNT,               \
   .config_size = sizeof(cb_rooted_config_t), .defaults = defaults, .option = option, .check_ranks = check_ranks, \
   .nvariants = CB_ROOTS_MAX, .variant_on = variant_on, .nvtx_variant = nvtx_variant, .columns = CB_COLS_ROOT,    \
-  .row = row, .rooted = 1, .busbw_num = 1.0
+  .table = &cb_rooted_table, .row = row, .rooted = 1, .busbw_num = 1.0
 
 /* broadcast's output is the root's input on every rank: the engine also compares digests */
 const cb_family_info_t cb_family_broadcast = {.name = "broadcast",

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "params.h"
+#include "row.h"
 
 /* The most ranks -r -1 walks (the variants the engine loops over at each point); more ranks than
  * this with -r -1 is a usage error (check_ranks), one root at a time works at any count. */
@@ -32,5 +33,8 @@ size_t cb_rooted_chunk(size_t elements, size_t elem_size, int nranks);
  * column is nranks x chunk x elem (nccl-tests' max(sendBytes, recvBytes)), the count column the
  * chunk. A size that is not a whole number of elements is refused, as every family does. */
 int cb_chunked_plan(cb_params_t *p, int nranks, char *why, size_t nwhy);
+
+/* Their table on stdout: the classic one with the root after the op (rooted_table.c). */
+extern const cb_table_t cb_rooted_table;
 
 #endif

@@ -242,6 +242,24 @@ static void test_rooted(void) {
   fi->row(&x, &r);
   CHECK_EQ_INT(r.col[CB_COL_ROOT].i, 2);
   CHECK_EQ_INT(fi->columns, CB_COLS_ROOT);
+  /* its table shows the root after the op, as nccl-tests' */
+  CHECK(fi->table == &cb_rooted_table, "broadcast prints the rooted table");
+  r.bytes = 1024;
+  r.count = 256;
+  r.dtype = "float";
+  r.op = "none";
+  r.mode = "eager";
+  r.algo = "peer";
+  r.timed = 1;
+  r.time_us_mean = r.time_us_p50 = r.time_us_p99 = 4.0;
+  r.algbw_gbs = r.busbw_gbs = 0.256;
+  cb_strbuf_t out;
+  cb_sb_init(&out);
+  fi->table->header(&out);
+  fi->table->line(&r, "1", "0", &out);
+  CHECK_CONTAINS(out.s, "redop root ip");
+  CHECK_CONTAINS(out.s, "1024          256 float     none     2 0   eager  peer");
+  cb_sb_free(&out);
   for (int v = 0; v < 8; v++) CHECK_EQ_INT(fi->variant_on(&c, v, 4), v == 2);
   cb_rooted_config_t every = {.root = -1};
   for (int v = 0; v < 8; v++) CHECK_EQ_INT(fi->variant_on(&every, v, 3), v < 3);
