@@ -13,9 +13,10 @@
  * this per-rank size (they stage nothing, so memory is not the limit). */
 #define CB_ROOTED_PEER_MAX_BYTES (32ull << 20)
 
-/* auto: the peer form up to this size, NCCL above. A guess until measured on a multi-GPU node:
- * the one-shot all-reduce's measured crossover with NCCL on 2 x H200 (256 KiB,
- * docs/decisions/allreduce.md) moves the same bytes through one link as these forms do at n = 2. */
+/* auto: the peer form up to this size, NCCL above. A guess, not measured for these forms: 256 KiB
+ * is where the all-reduce's latency-bound one-shot (LL) form stops beating its flag one-shot on
+ * 2 x H200 (docs/decisions/allreduce.md), i.e. the size up to which one pass over NVLink is still
+ * ruled by latency. A sweep with --algo nccl,peer on 2, 4 and 8 GPUs should replace it. */
 #define CB_ROOTED_AUTO_PEER_MAX_BYTES (256ull << 10)
 
 /* supported(): peer memory on one node (cb_peer_supported) and the size at most
