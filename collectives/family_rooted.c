@@ -31,9 +31,17 @@ int cb_chunked_plan(cb_params_t *p, int nranks, char *why, size_t nwhy) {
   size_t es = cb_dtype_size(p->dtype);
   p->bytes = p->point;
   if (cb_family_count(p->family, p->point, es, nranks, &p->elements, &p->count, why, nwhy)) return -1;
-  p->count = cb_rooted_chunk(p->elements, es, nranks);
+  size_t elements = p->elements;
+  p->count = cb_rooted_chunk(elements, es, nranks);
   p->elements = p->count * (size_t)nranks;
   p->bytes = p->elements * es;
+  /* nccl-tests times an empty call there; an empty row says nothing and has no place on a log
+   * axis (plots/): the size columns stay nccl-tests' (0, 0), the row says why it did not run */
+  if (p->count == 0) {
+    snprintf(why, nwhy, "%zu elements over %d ranks round to 0 per rank (nccl-tests' 16-byte chunks)", elements,
+             nranks);
+    return -1;
+  }
   return 0;
 }
 

@@ -31,7 +31,8 @@ size_t cb_rooted_chunk(size_t elements, size_t elem_size, int nranks);
 
 /* The plan() of the families sized by one chunk per rank (gather, scatter, hypercube): the size
  * column is nranks x chunk x elem (nccl-tests' max(sendBytes, recvBytes)), the count column the
- * chunk. A size that is not a whole number of elements is refused, as every family does. */
+ * chunk. A size that is not a whole number of elements is refused, as every family does, and so
+ * is a chunk that rounds to 0 elements (nccl-tests prints a row of an empty call there). */
 int cb_chunked_plan(cb_params_t *p, int nranks, char *why, size_t nwhy);
 
 /* Their table on stdout: the classic one with the root after the op (rooted_table.c). */
