@@ -49,6 +49,15 @@ int cb_rooted_peer_setup(cb_inst_t *in, void (*launch)(const cb_rooted_launch_t 
   L->timeout_ns = w->spin_timeout_ns;
   L->ctl = w->ctl_dev;
   cb_grid_limits_t g = cb_peer_grid_limits(w, 128);
+  /* Every rank's block b waits for the others' block b, so all ranks' grids must be resident at
+   * once. The kernels take ~100 registers a thread (ptxas, sm_90): one 512-thread block per SM.
+   * Ranks sharing a GPU (CB_SHARE_GPUS=1) therefore split its SMs: each gets sms / (the node's
+   * ranks) blocks at most, the same on every rank. */
+  if (w->gpu_shared_in_node) {
+    int share = g.sms / (w->mpi.local_nranks > 0 ? w->mpi.local_nranks : 1);
+    if (share < 1) share = 1;
+    if (g.max_blocks > share) g.max_blocks = share;
+  }
   cb_rooted_peer_grid(in->p.count, in->p.dtype, &g, &L->blocks, &L->threads);
   st->kernel = launch;
   in->priv = st;
