@@ -7,6 +7,11 @@
  *   reducescatter  n*c          c            recv = send + rank*c
  *   alltoall       n*c          n*c          (no in-place)
  *   sendrecv       c            c            (no in-place)
+ *   broadcast      c            c            send = recv
+ *   reduce         c            c            send = recv
+ *   gather         c            n*c          send = recv + rank*c (the root's: recv + root*c, as NCCL)
+ *   scatter        n*c          c            recv = send + rank*c
+ *   hypercube      c            n*c          send = recv + rank*c
  *
  * One allocation holds both: [send | pad to 256 B | recv] out-of-place, the larger of the two
  * in place. Offsets are in bytes and 256-byte aligned, so 16-byte vector kernels can use them. */

@@ -16,6 +16,9 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
   size_t es = cb_dtype_size(p->dtype);
   cb_layout_t layout = cb_family_layout(p->family);
   int op = p->op == CB_OP_NONE ? CB_SUM : p->op;
+  /* the rooted families' root (family.h rooted); reduce and gather define only its output */
+  int root = cb_family_info(p->family)->rooted ? p->variant : 0;
+  size_t nverify = cb_layout_root_only(layout) && rank != root ? 0 : in->recv_elems;
 
   CB_CUDA(cudaMemsetAsync(in->recv, cb_pattern_poison_byte(p->dtype), in->recv_elems * es, s));
   cb_fill_pattern_op(p->dtype, op, in->send, in->send_elems, seed, rank, n, iter, 0, s);
@@ -23,7 +26,7 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
 
   cb_verify_result_t *d_res = NULL, res;
   CB_CUDA(cudaMalloc((void **)&d_res, sizeof *d_res));
-  cb_verify(layout, p->dtype, op, in->recv, in->recv_elems, p->count, rank, n, seed, iter, d_res, s);
+  cb_verify(layout, p->dtype, op, in->recv, nverify, p->count, rank, n, root, seed, iter, d_res, s);
   CB_CUDA(cudaMemcpyAsync(&res, d_res, sizeof res, cudaMemcpyDeviceToHost, s));
   cb_wait_stream(s); /* polled: a lost peer ends as a timeout (exit 4) */
   CB_CUDA(cudaFree(d_res));
@@ -31,7 +34,7 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
   if (res.wrong) {
     size_t i = (size_t)res.first_bad;
     double got = cb_read_element(p->dtype, in->recv, i);
-    double want = cb_expected_host(layout, p->dtype, op, i, p->count, rank, n, seed, iter);
+    double want = cb_expected_host(layout, p->dtype, op, i, p->count, rank, n, root, seed, iter);
     CB_WARN("%s %s %s %s %llu B %s: %llu of %zu elements wrong; first at element %zu: got %g, expected %g",
             cb_family_name(p->family), in->algo->name, cb_dtype_name(p->dtype), cb_redop_name(p->op),
             (unsigned long long)p->bytes, p->inplace ? "in-place" : "out-of-place", res.wrong, in->recv_elems, i, got,
@@ -41,7 +44,7 @@ long long cb_check_generic(cb_inst_t *in, cudaStream_t s, uint64_t seed, int ite
 }
 
 void cb_bytes_default(const cb_inst_t *in, int phase, cb_bytes_t *out) {
-  out->algbw_bytes = (double)in->p.bytes;
+  out->algbw_bytes = cb_family_algbw_bytes(in->p.family, in->p.bytes, in->world->mpi.nranks);
   out->busbw_factor = cb_busbw_factor(in->p.family, in->world->mpi.nranks);
   out->remote_bytes = 0.0;
 }

@@ -9,12 +9,23 @@
 
 extern const cb_family_info_t cb_family_allreduce, cb_family_allgather, cb_family_reducescatter, cb_family_alltoall,
     cb_family_sendrecv, cb_family_moe, cb_family_ringattn, cb_family_alltoallv;
+extern const cb_family_info_t cb_family_broadcast, cb_family_reduce, cb_family_gather, cb_family_scatter,
+    cb_family_hypercube;
 
 static const cb_family_info_t *const families[CB_NFAMILIES] = {
-    [CB_ALLREDUCE] = &cb_family_allreduce,         [CB_ALLGATHER] = &cb_family_allgather,
-    [CB_REDUCESCATTER] = &cb_family_reducescatter, [CB_ALLTOALL] = &cb_family_alltoall,
-    [CB_SENDRECV] = &cb_family_sendrecv,           [CB_MOE] = &cb_family_moe,
-    [CB_RINGATTN] = &cb_family_ringattn,           [CB_ALLTOALLV] = &cb_family_alltoallv,
+    [CB_ALLREDUCE] = &cb_family_allreduce,
+    [CB_ALLGATHER] = &cb_family_allgather,
+    [CB_REDUCESCATTER] = &cb_family_reducescatter,
+    [CB_ALLTOALL] = &cb_family_alltoall,
+    [CB_SENDRECV] = &cb_family_sendrecv,
+    [CB_MOE] = &cb_family_moe,
+    [CB_RINGATTN] = &cb_family_ringattn,
+    [CB_ALLTOALLV] = &cb_family_alltoallv,
+    [CB_BROADCAST] = &cb_family_broadcast,
+    [CB_REDUCE] = &cb_family_reduce,
+    [CB_GATHER] = &cb_family_gather,
+    [CB_SCATTER] = &cb_family_scatter,
+    [CB_HYPERCUBE] = &cb_family_hypercube,
 };
 
 const cb_family_info_t *cb_family_info(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? families[f] : NULL; }
@@ -47,6 +58,12 @@ double cb_busbw_factor(cb_family_t f, int nranks) {
   if (!fi || nranks < 1) return 0.0;
   /* busbw_den_adj = 1 turns (n-1)/n into n/n = 1 (sendrecv, moe). */
   return fi->busbw_num * ((double)nranks - 1.0 + fi->busbw_den_adj) / (double)nranks;
+}
+
+double cb_family_algbw_bytes(cb_family_t f, uint64_t bytes, int nranks) {
+  const cb_family_info_t *fi = cb_family_info(f);
+  if (fi && fi->algbw_received && nranks > 0) return (double)bytes * (double)(nranks - 1) / (double)nranks;
+  return (double)bytes;
 }
 
 int cb_family_count(cb_family_t f, size_t bytes, size_t elem_size, int nranks, size_t *elements, size_t *count,

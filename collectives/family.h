@@ -17,6 +17,14 @@
  *   alltoall       per-rank send buffer (total)     bytes/elem/n      (n-1)/n
  *   sendrecv       per-rank send buffer             bytes/elem        1
  *   alltoallv      largest per-rank send/recv total paramcount        (n-1)/n  (alltoallv_counts.h)
+ *   broadcast      per-rank buffer                  bytes/elem        1
+ *   reduce         per-rank buffer                  bytes/elem        1
+ *   gather         root's receive buffer (n x c)    c (see below)     (n-1)/n
+ *   scatter        root's send buffer (n x c)       c (see below)     (n-1)/n
+ *   hypercube      receive buffer (n x c)           c (see below)     1, algbw = (n-1) c B / time
+ * gather, scatter and hypercube take nccl-tests' c = (bytes/elem/n) rounded down to a multiple
+ * of 16 bytes' worth of elements, so their size column is n x c x elem, not the -b value
+ * (family_rooted.c).
  * algbw = bytes / time, GB = 1e9 bytes. MoE rows define their own bytes (docs/results-format.md):
  * logical bytes per rank moved by the phase, busbw = algbw. ringattn rows sweep the total
  * sequence length; their size column is the K/V bytes one rank receives over the ring,
@@ -68,6 +76,11 @@ typedef enum cb_family {
   CB_MOE,
   CB_RINGATTN,
   CB_ALLTOALLV,
+  CB_BROADCAST,
+  CB_REDUCE,
+  CB_GATHER,
+  CB_SCATTER,
+  CB_HYPERCUBE,
   CB_NFAMILIES
 } cb_family_t;
 
@@ -215,6 +228,12 @@ typedef struct cb_family_info {
   int send_all, recv_all;
   /* the types it takes (bit 1u << cb_dtype_t), what `-d all` runs; 0: every type (NCCL's) */
   unsigned dtypes;
+  /* the rooted families (broadcast, reduce, gather, scatter: family_rooted.c): p->variant is the
+   * root rank (-r), so -r -1 runs every root in turn as variants */
+  int rooted;
+  /* algbw counts the (n-1)/n of the size column that each rank receives, not the whole size
+   * (hypercube, as nccl-tests' HyperCubeGetBw) */
+  int algbw_received;
 } cb_family_info_t;
 
 /* The types family f takes (its dtypes, every type when 0). */
@@ -234,6 +253,9 @@ const char *cb_family_accepted(const char *sep, char *buf, size_t n);
 
 /* busbw / algbw for the family at nranks (nccl-tests' definitions, table above). */
 double cb_busbw_factor(cb_family_t f, int nranks);
+/* The bytes algbw divides by the time for a row of `bytes` (the size column) at nranks: the size
+ * itself, or the part each rank receives (algbw_received). */
+double cb_family_algbw_bytes(cb_family_t f, uint64_t bytes, int nranks);
 
 /* Elements per rank buffer and the count column for a size in bytes. Returns 0, or -1 with a
  * reason when the size is not a whole number of elements or (for count_per_rank families) not

@@ -17,6 +17,8 @@ extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, 
     cb_algo_alltoall_peer, cb_algo_alltoall_hier, cb_algo_moe_nccl, cb_algo_moe_peer, cb_algo_moe_peer_ll,
     cb_algo_moe_hier, cb_algo_moe_copy_ce;
 extern const cb_algo_t cb_algo_nccl_alltoallv, cb_algo_alltoallv_peer, cb_algo_alltoallv_auto;
+extern const cb_algo_t cb_algo_nccl_broadcast, cb_algo_broadcast_peer, cb_algo_broadcast_auto, cb_algo_nccl_reduce,
+    cb_algo_reduce_peer, cb_algo_reduce_auto, cb_algo_nccl_gather, cb_algo_nccl_scatter, cb_algo_nccl_hypercube;
 CB_RA_SCHEMES(CB_RA_ROW_DECLS)
 
 const cb_algo_t *const cb_registry[] = {
@@ -58,6 +60,15 @@ const cb_algo_t *const cb_registry[] = {
         & cb_algo_nccl_alltoallv,
     &cb_algo_alltoallv_peer,
     &cb_algo_alltoallv_auto,
+    &cb_algo_nccl_broadcast,
+    &cb_algo_broadcast_peer,
+    &cb_algo_broadcast_auto,
+    &cb_algo_nccl_reduce,
+    &cb_algo_reduce_peer,
+    &cb_algo_reduce_auto,
+    &cb_algo_nccl_gather,
+    &cb_algo_nccl_scatter,
+    &cb_algo_nccl_hypercube,
     NULL,
 };
 

@@ -21,6 +21,7 @@
 #define CB_COLS_MOE 1u  /* moe: the model, its routing, the phase and its traffic */
 #define CB_COLS_ATTN 2u /* ringattn: the attention shape and its compute figures */
 #define CB_COLS_A2AV 4u /* alltoallv: the counts mode */
+#define CB_COLS_ROOT 8u /* broadcast, reduce, gather, scatter: the root rank (-r) */
 
 typedef enum cb_col {
   CB_COL_MODEL,
@@ -52,6 +53,7 @@ typedef enum cb_col {
   CB_COL_ULYSSES,
   CB_COL_RING,
   CB_COL_COUNTS,
+  CB_COL_ROOT,
   CB_NCOLS
 } cb_col_t;
 

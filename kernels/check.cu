@@ -30,9 +30,13 @@ __global__ void __launch_bounds__(kThreads)
 
 template <typename T>
 __host__ __device__ cb_ref_t<T> expected_value(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank,
-                                               int nranks, uint64_t seed, int iter) {
+                                               int nranks, int root, uint64_t seed, int iter) {
   using R = cb_ref_t<T>;
   switch (layout) {
+  case CB_LAYOUT_BROADCAST: return (R)cb_pattern_op_value(seed, root, iter, i, dtype, nranks, op);
+  case CB_LAYOUT_SCATTER:
+    return (R)cb_pattern_op_value(seed, root, iter, (uint64_t)rank * count + i, dtype, nranks, op);
+  case CB_LAYOUT_GATHER: /* the root's output is an all-gather's */
   case CB_LAYOUT_ALLGATHER: return (R)cb_pattern_op_value(seed, (int)(i / count), iter, i % count, dtype, nranks, op);
   case CB_LAYOUT_ALLTOALL:
     return (R)cb_pattern_op_value(seed, (int)(i / count), iter, (uint64_t)rank * count + i % count, dtype, nranks, op);
@@ -64,12 +68,12 @@ __host__ __device__ bool element_ok(T raw, cb_ref_t<T> want, double tol) {
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     verify_kernel(cb_layout_t layout, int dtype, int op, const T *out, size_t n, size_t count, int rank, int nranks,
-                  uint64_t seed, int iter, cb_verify_result_t *res) {
+                  int root, uint64_t seed, int iter, cb_verify_result_t *res) {
   const double tol = cb_check_tolerance(dtype, op, nranks);
   unsigned long long wrong = 0, digest = 0, first = ~0ull;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     T raw = out[i];
-    bool ok = element_ok<T>(raw, expected_value<T>(layout, dtype, op, i, count, rank, nranks, seed, iter), tol);
+    bool ok = element_ok<T>(raw, expected_value<T>(layout, dtype, op, i, count, rank, nranks, root, seed, iter), tol);
     if (!ok) {
       wrong++;
       if (i < first) first = i;
@@ -95,10 +99,10 @@ void launch_fill(void *buf, size_t n, uint64_t seed, int rank, int nranks, int i
 
 template <typename T>
 void launch_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank, int nranks,
-                   uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
+                   int root, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
   if (!n) return;
-  verify_kernel<T>
-      <<<grid_for(n), kThreads, 0, s>>>(layout, dtype, op, (const T *)out, n, count, rank, nranks, seed, iter, res);
+  verify_kernel<T><<<grid_for(n), kThreads, 0, s>>>(layout, dtype, op, (const T *)out, n, count, rank, nranks, root,
+                                                    seed, iter, res);
   CB_CUDA_LAUNCH("verify_kernel");
 }
 
@@ -111,9 +115,9 @@ void read_as(const unsigned char *raw, double *v) {
 }
 
 template <typename T>
-void expected_as(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks, uint64_t seed,
-                 int iter, double *v) {
-  *v = (double)expected_value<T>(layout, dtype, op, i, count, rank, nranks, seed, iter);
+void expected_as(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks, int root,
+                 uint64_t seed, int iter, double *v) {
+  *v = (double)expected_value<T>(layout, dtype, op, i, count, rank, nranks, root, seed, iter);
 }
 
 template <typename T>
@@ -136,17 +140,18 @@ extern "C" void cb_fill_pattern_op(int dtype, int op, void *buf, size_t n, uint6
 }
 
 extern "C" void cb_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank,
-                          int nranks, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
+                          int nranks, int root, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s) {
   cb_verify_result_t init = {0, ~0ull, 0};
   CB_CUDA(cudaMemcpyAsync(res, &init, sizeof init, cudaMemcpyHostToDevice, s));
-  CB_DISPATCH_DTYPE("cb_verify", dtype, launch_verify, layout, dtype, op, out, n, count, rank, nranks, seed, iter, res,
-                    s);
+  CB_DISPATCH_DTYPE("cb_verify", dtype, launch_verify, layout, dtype, op, out, n, count, rank, nranks, root, seed, iter,
+                    res, s);
 }
 
 extern "C" double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks,
-                                   uint64_t seed, int iter) {
+                                   int root, uint64_t seed, int iter) {
   double v = NAN;
-  CB_DISPATCH_DTYPE("cb_expected_host", dtype, expected_as, layout, dtype, op, i, count, rank, nranks, seed, iter, &v);
+  CB_DISPATCH_DTYPE("cb_expected_host", dtype, expected_as, layout, dtype, op, i, count, rank, nranks, root, seed, iter,
+                    &v);
   return v;
 }
 

@@ -26,13 +26,14 @@ void cb_fill_pattern(int dtype, void *buf, size_t n, uint64_t seed, int rank, in
 void cb_fill_pattern_op(int dtype, int op, void *buf, size_t n, uint64_t seed, int rank, int nranks, int iter,
                         uint64_t offset, cudaStream_t s);
 
-/* Verifies n output elements; *res (device memory) is overwritten. */
+/* Verifies n output elements; *res (device memory) is overwritten. root: the rooted layouts'
+ * root rank (check_layout.h; ignored by the others). */
 void cb_verify(cb_layout_t layout, int dtype, int op, const void *out, size_t n, size_t count, int rank, int nranks,
-               uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s);
+               int root, uint64_t seed, int iter, cb_verify_result_t *res, cudaStream_t s);
 
 /* The expected value of output element i, computed on the host (same code as the kernel), for
  * error messages. */
-double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks,
+double cb_expected_host(cb_layout_t layout, int dtype, int op, size_t i, size_t count, int rank, int nranks, int root,
                         uint64_t seed, int iter);
 /* Whether one element of dtype (raw: its bytes) passes the check against the expected value
  * want (as cb_expected_host gives it; exact for every value the pattern produces): the verify

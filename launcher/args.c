@@ -56,7 +56,8 @@ enum opt_id {
   O_SIZES,
   O_TIMING,
   O_SMS,
-  O_FORMAT
+  O_FORMAT,
+  O_ROOT
 };
 
 static const struct opt {
@@ -73,6 +74,7 @@ static const struct opt {
     {0, "json", 1, O_JSON},         {0, "seed", 1, O_SEED},        {0, "no-bind", 0, O_NOBIND},
     {'h', "help", 0, O_HELP},       {'g', "ngpus", 1, O_NGPUS},    {0, "sizes", 1, O_SIZES},
     {0, "timing", 1, O_TIMING},     {0, "sms", 1, O_SMS},          {0, "format", 1, O_FORMAT},
+    {'r', "root", 1, O_ROOT},
 };
 
 /* The long name of "--name" or "--name=value" (len bytes), and the value after '='. */
@@ -233,7 +235,7 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
   case O_OP:
     if (!fi->reduces) {
       char list[256];
-      return cb_argp_fail(p, "%s: %s does not reduce; -o applies to %s", arg, fi->name,
+      return cb_argp_fail(p, "%s: %s takes no reduction op; -o applies to %s", arg, fi->name,
                           reducing_families(list, sizeof list));
     }
     a->nops = 0;
@@ -311,6 +313,19 @@ static int family_option(cb_argp_t *p, cb_args_t *a, const family_opt_t *o, cons
   return fi->option(cb_args_config(a), o->index, arg, val, p->err, p->errlen) ? CB_ARGS_ERROR : CB_ARGS_OK;
 }
 
+/* -r/--root: nccl-tests' short option for the option "root" that the rooted families declare
+ * (family.h opts); a family without one refuses it, naming those that have it. */
+static int root_option(cb_argp_t *p, cb_args_t *a, const char *arg, const char *val, cb_args_seen_t *s) {
+  family_opt_t fo;
+  if (family_opt_in(a->family, "root", 4, &fo)) return family_option(p, a, &fo, arg, val, s);
+  char list[256] = "";
+  size_t off = 0;
+  for (int f = 0; f < CB_NFAMILIES && off < sizeof list; f++)
+    if (family_opt_in((cb_family_t)f, "root", 4, &fo))
+      off += (size_t)snprintf(list + off, sizeof list - off, "%s%s", off ? ", " : "", cb_family_name((cb_family_t)f));
+  return cb_argp_fail(p, "%s: %s has no root; -r applies to %s", arg, cb_family_name(a->family), list);
+}
+
 /* Step 2: the options after FAMILY, each with its value ("-b 8", "-b8", "--minbytes=8"). */
 static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, cb_args_seen_t *s) {
   const cb_family_info_t *fi = cb_family_info(a->family);
@@ -341,6 +356,7 @@ static int parse_options(cb_argp_t *p, int argc, char **argv, cb_args_t *a, cb_a
     }
     int rc;
     if (is_family) rc = family_option(p, a, &fo, arg, val, s);
+    else if (o->id == O_ROOT) rc = root_option(p, a, arg, val, s);
     else if (o->id == O_MINB || o->id == O_MAXB || o->id == O_FACTOR || o->id == O_STEP || o->id == O_SIZES)
       rc = size_option(p, a, o->id, arg, val, s);
     else {

@@ -169,9 +169,9 @@ static int parse_phase(cb_main_t *m, int argc, char **argv) {
   return CB_CONTINUE;
 }
 
-/* The checks that need the world (its rank count, the GPU's SMs), and the family's (family.h):
- * what needs the rank count, on every rank, and the files it will write, which only rank 0
- * writes (so only its file system counts). The same verdict on every rank. */
+/* The checks that need the world (the GPU's SMs), and the family's (family.h) files it will
+ * write, which only rank 0 writes (so only its file system counts). The same verdict on every
+ * rank. (The family's rank-count checks run before the world: world_phase.) */
 static int world_checks(cb_main_t *m, char *why, size_t n) {
   const cb_args_t *args = m->args;
   const cb_world_t *w = &m->world;
@@ -181,7 +181,6 @@ static int world_checks(cb_main_t *m, char *why, size_t n) {
   if (m->fault.action != CB_FAULT_NONE && m->fault.rank >= w->mpi.nranks)
     snprintf(why, n, "CB_FAULT: rank %d does not exist (%d ranks)", m->fault.rank, w->mpi.nranks);
   if (!why[0]) cb_knobs_check_sms(&m->knobs, args->sms ? "--sms" : "CB_SMS", w->sm_count, w->gpu_name, why, n);
-  if (!why[0] && fi->check_ranks) fi->check_ranks(config, w->mpi.nranks, args->dtypes, args->ndtypes, why, n);
   if (!why[0] && fi->check_outputs && w->mpi.rank == 0) fi->check_outputs(config, why, n);
   return cb_mpi_agree(w->mpi.comm, !why[0], why, n) ? 0 : -1;
 }
@@ -204,6 +203,12 @@ static int world_phase(cb_main_t *m, int *argc, char ***argv) {
   if (knobs_ok) knobs_ok = knobs_agree(&m->knobs, err, sizeof err) == 0; /* the same result on every rank */
   if (!knobs_ok) return fail(m, CB_EXIT_USAGE, err);
   if (m->args->sms) m->knobs.sm_count = m->args->sms; /* --sms wins over CB_SMS */
+  /* the family's checks of the rank count (a root past the last rank, say): the same
+   * verdict on every rank, before any GPU work */
+  const cb_family_info_t *fi = cb_family_info(m->args->family);
+  if (fi->check_ranks &&
+      fi->check_ranks(cb_args_config_const(m->args), world_size, m->args->dtypes, m->args->ndtypes, err, sizeof err))
+    return fail(m, CB_EXIT_USAGE, err);
   /* The watchdog covers the world setup too (NCCL init and the peer probe wait for every rank). */
   cb_watchdog_start(&m->wd, m->args->timeout_s, MPI_COMM_WORLD, &m->fault);
   m->wd_up = 1;

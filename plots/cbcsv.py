@@ -203,6 +203,9 @@ def _parse_row(rec, col, path, n):
     r["remote_gbs"] = _number(rec, col, "remote_gbs", path, n, float)
     r["bytes"] = _number(rec, col, "bytes", path, n, int)
     r["tokens"] = _number(rec, col, "tokens", path, n, int)
+    r["root"] = _number(rec, col, "root", path, n, int)  # the rooted families' (None: another family, an older CSV)
+    if r["root"] is not None and r["root"] < 0:
+        raise InputError(f"{path}:{n}: column root is {r['root']}, expected a rank >= 0")
     r["inplace"] = _number(rec, col, "inplace", path, n, int) or 0
     if r["inplace"] not in (0, 1):
         raise InputError(f"{path}:{n}: column inplace is {r['inplace']}, expected 0 or 1")

@@ -16,7 +16,8 @@ nccl_symm, nccl_reg: whichever ran), so a custom kernel is measured against NCCL
 import hashlib
 import re
 
-FAMILY_ORDER = ("allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe", "ringattn")
+FAMILY_ORDER = ("allreduce", "allgather", "reducescatter", "alltoall", "sendrecv", "moe", "ringattn", "alltoallv",
+                "broadcast", "reduce", "gather", "scatter", "hypercube")
 DTYPE_ORDER = ("float", "half", "bfloat16", "fp8e4m3", "fp8e5m2", "double", "int8", "uint8", "int32", "uint32",
                "int64", "uint64")
 PHASE_ORDER = ("layout", "dispatch", "combine", "roundtrip")
@@ -138,12 +139,18 @@ def make_groups(rows):
         ops.setdefault((r["family"], r["dtype"]), set()).add(r["op"])
     varying = [c for c in MOE_CONFIG if len({r[c] for r in rows if r["family"] == "moe"}) > 1]
     attn_varying = [c for c in ATTN_SHAPE if len({r[c] for r in rows if r["family"] == "ringattn"}) > 1]
+    roots = {}  # the rooted families' roots (the root column)
+    for r in rows:
+        if r.get("root") is not None:
+            roots.setdefault(r["family"], set()).add(r["root"])
     buckets = {}
     for r in rows:
         op = r["op"] if len(ops[(r["family"], r["dtype"])]) > 1 else None
         config = tuple(CONFIG_PREFIX.get(c, "") + r[c] for c in varying) if r["family"] == "moe" else ()
         if r["family"] == "ringattn":
             config = attn_config(r, attn_varying)
+        if r.get("root") is not None and len(roots.get(r["family"], ())) > 1:
+            config = (f"root{r['root']}",)  # -r -1: a chart per root
         key = (r["family"], config, r["dtype"], op, r["inplace"], r["mode"])
         buckets.setdefault(key, []).append(r)
     order = lambda k: (_rank(k[0], FAMILY_ORDER), k[1], _rank(k[2], DTYPE_ORDER), k[3] or "",

@@ -32,7 +32,7 @@ HEADER = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean
           "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"
           "kv_heads,head_dim,"
           "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"
-          "slowdown_comm,slowdown_compute,pass,layout,ulysses,ring,counts").split(",")
+          "slowdown_comm,slowdown_compute,pass,layout,ulysses,ring,counts,root").split(",")
 
 NOTE1 = "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, café → ok"
 
@@ -93,7 +93,9 @@ MOE_KEYS = ("model", "tokens", "hidden", "topk", "experts", "routing", "phase", 
             "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "tflops", "comm_us", "compute_us",
             "overlap_eff", "ring_over_single", "err_max", "err_mean", "pass", "layout", "ulysses", "ring",
             # alltoallv's
-            "counts")
+            "counts",
+            # the rooted families' root: empty / absent on every other row
+            "root")
 INT_KEYS = ("bytes", "count", "inplace", "ranks", "nodes", "wrong", "iters", "mem_bytes", "tokens", "hidden",
             "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "sms")
 FLOAT_KEYS = ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",

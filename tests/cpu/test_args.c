@@ -13,6 +13,7 @@
 #include "args_values.h"
 #include "cb_testing.h"
 #include "moe_config.h"
+#include "rooted.h"
 #include "strbuf.h"
 
 #define KiB 1024ull
@@ -80,6 +81,18 @@ static void test_defaults(void) {
   CHECK_EQ_INT(A.ops[0], CB_OP_NONE);
   EXPECT_OK("reducescatter");
   CHECK_EQ_INT(A.ops[0], CB_SUM);
+  /* The rooted families: root 0 by default, -r/--root/-rN into the family's configuration (rooted.h) */
+  EXPECT_OK("broadcast");
+  CHECK_EQ_INT(((const cb_rooted_config_t *)A.config.bytes)->root, 0);
+  CHECK_EQ_INT(A.ops[0], CB_OP_NONE);
+  CHECK_EQ_INT(A.places, CB_PLACE_OUT | CB_PLACE_IN);
+  EXPECT_OK("reduce -r 3 -o max");
+  CHECK_EQ_INT(((const cb_rooted_config_t *)A.config.bytes)->root, 3);
+  CHECK_EQ_INT(A.ops[0], CB_MAX);
+  EXPECT_OK("gather --root=-1");
+  CHECK_EQ_INT(((const cb_rooted_config_t *)A.config.bytes)->root, -1);
+  EXPECT_OK("scatter -r7");
+  CHECK_EQ_INT(((const cb_rooted_config_t *)A.config.bytes)->root, 7);
   CHECK_EQ_INT(A.places, CB_PLACE_OUT | CB_PLACE_IN);
   EXPECT_OK("AllReduce"); /* family names are case-insensitive */
   CHECK_EQ_INT(A.family, CB_ALLREDUCE);
@@ -413,10 +426,17 @@ static void test_bad_input(void) {
   EXPECT_ERR("allreduce --json ''", "--json");
 
   /* -o on families that do not reduce */
-  EXPECT_ERR("alltoall -o sum", "alltoall", "does not reduce");
-  EXPECT_ERR("allgather -o max", "allgather", "does not reduce");
-  EXPECT_ERR("sendrecv --op sum", "sendrecv", "does not reduce");
-  EXPECT_ERR("moe -o sum", "moe", "does not reduce");
+  EXPECT_ERR("alltoall -o sum", "alltoall", "takes no reduction op");
+  EXPECT_ERR("allgather -o max", "allgather", "takes no reduction op");
+  EXPECT_ERR("sendrecv --op sum", "sendrecv", "takes no reduction op");
+  EXPECT_ERR("moe -o sum", "moe", "takes no reduction op");
+  EXPECT_ERR("broadcast -o sum", "broadcast", "takes no reduction op", "allreduce, reducescatter and reduce");
+  /* -r/--root: the rooted families' root; a family without one, a root past CB_ROOTS_MAX or below -1 */
+  EXPECT_ERR("allreduce -r 0", "-r: allreduce has no root", "broadcast, reduce, gather, scatter");
+  EXPECT_ERR("hypercube --root 1", "--root: hypercube has no root");
+  EXPECT_ERR("gather -r 4096", "'4096' is not a root rank (0..4095, or -1 for every root in turn)");
+  EXPECT_ERR("scatter -r -2", "'-2' is not a root rank");
+  EXPECT_ERR("reduce -r", "option '-r' needs a value");
 
   /* moe options on other families */
   EXPECT_ERR("allreduce --tokens 128", "--tokens", "moe");

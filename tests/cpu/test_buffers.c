@@ -1,7 +1,7 @@
 /* CPU test of the classic families' buffer plan (collectives/buffers.c): offsets and totals for
- * every family, and the overflow guard: a count whose products wrap size_t (2^61 floats, or
- * 2^62 elements x 8 ranks) must be refused, never planned as a small allocation. Needs the
- * CUDA and NCCL headers (collective.h) but no GPU and no CUDA call. */
+ * every family (the rooted ones and hypercube too), and the overflow guard: a count whose products wrap size_t (2^61
+ * floats, or 2^62 elements x 8 ranks) must be refused, never planned as a small allocation. Needs the CUDA and NCCL
+ * headers (collective.h) but no GPU and no CUDA call. */
 #include <stdint.h>
 
 #include "buffers.h"
@@ -34,6 +34,34 @@ static void test_layouts(void) {
   p = params(CB_ALLTOALL, 0, CB_BF16, 0);
   CHECK(cb_plan_buffers(&p, 8, 0, &o, why, sizeof why) == 0, "%s", why);
   CHECK_EQ_INT(o.total_bytes, 256);
+  /* the rooted families, in place as nccl-tests and NCCL 2.28 lay them out: gather sends from
+   * recv + rank x count (the root's is recv + root x count), scatter receives into send + rank x
+   * count; broadcast and reduce use one buffer of count */
+  p = params(CB_GATHER, 64, CB_HALF, 1);
+  CHECK(cb_plan_buffers(&p, 3, 2, &o, why, sizeof why) == 0, "%s", why);
+  CHECK_EQ_INT(o.send_elems, 64);
+  CHECK_EQ_INT(o.recv_elems, 192);
+  CHECK_EQ_INT(o.send_off, 256);
+  CHECK_EQ_INT(o.recv_off, 0);
+  p = params(CB_SCATTER, 64, CB_FLOAT, 1);
+  CHECK(cb_plan_buffers(&p, 4, 1, &o, why, sizeof why) == 0, "%s", why);
+  CHECK_EQ_INT(o.send_elems, 256);
+  CHECK_EQ_INT(o.recv_elems, 64);
+  CHECK_EQ_INT(o.send_off, 0);
+  CHECK_EQ_INT(o.recv_off, 256);
+  p = params(CB_SCATTER, 64, CB_FLOAT, 0);
+  CHECK(cb_plan_buffers(&p, 4, 1, &o, why, sizeof why) == 0, "%s", why);
+  CHECK_EQ_INT(o.recv_off, 1024);
+  CHECK_EQ_INT(o.total_bytes, 1280);
+  p = params(CB_BROADCAST, 1000, CB_FLOAT, 1);
+  CHECK(cb_plan_buffers(&p, 8, 5, &o, why, sizeof why) == 0, "%s", why);
+  CHECK_EQ_INT(o.send_off, 0);
+  CHECK_EQ_INT(o.recv_off, 0);
+  CHECK_EQ_INT(o.total_bytes, 4096);
+  p = params(CB_HYPERCUBE, 10, CB_FLOAT, 1);
+  CHECK(cb_plan_buffers(&p, 4, 3, &o, why, sizeof why) == 0, "%s", why);
+  CHECK_EQ_INT(o.recv_elems, 40);
+  CHECK_EQ_INT(o.send_off, 120);
 }
 
 static void expect_refused(cb_family_t f, size_t count, cb_dtype_t t, int inplace, int n) {

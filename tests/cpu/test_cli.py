@@ -79,7 +79,7 @@ def main():
             (["allreduce", "-f", "1"], ["'1'"]),
             (["allreduce", "-n", "abc"], ["'abc'"]),
             (["allreduce", "--frobnicate"], ["'--frobnicate'"]),
-            (["alltoall", "-o", "sum"], ["alltoall", "does not reduce"]),
+            (["alltoall", "-o", "sum"], ["alltoall", "takes no reduction op"]),
             (["allreduce", "--tokens", "128"], ["moe"]),
             (["moe", "--topk", "300"], ["300", "256"]),
             (["moe", "--routing", "zipf:x"], ["'zipf:x'"]),

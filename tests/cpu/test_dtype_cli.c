@@ -89,7 +89,7 @@ static void test_all_ops(void) {
   CHECK(PARSE("allreduce", "-o", "sum,all") == CB_ARGS_ERROR, "sum,all accepted");
   CHECK_CONTAINS(err, "given twice");
   CHECK(PARSE("alltoall", "-o", "all") == CB_ARGS_ERROR, "alltoall -o all accepted");
-  CHECK_CONTAINS(err, "does not reduce");
+  CHECK_CONTAINS(err, "takes no reduction op");
   CHECK(PARSE("allreduce", "-o", "mulsum") == CB_ARGS_ERROR, "mulsum accepted");
   CHECK_CONTAINS(err, "'mulsum'");
 }

@@ -138,7 +138,7 @@ static void test_expected_values(void) {
           case CB_MIN: model = (double)mn; break;
           default: model = cb_dtype_is_int(dt) ? (double)(sum / n) : (double)sum / n; /* C truncates toward 0 */
           }
-          const double want = cb_expected_host(CB_LAYOUT_ALLREDUCE, dt, op, i, 1, 0, n, seed, iter);
+          const double want = cb_expected_host(CB_LAYOUT_ALLREDUCE, dt, op, i, 1, 0, n, 0, seed, iter);
           CHECK(want == model, "%s %s n=%d i=%llu: expected %.17g, model %.17g", cb_dtype_name((cb_dtype_t)dt),
                 cb_redop_name((cb_redop_t)op), n, (unsigned long long)i, want, model);
           unsigned char raw[8];

@@ -13,6 +13,7 @@
 #include "family.h"
 #include "moe_config.h"
 #include "params.h"
+#include "rooted.h"
 #include "row.h"
 
 static char what[256], why[256];
@@ -223,8 +224,87 @@ static void test_ringattn(void) {
   CHECK(isnan(r.col[CB_COL_ERR_MAX].d) && isnan(r.col[CB_COL_ERR_MEAN].d), "no check, no error figures");
 }
 
+/* The rooted families and hypercube (family_rooted.c, family_hypercube.c): the root is the
+ * variant, named in the group's text and written in the root column; gather, scatter and
+ * hypercube take nccl-tests' chunk (elements / n rounded down to 16 bytes) and their size column
+ * is n chunks; -r R runs root R alone, -r -1 every rank's; hypercube refuses 3 ranks. */
+static void test_rooted(void) {
+  cb_rooted_config_t c = {.root = 2};
+  cb_params_t p = params(CB_BROADCAST, CB_FLOAT, CB_OP_NONE, 1024, 2, &c);
+  CHECK_EQ_INT(plan(&p, 4, "eager"), 0);
+  CHECK_EQ_STR(what, "broadcast float none 1024 B out-of-place eager root 2");
+  CHECK_EQ_INT(p.bytes, 1024);
+  CHECK_EQ_INT(p.count, 256);
+  const cb_family_info_t *fi = cb_family_info(CB_BROADCAST);
+  cb_row_t r;
+  memset(&r, 0, sizeof r);
+  cb_row_ctx_t x = {.p = &p, .nranks = 4, .phase = 1, .nphases = 1};
+  fi->row(&x, &r);
+  CHECK_EQ_INT(r.col[CB_COL_ROOT].i, 2);
+  CHECK_EQ_INT(fi->columns, CB_COLS_ROOT);
+  /* its table shows the root after the op, as nccl-tests' */
+  CHECK(fi->table == &cb_rooted_table, "broadcast prints the rooted table");
+  r.bytes = 1024;
+  r.count = 256;
+  r.dtype = "float";
+  r.op = "none";
+  r.mode = "eager";
+  r.algo = "peer";
+  r.timed = 1;
+  r.time_us_mean = r.time_us_p50 = r.time_us_p99 = 4.0;
+  r.algbw_gbs = r.busbw_gbs = 0.256;
+  cb_strbuf_t out;
+  cb_sb_init(&out);
+  fi->table->header(&out);
+  fi->table->line(&r, "1", "0", &out);
+  CHECK_CONTAINS(out.s, "redop root ip");
+  CHECK_CONTAINS(out.s, "1024          256 float     none     2 0   eager  peer");
+  cb_sb_free(&out);
+  for (int v = 0; v < 8; v++) CHECK_EQ_INT(fi->variant_on(&c, v, 4), v == 2);
+  cb_rooted_config_t every = {.root = -1};
+  for (int v = 0; v < 8; v++) CHECK_EQ_INT(fi->variant_on(&every, v, 3), v < 3);
+  char why2[256] = "";
+  CHECK_EQ_INT(fi->check_ranks(&c, 2, NULL, 0, why2, sizeof why2), -1);
+  CHECK_CONTAINS(why2, "-r 2: the root must be a rank 0..1 (2 ranks)");
+  CHECK_EQ_INT(fi->check_ranks(&c, 3, NULL, 0, why2, sizeof why2), 0);
+
+  /* 1000 B of half over 3 ranks: 500 elements, 166 each, rounded down to 8 (16 bytes): 160 */
+  p = params(CB_GATHER, CB_HALF, CB_OP_NONE, 1000, 0, &c);
+  CHECK_EQ_INT(plan(&p, 3, "graph"), 0);
+  CHECK_EQ_INT(p.count, 160);
+  CHECK_EQ_INT(p.elements, 480);
+  CHECK_EQ_INT(p.bytes, 960);
+  CHECK_EQ_STR(what, "gather half none 960 B out-of-place graph root 0");
+  p = params(CB_SCATTER, CB_FLOAT, CB_OP_NONE, 8, 1, &c);
+  CHECK_EQ_INT(plan(&p, 2, "eager"), -1); /* nccl-tests' 0-element row: the columns, no run */
+  CHECK_EQ_INT(p.count, 0);
+  CHECK_EQ_INT(p.bytes, 0);
+  CHECK_CONTAINS(why, "2 elements over 2 ranks round to 0 per rank");
+  p = params(CB_REDUCE, CB_BF16, CB_MAX, 6, 0, &c);
+  p.inplace = 1;
+  CHECK_EQ_INT(plan(&p, 2, "eager"), 0);
+  CHECK_EQ_STR(what, "reduce bfloat16 max 6 B in-place eager root 0");
+  CHECK_EQ_INT(p.count, 3);
+  p = params(CB_BROADCAST, CB_FLOAT, CB_OP_NONE, 6, 0, &c);
+  CHECK_EQ_INT(plan(&p, 2, "eager"), -1);
+  CHECK_CONTAINS(why, "not a whole number of 4-byte elements");
+
+  fi = cb_family_info(CB_HYPERCUBE);
+  p = params(CB_HYPERCUBE, CB_FLOAT, CB_OP_NONE, 4096, 0, NULL);
+  CHECK_EQ_INT(plan(&p, 4, "eager"), 0);
+  CHECK_EQ_STR(what, "hypercube float 4096 B out-of-place eager");
+  CHECK_EQ_INT(p.count, 256);
+  CHECK_NEAR(cb_family_algbw_bytes(CB_HYPERCUBE, p.bytes, 4), 3072.0, 1e-9);
+  CHECK_NEAR(cb_busbw_factor(CB_HYPERCUBE, 4), 1.0, 1e-12);
+  CHECK_EQ_INT(fi->check_ranks(NULL, 3, NULL, 0, why2, sizeof why2), -1);
+  CHECK_CONTAINS(why2, "power-of-two rank count (3 ranks)");
+  CHECK_EQ_INT(fi->check_ranks(NULL, 8, NULL, 0, why2, sizeof why2), 0);
+  CHECK(!fi->rooted && !fi->columns, "hypercube has no root");
+}
+
 int main(void) {
   test_classic();
+  test_rooted();
   test_moe();
   test_moe_group_end();
   test_ringattn();

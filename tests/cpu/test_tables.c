@@ -83,8 +83,9 @@ static void test_redops(void) {
 }
 
 static void test_family_names(void) {
-  static const char *canon[CB_NFAMILIES] = {"allreduce", "allgather", "reducescatter", "alltoall",
-                                            "sendrecv",  "moe",       "ringattn",      "alltoallv"};
+  static const char *canon[CB_NFAMILIES] = {"allreduce", "allgather", "reducescatter", "alltoall",  "sendrecv",
+                                            "moe",       "ringattn",  "alltoallv",     "broadcast", "reduce",
+                                            "gather",    "scatter",   "hypercube"};
   for (int f = 0; f < CB_NFAMILIES; f++) {
     cb_family_t got = CB_NFAMILIES;
     CHECK(cb_family_parse(canon[f], &got) == 0 && got == (cb_family_t)f, "cb_family_parse('%s')", canon[f]);
@@ -95,7 +96,7 @@ static void test_family_names(void) {
   }
   cb_family_t got;
   CHECK(cb_family_parse("ALLTOALL", &got) == 0 && got == CB_ALLTOALL, "case-insensitive family names");
-  const char *bad[] = {"", "all", "allreduc", "all_reduce", "all-reduce", "broadcast", "reduce", "ring_attn"};
+  const char *bad[] = {"", "all", "allreduc", "all_reduce", "all-reduce", "broad_cast", "reduces", "ring_attn"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     CHECK(cb_family_parse(bad[i], &got) == -1, "cb_family_parse('%s') accepted", bad[i]);
   CHECK(cb_family_info(CB_NFAMILIES) == NULL, "info past the table");
@@ -109,7 +110,9 @@ static void test_family_names(void) {
   } props[] = {
       {CB_ALLREDUCE, 1, 1, 0, ""},   {CB_ALLGATHER, 0, 1, 1, ""}, {CB_REDUCESCATTER, 1, 1, 1, ""},
       {CB_ALLTOALL, 0, 0, 1, ""},    {CB_SENDRECV, 0, 0, 0, ""},  {CB_MOE, 0, 0, 0, "tokens"},
-      {CB_RINGATTN, 0, 0, 0, "seq"}, {CB_ALLTOALLV, 0, 0, 0, ""},
+      {CB_RINGATTN, 0, 0, 0, "seq"}, {CB_ALLTOALLV, 0, 0, 0, ""}, {CB_BROADCAST, 0, 1, 0, ""},
+      {CB_REDUCE, 1, 1, 0, ""},      {CB_GATHER, 0, 1, 0, ""},    {CB_SCATTER, 0, 1, 0, ""},
+      {CB_HYPERCUBE, 0, 1, 0, ""},
   };
   for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
     const cb_family_info_t *fi = cb_family_info(props[i].f);
@@ -154,8 +157,16 @@ static double reference_factor(cb_family_t f, int n) {
   case CB_ALLTOALL:
   case CB_ALLTOALLV: return (double)(n - 1) / n; /* alltoallv: nccl-tests' AlltoAllvGetBw */
   case CB_SENDRECV: return 1.0;
-  case CB_MOE: return 1.0;      /* moe: busbw = algbw (family.h) */
-  case CB_RINGATTN: return 1.0; /* ringattn: busbw = algbw (family.h) */
+  case CB_MOE: return 1.0; /* moe: busbw = algbw (family.h) */
+  case CB_RINGATTN:
+    return 1.0; /* ringattn: busbw = algbw (family.h) */
+  /* doc/PERFORMANCE.md: broadcast and reduce move the whole buffer through the root's link;
+   * src/gather.cu, scatter.cu: (n-1)/n; src/hypercube.cu: busbw = algbw */
+  case CB_BROADCAST:
+  case CB_REDUCE:
+  case CB_HYPERCUBE: return 1.0;
+  case CB_GATHER:
+  case CB_SCATTER: return (double)(n - 1) / n;
   default: return -1.0;
   }
 }

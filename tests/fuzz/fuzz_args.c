@@ -18,6 +18,7 @@
 #include "buffers.h"
 #include "gate.h"
 #include "moe_router.h"
+#include "rooted.h"
 #include "strbuf.h"
 #include "text_check.h"
 
@@ -37,10 +38,16 @@ static void check_classic(void) {
         memset(&p, 0, sizeof p);
         p.family = A.family;
         p.dtype = A.dtypes[d];
-        p.bytes = A.points[i];
-        char why[256];
-        if (cb_family_count(A.family, p.bytes, cb_dtype_size(p.dtype), ranks[r], &p.elements, &p.count, why,
-                            sizeof why))
+        p.point = A.points[i];
+        p.config = cb_args_config_const(&A);
+        char why[256], what[256];
+        /* a family sweeping bytes: its plan, as the engine calls it (root 0 for the rooted
+         * families); the others: the point as a byte count */
+        const cb_family_info_t *fi = cb_family_info(A.family);
+        p.bytes = p.point;
+        if (fi->points ? cb_family_count(A.family, p.bytes, cb_dtype_size(p.dtype), ranks[r], &p.elements, &p.count,
+                                         why, sizeof why)
+                       : fi->plan(&p, ranks[r], "eager", what, sizeof what, why, sizeof why))
           continue; /* a row error (size not a whole number of elements): reported per row */
         for (int inplace = 0; inplace < 2; inplace++) {
           cb_buffer_plan_t plan;
@@ -53,6 +60,18 @@ static void check_classic(void) {
         }
       }
   }
+}
+
+/* an accepted root (-r/--root) is a rank the describer can check, or -1 (every root) */
+static void check_root(void) {
+  const cb_family_info_t *fi = cb_family_info(A.family);
+  if (!fi->rooted) return;
+  int root = ((const cb_rooted_config_t *)cb_args_config(&A))->root;
+  if (root < -1 || root >= CB_ROOTS_MAX) FAIL("accepted root %d", root);
+  char why[256];
+  for (int n = 1; n <= 8; n++)
+    if ((fi->check_ranks(cb_args_config(&A), n, A.dtypes, A.ndtypes, why, sizeof why) == 0) != (root < n))
+      FAIL("root %d at %d ranks: check_ranks '%s'", root, n, why);
 }
 
 static void check_moe(void) {
@@ -147,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FAIL("accepted with %d points %d dtypes %d ops", A.npoints, A.ndtypes, A.nops);
     if (A.family == CB_MOE) check_moe();
     else check_classic();
+    check_root();
     check_reals(argc, argv);
   }
   /* the bar's two variables (gate.h), taken from the first two lines: refused with one line

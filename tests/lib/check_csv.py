@@ -2,12 +2,12 @@
 """Assertions on a collbench results CSV, for the tests.
 
 usage: check_csv.py FILE [--min-rows N] [--algos a,b] [--allow-skip REGEX] [--families f]
-                         [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2]
+                         [--modes eager,graph] [--inplace 0,1] [--dtypes d1,d2] [--ops o1,o2] [--roots 0,3]
                          [--nodes N] [--skipped a,b] [--max-blocks algo=N,...] [--max-sms algo=N,...]
                          [--ranks N] [--loaded a,b] [--shared] [--pass fwd|bwd|both]
 Fails (exit 1, one line per problem) when: a row is wrong (wrong > 0) or unchecked; a row is
 skipped whose note does not match --allow-skip; an algorithm in --algos has no timed row; a
-timed row lacks a positive time; a requested dtype/op/mode/inplace value never appears; a row's
+timed row lacks a positive time; a requested dtype/op/mode/inplace/root value never appears; a row's
 nodes column differs from --nodes; an algorithm in --skipped has no row or a timed one; a timed
 row of an algorithm in --max-blocks reports a grid ("N blocks" in its note) larger than its N, or
 no grid at all; a timed row of an algorithm in --max-sms reports an sms column outside 1..N
@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--ops", default="")
     ap.add_argument("--modes", default="")
     ap.add_argument("--inplace", default="")
+    ap.add_argument("--roots", default="")
     ap.add_argument("--allow-unchecked", action="store_true")
     ap.add_argument("--nodes", type=int, default=0)
     ap.add_argument("--skipped", default="")
@@ -81,7 +82,7 @@ def main():
     loaded_algos = set(filter(None, a.loaded.split(",")))
     roundtrips, loaded = set(), set()  # (algo, dtype, bytes, mode) of timed roundtrip / roundtrip_loaded rows
     loaded_excused = set()  # ... of roundtrip_loaded rows skipped because ranks share a GPU (--shared)
-    seen = {"dtype": set(), "op": set(), "mode": set(), "inplace": set()}
+    seen = {"dtype": set(), "op": set(), "mode": set(), "inplace": set(), "root": set()}
     seen_excused = {k: set() for k in seen}  # ... of the rows excused (one rank, shared GPU)
     for i, r in enumerate(rows, start=2):
         where = f"line {i} ({r['family']} {r['algo']} {r['dtype']} {r['op']} {r['bytes']} B ip={r['inplace']} {r.get('mode','')})"
@@ -155,7 +156,8 @@ def main():
     # nothing timed because every row could not run with one rank / on a shared GPU: the values
     # asked for must still each have a row, an excused one (the run is then skipped below)
     all_excused = not timed_algos and one_rank_algos
-    for key, want in (("dtype", a.dtypes), ("op", a.ops), ("mode", a.modes), ("inplace", a.inplace)):
+    for key, want in (("dtype", a.dtypes), ("op", a.ops), ("mode", a.modes), ("inplace", a.inplace),
+                      ("root", a.roots)):
         for v in filter(None, want.split(",")):
             if all_excused and v not in seen_excused[key]:
                 problems.append(f"no row with {key}={v}")

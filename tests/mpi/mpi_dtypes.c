@@ -145,7 +145,7 @@ static void check_reduced(cb_layout_t layout, int t, int op, const void *out, si
                           int nranks, uint64_t seed, int iter) {
   for (size_t i = 0; i < n; i++) {
     long double got = op == CB_AVG ? avg_of(t, get(t, out, i), nranks) : get(t, out, i);
-    double want = cb_expected_host(layout, t, op, i, count, rank, nranks, seed, iter);
+    double want = cb_expected_host(layout, t, op, i, count, rank, nranks, 0, seed, iter);
     if (!matches(t, op, nranks, got, want)) {
       CHECK(0, "layout %d %s %s element %zu: MPI %Lg, expected %g", (int)layout, cb_dtype_name(t), cb_redop_name(op), i,
             got, want);
