@@ -19,6 +19,7 @@
 #include "meta_header.h"
 #include "meta_json.h"
 #include "mpi_world.h"
+#include "ncclt_main.h"
 #include "preflight.h"
 #include "report.h"
 #include "watchdog.h"
@@ -82,6 +83,7 @@ typedef struct {
   cb_world_t world;
   int world_up;
   cb_report_t report; /* rank 0 */
+  cb_ncclt_t *ncclt;  /* the nccl-tests drop-in's state (NULL: collbench's own output) */
 } cb_main_t;
 
 /* A phase's result: CB_CONTINUE lets the next phase run; anything else is the exit code. */
@@ -94,6 +96,7 @@ static int finish(cb_main_t *m, int code) {
   if (m->world_up) cb_world_free(&m->world);
   if (m->mpi_up) MPI_Finalize();
   free(m->args);
+  free(m->ncclt);
   return code;
 }
 
@@ -192,11 +195,13 @@ static int run_phase(cb_main_t *m) {
     cb_strbuf_t header, json;
     cb_sb_init(&header);
     cb_sb_init(&json);
-    cb_meta_header(&meta, &header);
+    if (!m->ncclt) cb_meta_header(&meta, &header);
     cb_meta_json(&meta, &json);
+    open_ok =
+        cb_report_open(&m->report, m->ncclt ? NULL : stdout, m->args->csv, m->args->json, json.s, err, sizeof err) == 0;
+    if (open_ok && m->ncclt) cb_ncclt_start(m->ncclt, &meta, &m->bench, &m->report, &header);
     fputs(header.s, stdout);
     fflush(stdout);
-    open_ok = cb_report_open(&m->report, stdout, m->args->csv, m->args->json, json.s, err, sizeof err) == 0;
     cb_sb_free(&header);
     cb_sb_free(&json);
   }
@@ -226,8 +231,10 @@ static int report_phase(cb_main_t *m) {
     snprintf(extra, sizeof extra, "\"summary\": {\"rows\": %d, \"skipped\": %d, \"wrong\": %lld, \"exit_code\": %d}",
              b->rows, b->rows_skipped, b->wrong_total, code);
     if (cb_report_close(&m->report, extra, err, sizeof err)) code = fail(m, CB_EXIT_RUNTIME, err);
-    printf("#\n# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", b->rows, b->rows_skipped,
-           b->wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
+    if (m->ncclt) code = cb_ncclt_finish(m->ncclt, code);
+    else
+      printf("#\n# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", b->rows, b->rows_skipped,
+             b->wrong_total, code == CB_EXIT_OK ? "OK" : "FAILED");
     fflush(stdout);
   }
   CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, m->world.mpi.comm));
@@ -236,7 +243,13 @@ static int report_phase(cb_main_t *m) {
 
 int main(int argc, char **argv) {
   static cb_main_t m; /* static: see cb_main_t */
-  int code = parse_phase(&m, argc, argv);
+  int code = CB_CONTINUE;
+  /* under an nccl-tests binary's name: its command line becomes collbench's (ncclt_main.h) */
+  if (argc > 0 && cb_ncclt_named(argv[0])) {
+    if (!(m.ncclt = calloc(1, sizeof *m.ncclt))) return CB_EXIT_RUNTIME;
+    code = cb_ncclt_begin(m.ncclt, &argc, &argv);
+  }
+  if (code == CB_CONTINUE) code = parse_phase(&m, argc, argv);
   if (code == CB_CONTINUE) code = world_phase(&m, &argc, &argv);
   if (code == CB_CONTINUE) code = run_phase(&m);
   if (code == CB_CONTINUE) code = report_phase(&m);

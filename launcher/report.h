@@ -35,6 +35,10 @@ typedef struct cb_report {
    * table_started: a row of another table prints that table's header first */
   int table_started;
   const cb_table_t *table_shown;
+  /* when set (after cb_report_open), every row also goes to sink: the nccl-tests drop-in's
+   * table (ncclt_main.h), opened with table NULL */
+  void (*sink)(void *ctx, const cb_row_t *row);
+  void *sink_ctx;
 } cb_report_t;
 
 /* Opens the outputs (either path may be empty). meta_json is a JSON object's text. Returns 0,
