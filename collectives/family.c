@@ -8,13 +8,13 @@
 #include <strings.h>
 
 extern const cb_family_info_t cb_family_allreduce, cb_family_allgather, cb_family_reducescatter, cb_family_alltoall,
-    cb_family_sendrecv, cb_family_moe, cb_family_ringattn;
+    cb_family_sendrecv, cb_family_moe, cb_family_ringattn, cb_family_alltoallv;
 
 static const cb_family_info_t *const families[CB_NFAMILIES] = {
     [CB_ALLREDUCE] = &cb_family_allreduce,         [CB_ALLGATHER] = &cb_family_allgather,
     [CB_REDUCESCATTER] = &cb_family_reducescatter, [CB_ALLTOALL] = &cb_family_alltoall,
     [CB_SENDRECV] = &cb_family_sendrecv,           [CB_MOE] = &cb_family_moe,
-    [CB_RINGATTN] = &cb_family_ringattn,
+    [CB_RINGATTN] = &cb_family_ringattn,           [CB_ALLTOALLV] = &cb_family_alltoallv,
 };
 
 const cb_family_info_t *cb_family_info(cb_family_t f) { return (unsigned)f < CB_NFAMILIES ? families[f] : NULL; }

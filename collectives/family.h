@@ -16,6 +16,7 @@
  *   reducescatter  per-rank send buffer (total)     bytes/elem/n      (n-1)/n
  *   alltoall       per-rank send buffer (total)     bytes/elem/n      (n-1)/n
  *   sendrecv       per-rank send buffer             bytes/elem        1
+ *   alltoallv      largest per-rank send/recv total paramcount        (n-1)/n  (alltoallv_counts.h)
  * algbw = bytes / time, GB = 1e9 bytes. MoE rows define their own bytes (docs/results-format.md):
  * logical bytes per rank moved by the phase, busbw = algbw. ringattn rows sweep the total
  * sequence length; their size column is the K/V bytes one rank receives over the ring,
@@ -66,6 +67,7 @@ typedef enum cb_family {
   CB_SENDRECV,
   CB_MOE,
   CB_RINGATTN,
+  CB_ALLTOALLV,
   CB_NFAMILIES
 } cb_family_t;
 

@@ -16,6 +16,7 @@ extern const cb_algo_t cb_algo_allreduce_oneshot, cb_algo_allreduce_oneshot_ll, 
     cb_algo_allreduce_twoshot_pull, cb_algo_allreduce_twoshot_ce, cb_algo_allreduce_auto, cb_algo_allreduce_hier,
     cb_algo_alltoall_peer, cb_algo_alltoall_hier, cb_algo_moe_nccl, cb_algo_moe_peer, cb_algo_moe_peer_ll,
     cb_algo_moe_hier, cb_algo_moe_copy_ce;
+extern const cb_algo_t cb_algo_nccl_alltoallv, cb_algo_alltoallv_peer, cb_algo_alltoallv_auto;
 CB_RA_SCHEMES(CB_RA_ROW_DECLS)
 
 const cb_algo_t *const cb_registry[] = {
@@ -54,6 +55,9 @@ const cb_algo_t *const cb_registry[] = {
     /* each ringattn scheme with collbench's block kernel, then with cuDNN's: one line per scheme
      * in collectives/attn/ringattn_schemes.h */
     CB_RA_SCHEMES(CB_RA_ROW_POINTERS) /* single, single_cudnn, ring, ring_cudnn, ... */
+        & cb_algo_nccl_alltoallv,
+    &cb_algo_alltoallv_peer,
+    &cb_algo_alltoallv_auto,
     NULL,
 };
 

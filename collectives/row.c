@@ -38,6 +38,8 @@ const cb_column_t cb_columns[CB_NCOLS] = {
     [CB_COL_LAYOUT] = {"layout", CB_COL_TEXT, NULL, CB_COLS_ATTN, 0, 1},
     [CB_COL_ULYSSES] = {"ulysses", CB_COL_REAL, "%.0f", CB_COLS_ATTN, 1, 1},
     [CB_COL_RING] = {"ring", CB_COL_REAL, "%.0f", CB_COLS_ATTN, 1, 1},
+    /* alltoallv: how the per-peer counts were made (--counts: spread, uniform, matrix:FILE, moe:...) */
+    [CB_COL_COUNTS] = {"counts", CB_COL_TEXT, NULL, CB_COLS_A2AV, 0, 1},
 };
 
 const char *cb_row_real_text(double v, const char *fmt, char *buf, size_t n) {

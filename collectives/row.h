@@ -20,6 +20,7 @@
 /* The column groups (family.h columns). */
 #define CB_COLS_MOE 1u  /* moe: the model, its routing, the phase and its traffic */
 #define CB_COLS_ATTN 2u /* ringattn: the attention shape and its compute figures */
+#define CB_COLS_A2AV 4u /* alltoallv: the counts mode */
 
 typedef enum cb_col {
   CB_COL_MODEL,
@@ -50,6 +51,7 @@ typedef enum cb_col {
   CB_COL_LAYOUT,
   CB_COL_ULYSSES,
   CB_COL_RING,
+  CB_COL_COUNTS,
   CB_NCOLS
 } cb_col_t;
 

@@ -202,7 +202,11 @@ static void probe_peers(cb_world_t *w) {
     int mark[64];
     for (int i = 0; i < 64; i++) mark[i] = 1000 + m->rank;
     char e[200];
-    int wrote = !CB_TRY_CUDA(cudaMemcpy(pm.ptrs[pm.me], mark, sizeof mark, cudaMemcpyHostToDevice), e, sizeof e);
+    /* cudaMemcpy from pageable memory may return before its DMA lands (CUDA's API sync
+     * notes): without the device sync a peer could read the old bytes, as ranks sharing one GPU
+     * without MPS did (the probe then said "wrong value" and every custom row was refused) */
+    int wrote = !CB_TRY_CUDA(cudaMemcpy(pm.ptrs[pm.me], mark, sizeof mark, cudaMemcpyHostToDevice), e, sizeof e) &&
+                !CB_TRY_CUDA(cudaDeviceSynchronize(), e, sizeof e);
     if (!wrote) snprintf(why, sizeof why, "rank %d: %s", m->rank, e);
     /* every mark written before anyone reads */
     int readable = cb_mpi_agree(m->node_comm, wrote, why, sizeof why);

@@ -341,9 +341,13 @@ def find_reference(root, run_dir, load=Side):
                 refused.append((shown(path), why))
             continue
         shared = sum(len(set(cand.points[k]) & set(run.points[k])) for k in set(cand.points) & set(run.points))
+        # among references sharing as many rows, the one made mostly of them (the same sweep),
+        # not a larger sweep that happens to contain them (ringattn-batch-seq holds ringattn's
+        # B 1 rows among 140), then the newest
+        extent = shared / max(1, sum(len(v) for v in cand.points.values()))
         date = str(cand.meta.get("date", "")) if isinstance(cand.meta, dict) else ""
-        if shared and (best is None or (shared, date, d) > best[0]):
-            best = ((shared, date, d), path)
+        if shared and (best is None or (shared, extent, date, d) > best[0]):
+            best = ((shared, extent, date, d), path)
     if best is None:
         return run, None, refused, itself
     why = (f"chosen because it is the same family ({run.family}), GPU model ({run.gpu}), rank count "

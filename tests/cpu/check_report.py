@@ -32,7 +32,7 @@ HEADER = ("family,algo,dtype,op,bytes,count,inplace,ranks,nodes,gpu,time_us_mean
           "hidden,topk,experts,routing,phase,remote_gbs,imbalance,net_bytes,nvlink_bytes,seq,batch,heads,"
           "kv_heads,head_dim,"
           "causal,tflops,comm_us,compute_us,overlap_eff,ring_over_single,err_max,err_mean,sms,"
-          "slowdown_comm,slowdown_compute,pass,layout,ulysses,ring").split(",")
+          "slowdown_comm,slowdown_compute,pass,layout,ulysses,ring,counts").split(",")
 
 NOTE1 = "a, \"quoted\" note\nline two\ttab \\ backslash \x01 ctl, café → ok"
 
@@ -91,7 +91,9 @@ MOE_KEYS = ("model", "tokens", "hidden", "topk", "experts", "routing", "phase", 
             "net_bytes", "nvlink_bytes",
             # ringattn's columns: empty / absent on other rows, like moe's
             "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "tflops", "comm_us", "compute_us",
-            "overlap_eff", "ring_over_single", "err_max", "err_mean", "pass", "layout", "ulysses", "ring")
+            "overlap_eff", "ring_over_single", "err_max", "err_mean", "pass", "layout", "ulysses", "ring",
+            # alltoallv's
+            "counts")
 INT_KEYS = ("bytes", "count", "inplace", "ranks", "nodes", "wrong", "iters", "mem_bytes", "tokens", "hidden",
             "topk", "experts", "seq", "batch", "heads", "kv_heads", "head_dim", "causal", "sms")
 FLOAT_KEYS = ("time_us_mean", "time_us_max", "time_us_p50", "time_us_p99", "algbw_gbs", "busbw_gbs",

@@ -68,7 +68,7 @@ static void test_redops(void) {
 
 static void test_family_names(void) {
   static const char *canon[CB_NFAMILIES] = {"allreduce", "allgather", "reducescatter", "alltoall",
-                                            "sendrecv",  "moe",       "ringattn"};
+                                            "sendrecv",  "moe",       "ringattn",      "alltoallv"};
   for (int f = 0; f < CB_NFAMILIES; f++) {
     cb_family_t got = CB_NFAMILIES;
     CHECK(cb_family_parse(canon[f], &got) == 0 && got == (cb_family_t)f, "cb_family_parse('%s')", canon[f]);
@@ -93,7 +93,7 @@ static void test_family_names(void) {
   } props[] = {
       {CB_ALLREDUCE, 1, 1, 0, ""},   {CB_ALLGATHER, 0, 1, 1, ""}, {CB_REDUCESCATTER, 1, 1, 1, ""},
       {CB_ALLTOALL, 0, 0, 1, ""},    {CB_SENDRECV, 0, 0, 0, ""},  {CB_MOE, 0, 0, 0, "tokens"},
-      {CB_RINGATTN, 0, 0, 0, "seq"},
+      {CB_RINGATTN, 0, 0, 0, "seq"}, {CB_ALLTOALLV, 0, 0, 0, ""},
   };
   for (size_t i = 0; i < sizeof props / sizeof props[0]; i++) {
     const cb_family_info_t *fi = cb_family_info(props[i].f);
@@ -135,7 +135,8 @@ static double reference_factor(cb_family_t f, int n) {
   case CB_ALLREDUCE: return 2.0 * (n - 1) / n;
   case CB_ALLGATHER:
   case CB_REDUCESCATTER:
-  case CB_ALLTOALL: return (double)(n - 1) / n;
+  case CB_ALLTOALL:
+  case CB_ALLTOALLV: return (double)(n - 1) / n; /* alltoallv: nccl-tests' AlltoAllvGetBw */
   case CB_SENDRECV: return 1.0;
   case CB_MOE: return 1.0;      /* moe: busbw = algbw (family.h) */
   case CB_RINGATTN: return 1.0; /* ringattn: busbw = algbw (family.h) */

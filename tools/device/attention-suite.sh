@@ -24,12 +24,7 @@ cd "$(dirname "$0")/../.." || exit 2
 . tools/device/common.sh
 device_args "bench tests shared sharedbwd sharedbwdcudnn ref sdpa refbwd" "$@"
 has() { wanted "$1" && { [ ${#WORDS[@]} -gt 0 ] || [ "$1" != refbwd ]; }; }
-root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
-if [ -n "$root" ] && [ -d "$root/include" ]; then
-  export CUDNN_ROOT=$root LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  say "cuDNN: $root"
-fi
-build ${CUDNN_ROOT:+-DCUDNN_ROOT=$CUDNN_ROOT}
+build
 rc=0
 has bench && { step attn_kernel_test build/tests/gpu/attn_kernel_test --bench || rc=1; }
 has tests && { gpu_suite ctest_attn '^gpu_(attn|ringattn)' -E '_shared4?$' || rc=1; }

@@ -85,9 +85,18 @@ step() {
 }
 
 # build [CMAKE_ARGS...]: configure (Release) and build in build/; exits 1 when either fails.
+# cuDNN: PyTorch's nvidia-cudnn package when present (CUDNN_ROOT; on the GPU machine 9.19, while
+# the system's is 9.14, whose SDPA backward refuses lengths that are not multiples of 128), so
+# every suite builds the *_cudnn rows against the same cuDNN.
 build() {
+  local root
+  root=$(python3 -c 'import nvidia.cudnn as c; print(list(c.__path__)[0])' 2> /dev/null || true)
+  if [ -z "${CUDNN_ROOT:-}" ] && [ -n "$root" ] && [ -d "$root/include" ]; then
+    export CUDNN_ROOT=$root LD_LIBRARY_PATH=$root/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
+  [ -n "${CUDNN_ROOT:-}" ] && say "cuDNN: $CUDNN_ROOT"
   capture nvidia-smi.txt nvidia-smi
-  step cmake cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" &&
+  step cmake cmake -S . -B build -DCMAKE_BUILD_TYPE=Release ${CUDNN_ROOT:+-DCUDNN_ROOT=$CUDNN_ROOT} "$@" &&
     step build cmake --build build -j "$(nproc)" || exit 1
 }
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GPU test suite on this machine: builds, then
+# The GPU test suite on this machine: builds (against PyTorch's cuDNN when present, as
+# attention-suite.sh: common.sh's build), then
 #   one     ctest -L gpu: every test with one rank per GPU (on one GPU, one rank: the tests that
 #           need two GPUs skip), the virtual clusters apart;
 #   shared  under the CUDA MPS daemon, ranks sharing the GPUs: the 2 x 1 virtual cluster (NCCL
