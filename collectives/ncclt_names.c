@@ -5,18 +5,18 @@
 #include <string.h>
 
 const cb_ncclt_binary_t cb_ncclt_binaries[] = {
-    {"all_reduce_perf", "allreduce", CB_NCCLT_REDOP_OP, 0, 0},
-    {"all_gather_perf", "allgather", CB_NCCLT_REDOP_NONE, 0, 0},
-    {"broadcast_perf", "broadcast", CB_NCCLT_REDOP_NONE, 1, 0},
-    {"reduce_scatter_perf", "reducescatter", CB_NCCLT_REDOP_OP, 0, 0},
-    {"reduce_perf", "reduce", CB_NCCLT_REDOP_OP, 1, 0},
-    {"alltoall_perf", "alltoall", CB_NCCLT_REDOP_NONE, 0, 0},
-    {"scatter_perf", "scatter", CB_NCCLT_REDOP_NONE, 1, 0},
-    {"gather_perf", "gather", CB_NCCLT_REDOP_NONE, 1, 0},
-    {"sendrecv_perf", "sendrecv", CB_NCCLT_REDOP_GIVEN, 0, 0},
-    {"hypercube_perf", "hypercube", CB_NCCLT_REDOP_EMPTY, 0, 0},
-    {"alltoallv_perf", "alltoallv", CB_NCCLT_REDOP_NONE, 0, 1},
-    {NULL, NULL, CB_NCCLT_REDOP_NONE, 0, 0},
+    {"all_reduce_perf", "allreduce", CB_NCCLT_REDOP_OP, 0, NULL},
+    {"all_gather_perf", "allgather", CB_NCCLT_REDOP_NONE, 0, NULL},
+    {"broadcast_perf", "broadcast", CB_NCCLT_REDOP_NONE, 1, NULL},
+    {"reduce_scatter_perf", "reducescatter", CB_NCCLT_REDOP_OP, 0, NULL},
+    {"reduce_perf", "reduce", CB_NCCLT_REDOP_OP, 1, NULL},
+    {"alltoall_perf", "alltoall", CB_NCCLT_REDOP_NONE, 0, NULL},
+    {"scatter_perf", "scatter", CB_NCCLT_REDOP_NONE, 1, NULL},
+    {"gather_perf", "gather", CB_NCCLT_REDOP_NONE, 1, NULL},
+    {"sendrecv_perf", "sendrecv", CB_NCCLT_REDOP_GIVEN, 0, NULL},
+    {"hypercube_perf", "hypercube", CB_NCCLT_REDOP_EMPTY, 0, NULL},
+    {"alltoallv_perf", "alltoallv", CB_NCCLT_REDOP_NONE, 0, "--counts"},
+    {NULL, NULL, CB_NCCLT_REDOP_NONE, 0, NULL},
 };
 
 const char *cb_ncclt_perf_name(const char *path) {

@@ -21,8 +21,10 @@ typedef struct cb_ncclt_binary {
   const char *name;   /* "all_reduce_perf" */
   const char *family; /* collbench's family name: "allreduce" */
   cb_ncclt_redop_t redop;
-  int rooted;     /* takes -r: the root column shows the root (else -1) */
-  int counts_env; /* reads NCCL_TESTS_ALLTOALLV_* (its send/receive count modes) */
+  int rooted; /* takes -r: the root column shows the root (else -1) */
+  /* the family's option for nccl-tests' NCCL_TESTS_ALLTOALLV_* count modes (MATRIX_FILE=F ->
+   * "OPTION matrix:F", SPREAD=S -> "OPTION spread:S"); NULL: the binary ignores them */
+  const char *counts_option;
 } cb_ncclt_binary_t;
 
 /* The binaries, NULL-name terminated, in nccl-tests' Makefile order. */

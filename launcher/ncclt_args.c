@@ -260,6 +260,33 @@ static void defaults(cb_ncclt_opts_t *o, const cb_ncclt_binary_t *bin) {
   snprintf(o->op, sizeof o->op, "sum");
 }
 
+/* alltoallv_perf's count modes (src/alltoallv.cu): a matrix file wins over the spread, as there;
+ * the scale and the summary only at their defaults. */
+static int counts(tr_t *t, cb_ncclt_getenv_fn env) {
+  const cb_ncclt_opts_t *o = t->o;
+  const char *opt = o->bin->counts_option, *v;
+  char mode[CB_NCCLT_TEXT / 2];
+  if (!opt) return CB_NCCLT_OK; /* the other binaries ignore them, as nccl-tests' */
+  if ((v = env("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")) && strcmp(v, "1") && strcmp(v, "1.0"))
+    return fail(t, "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=%s: collbench reads the matrix as written; scale the file", v);
+  if ((v = env("NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY")) && strcmp(v, "0"))
+    return fail(t, "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=%s: not offered; the rows' counts column names the mode", v);
+  if ((v = env("NCCL_TESTS_ALLTOALLV_MATRIX_FILE"))) {
+    if (!v[0]) return fail(t, "NCCL_TESTS_ALLTOALLV_MATRIX_FILE is set but empty");
+    if (o->minbytes != o->maxbytes)
+      return fail(t, "NCCL_TESTS_ALLTOALLV_MATRIX_FILE: -b and -e must be the same (nccl-tests' matrix mode)");
+    if (snprintf(mode, sizeof mode, "matrix:%s", v) >= (int)sizeof mode)
+      return fail(t, "NCCL_TESTS_ALLTOALLV_MATRIX_FILE: the file name is too long");
+    return out2(t, opt, mode);
+  }
+  if ((v = env("NCCL_TESTS_ALLTOALLV_SPREAD"))) {
+    if (snprintf(mode, sizeof mode, "spread:%s", v) >= (int)sizeof mode)
+      return fail(t, "NCCL_TESTS_ALLTOALLV_SPREAD: too long");
+    return out2(t, opt, mode);
+  }
+  return CB_NCCLT_OK;
+}
+
 /* The NCCL_TESTS_* variables: the gate, and the ones whose job collbench does elsewhere. */
 static int environment(tr_t *t, cb_ncclt_getenv_fn env) {
   const char *v = env("NCCL_TESTS_MIN_BW");
@@ -275,15 +302,7 @@ static int environment(tr_t *t, cb_ncclt_getenv_fn env) {
                 "NCCL_TESTS_SPLIT/NCCL_TESTS_SPLIT_MASK=%s: collbench runs one communicator over all ranks; start "
                 "one job per group instead",
                 v);
-  static const char *const kA2av[] = {"NCCL_TESTS_ALLTOALLV_MATRIX_FILE", "NCCL_TESTS_ALLTOALLV_SPREAD",
-                                      "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE", "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY"};
-  for (size_t k = 0; k < sizeof kA2av / sizeof kA2av[0]; k++)
-    if (t->o->bin->counts_env && (v = env(kA2av[k])))
-      return fail(t,
-                  "%s=%s: the drop-in does not translate these count modes yet; run collbench %s with its own "
-                  "count options (docs/nccl-tests.md)",
-                  kA2av[k], v, t->o->bin->family);
-  return CB_NCCLT_OK;
+  return counts(t, env);
 }
 
 /* Finds argv[i]'s option: its letter, and its value (inline or the next argument, *i moved). */

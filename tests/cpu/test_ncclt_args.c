@@ -204,7 +204,32 @@ static void environment(void) {
   /* alltoallv's count variables matter to alltoallv_perf only */
   g_env[0] = "NCCL_TESTS_ALLTOALLV_SPREAD=0.5";
   OK("all_reduce_perf");
-  g_env[0] = NULL;
+  CHECK(!strstr(g_joined, "spread"), "spread on all_reduce_perf: %s", g_joined);
+  cb_family_t f;
+  if (cb_family_parse("alltoallv", &f) == 0) { /* the family is in this build */
+    OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    CHECK_CONTAINS(g_joined, "--counts spread:0.5");
+    parses();
+    g_env[1] = "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=m.txt"; /* the matrix wins, as in nccl-tests */
+    OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    CHECK_CONTAINS(g_joined, "--counts matrix:m.txt");
+    CHECK(!strstr(g_joined, "spread"), "spread beside the matrix: %s", g_joined);
+    REFUSED("-b and -e must be the same", "alltoallv_perf", "-b", "1K", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=1";
+    OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=2";
+    REFUSED("MATRIX_SCALE=2", "alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1";
+    REFUSED("PRINT_SUMMARY=1", "alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=";
+    g_env[1] = NULL;
+    REFUSED("set but empty", "alltoallv_perf");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_SPREAD=0";
+    OK("alltoallv_perf");
+    CHECK_CONTAINS(g_joined, "--counts spread:0");
+    parses();
+  }
+  g_env[0] = g_env[1] = NULL;
 }
 
 /* Every binary: its family when this build has it, else one line saying it is not built. */
