@@ -379,5 +379,5 @@ int cb_args_parse(int argc, char **argv, cb_args_t *a, char *err, size_t errlen)
   if (rc == CB_ARGS_OK) rc = cb_argp_check_outputs(p, a);
   if (rc != CB_ARGS_OK) return rc;
   rc = cb_args_finish(p, a, &s);
-  return rc ? rc : cb_ncclt_finish(p, a, &s);
+  return rc ? rc : cb_args_ncclt_finish(p, a, &s);
 }

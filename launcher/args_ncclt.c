@@ -131,7 +131,7 @@ int cb_ncclt_option(cb_argp_t *p, cb_args_t *a, cb_args_seen_t *s, int index, co
   }
 }
 
-int cb_ncclt_finish(cb_argp_t *p, const cb_args_t *a, const cb_args_seen_t *s) {
+int cb_args_ncclt_finish(cb_argp_t *p, const cb_args_t *a, const cb_args_seen_t *s) {
   if (s->graph_launches && !(a->modes & CB_MODE_GRAPH))
     return cb_argp_fail(p, "-G %d launches CUDA graphs: leave out --mode eager (or give --mode both)",
                         a->graph_launches);

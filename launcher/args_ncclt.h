@@ -23,7 +23,7 @@ int cb_ncclt_option(cb_argp_t *p, cb_args_t *a, cb_args_seen_t *s, int index, co
 
 /* Once the whole line is read: the combinations that cannot run (-G with --mode eager, -z 1 with
  * a graph, -R with --algo, -J over another output). */
-int cb_ncclt_finish(cb_argp_t *p, const cb_args_t *a, const cb_args_seen_t *s);
+int cb_args_ncclt_finish(cb_argp_t *p, const cb_args_t *a, const cb_args_seen_t *s);
 
 /* "nccl", "nccl_reg" or "nccl_symm": the NCCL baseline -R r keeps. */
 const char *cb_ncclt_register_name(int r);

@@ -22,6 +22,7 @@
 #include "meta_header.h"
 #include "meta_json.h"
 #include "mpi_world.h"
+#include "ncclt_main.h"
 #include "preflight.h"
 #include "report.h"
 #include "report_ncclt_json.h"
@@ -103,9 +104,9 @@ static int knobs_agree(const cb_knobs_t *k, char *why, size_t n) {
 typedef struct {
   cb_args_t *args;
   cb_bench_t bench;
-  cb_fault_t fault;      /* CB_FAULT (test-only fault injection, fault.h) */
-  cb_gate_t gate;        /* CB_MIN_BUSBW / NCCL_TESTS_MIN_BW (gate.h) */
-  cb_ncclt_json_t ncclt; /* -J, rank 0 */
+  cb_fault_t fault;           /* CB_FAULT (test-only fault injection, fault.h) */
+  cb_gate_t gate;             /* CB_MIN_BUSBW / NCCL_TESTS_MIN_BW (gate.h) */
+  cb_ncclt_json_t ncclt_json; /* -J, rank 0 */
   cb_knobs_t knobs;
   int argc;
   char **argv;      /* the command line, for -J */
@@ -115,6 +116,7 @@ typedef struct {
   cb_world_t world;
   int world_up;
   cb_report_t report; /* rank 0 */
+  cb_ncclt_t *ncclt;  /* the nccl-tests drop-in's state (NULL: collbench's own output) */
 } cb_main_t;
 
 /* A phase's result: CB_CONTINUE lets the next phase run; anything else is the exit code. */
@@ -127,6 +129,7 @@ static int finish(cb_main_t *m, int code) {
   if (m->world_up) cb_world_free(&m->world);
   if (m->mpi_up) MPI_Finalize();
   free(m->args);
+  free(m->ncclt);
   return code;
 }
 
@@ -242,7 +245,7 @@ static int open_ncclt_json(cb_main_t *m, const cb_meta_t *meta, char *why, size_
                         .a = m->args,
                         .ndevices = meta->nranks,
                         .devices = dev};
-  int rc = cb_ncclt_json_open(&m->ncclt, m->args->ncclt_json, &run, why, n);
+  int rc = cb_ncclt_json_open(&m->ncclt_json, m->args->ncclt_json, &run, why, n);
   free(dev);
   return rc;
 }
@@ -259,13 +262,16 @@ static int run_phase(cb_main_t *m) {
     cb_strbuf_t header, json;
     cb_sb_init(&header);
     cb_sb_init(&json);
-    cb_meta_header(&meta, &header);
+    if (!m->ncclt) cb_meta_header(&meta, &header);
     cb_meta_json(&meta, &json);
+    open_ok =
+        cb_report_open(&m->report, m->ncclt ? NULL : stdout, m->args->csv, m->args->json, json.s, err, sizeof err) == 0;
+    if (open_ok && m->ncclt) cb_ncclt_start(m->ncclt, &meta, &m->bench, &m->report, &header);
     fputs(header.s, stdout);
     fflush(stdout);
-    open_ok = cb_report_open(&m->report, stdout, m->args->csv, m->args->json, json.s, err, sizeof err) == 0;
-    /* --format: wide on a terminal unless told (report_wide.h) */
-    m->report.wide = m->args->format == CB_FORMAT_WIDE || (m->args->format == CB_FORMAT_AUTO && isatty(STDOUT_FILENO));
+    /* --format: wide on a terminal unless told (report_wide.h); the drop-in prints its own table */
+    m->report.wide = !m->ncclt && (m->args->format == CB_FORMAT_WIDE ||
+                                   (m->args->format == CB_FORMAT_AUTO && isatty(STDOUT_FILENO)));
     if (open_ok && m->args->ncclt_json[0]) open_ok = open_ncclt_json(m, &meta, err, sizeof err) == 0;
     cb_sb_free(&header);
     cb_sb_free(&json);
@@ -279,7 +285,7 @@ static int run_phase(cb_main_t *m) {
   m->bench.a = m->args;
   m->bench.rep = w->mpi.rank == 0 ? &m->report : NULL;
   m->bench.wd = &m->wd;
-  m->bench.ncclt = w->mpi.rank == 0 && m->args->ncclt_json[0] ? &m->ncclt : NULL;
+  m->bench.ncclt = w->mpi.rank == 0 && m->args->ncclt_json[0] ? &m->ncclt_json : NULL;
   cb_bench_run(&m->bench);
   cb_watchdog_stop(&m->wd);
   m->wd_up = 0;
@@ -297,7 +303,9 @@ static int report_phase(cb_main_t *m) {
     /* wrong results first (1), then the bar (6: gate.h), from rank 0's averages */
     double avg[CB_MAX_ALGOS];
     for (int i = 0; i < b->avg.nalgos; i++) avg[i] = cb_avg_busbw_mean(&b->avg, i);
-    code = cb_gate_exit_code(&m->gate, b->wrong_total, b->validate_failures, avg, b->avg.nalgos);
+    /* the drop-in applies nccl-tests' bar itself (exit 7: ncclt_main.h), not collbench's */
+    code = m->ncclt ? (b->wrong_total > 0 || b->validate_failures > 0 ? CB_EXIT_WRONG : CB_EXIT_OK)
+                    : cb_gate_exit_code(&m->gate, b->wrong_total, b->validate_failures, avg, b->avg.nalgos);
     char err[1024];
     cb_strbuf_t extra, lines;
     cb_sb_init(&extra);
@@ -313,12 +321,16 @@ static int report_phase(cb_main_t *m) {
     if (cb_report_close(&m->report, extra.s, err, sizeof err)) code = fail(m, CB_EXIT_RUNTIME, err);
     if (b->ncclt && cb_ncclt_json_close(b->ncclt, &b->avg, &m->gate, err, sizeof err))
       code = fail(m, CB_EXIT_RUNTIME, err);
-    cb_avg_busbw_lines(&b->avg, &m->gate, &lines);
-    printf("#\n%s# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", lines.s, b->rows,
-           b->rows_skipped, b->wrong_total,
-           code == CB_EXIT_OK          ? "OK"
-           : code == CB_EXIT_BELOW_BAR ? "BELOW THE BAR"
-                                       : "FAILED");
+    if (m->ncclt) {
+      code = cb_ncclt_finish(m->ncclt, code);
+    } else {
+      cb_avg_busbw_lines(&b->avg, &m->gate, &lines);
+      printf("#\n%s# rows: %d (%d skipped or not supported)  wrong elements: %lld  -> %s\n", lines.s, b->rows,
+             b->rows_skipped, b->wrong_total,
+             code == CB_EXIT_OK          ? "OK"
+             : code == CB_EXIT_BELOW_BAR ? "BELOW THE BAR"
+                                         : "FAILED");
+    }
     fflush(stdout);
     cb_sb_free(&extra);
     cb_sb_free(&lines);
@@ -331,7 +343,13 @@ int main(int argc, char **argv) {
   static cb_main_t m; /* static: see cb_main_t */
   m.argc = argc;
   m.argv = argv;
-  int code = parse_phase(&m, argc, argv);
+  int code = CB_CONTINUE;
+  /* under an nccl-tests binary's name: its command line becomes collbench's (ncclt_main.h) */
+  if (argc > 0 && cb_ncclt_named(argv[0])) {
+    if (!(m.ncclt = calloc(1, sizeof *m.ncclt))) return CB_EXIT_RUNTIME;
+    code = cb_ncclt_begin(m.ncclt, &argc, &argv); /* m.argv keeps nccl-tests' line for -J */
+  }
+  if (code == CB_CONTINUE) code = parse_phase(&m, argc, argv);
   if (code == CB_CONTINUE) code = world_phase(&m, &argc, &argv);
   if (code == CB_CONTINUE) code = run_phase(&m);
   if (code == CB_CONTINUE) code = report_phase(&m);

@@ -233,6 +233,7 @@ static void note_write(FILE *f, int *saved, const char *what) {
 void cb_report_row(cb_report_t *r, const cb_row_t *in) {
   const cb_row_t marked = cb_one_rank_row(in, r->nrows ? NULL : r->table), *row = &marked; /* one_rank.h */
   table_row(r, row);
+  if (r->sink) r->sink(r->sink_ctx, row);
   cb_strbuf_t b;
   cb_sb_init(&b);
   if (r->csv) {

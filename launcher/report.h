@@ -40,6 +40,10 @@ typedef struct cb_report {
    * size (report_wide.h); cb_report_close prints what it still holds */
   int wide;
   cb_wide_t wide_table;
+  /* when set (after cb_report_open), every row also goes to sink: the nccl-tests drop-in's
+   * table (ncclt_main.h), opened with table NULL */
+  void (*sink)(void *ctx, const cb_row_t *row);
+  void *sink_ctx;
 } cb_report_t;
 
 /* Opens the outputs (either path may be empty). meta_json is a JSON object's text. Returns 0,

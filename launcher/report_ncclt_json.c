@@ -15,7 +15,7 @@
 /* nccl-tests' JSON_FILE_VERSION (2.19) */
 #define CB_NCCLT_JSON_VERSION 3
 
-struct cb_ncclt_result {
+struct cb_ncclt_json_result {
   uint64_t bytes, count;
   char dtype[32], op[16], mode[8], algo[CB_NAME_MAX];
   int iters;
@@ -138,14 +138,14 @@ static void per_iter(cb_strbuf_t *b, const char *key, const double *per_rank, in
   free(sorted);
 }
 
-static int same_key(const struct cb_ncclt_result *x, const cb_row_t *r) {
+static int same_key(const struct cb_ncclt_json_result *x, const cb_row_t *r) {
   return x->bytes == r->bytes && strcmp(x->dtype, r->dtype) == 0 && strcmp(x->op, r->op) == 0 &&
          strcmp(x->mode, r->mode) == 0 && strcmp(x->algo, r->algo) == 0;
 }
 
 /* The result r's side goes into: an in-place row joins the latest result of its key still
  * without one (its out-of-place row came first); anything else starts a result. */
-static struct cb_ncclt_result *result_for(cb_ncclt_json_t *j, const cb_row_t *r) {
+static struct cb_ncclt_json_result *result_for(cb_ncclt_json_t *j, const cb_row_t *r) {
   int side = r->inplace ? 1 : 0;
   for (int i = j->nres - 1; side && i >= 0; i--)
     if (same_key(&j->res[i], r)) {
@@ -154,12 +154,12 @@ static struct cb_ncclt_result *result_for(cb_ncclt_json_t *j, const cb_row_t *r)
     }
   if (j->nres == j->cap) {
     int cap = j->cap ? 2 * j->cap : 64;
-    struct cb_ncclt_result *res = realloc(j->res, sizeof *res * (size_t)cap);
+    struct cb_ncclt_json_result *res = realloc(j->res, sizeof *res * (size_t)cap);
     if (!res) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
     j->res = res;
     j->cap = cap;
   }
-  struct cb_ncclt_result *x = &j->res[j->nres++];
+  struct cb_ncclt_json_result *x = &j->res[j->nres++];
   memset(x, 0, sizeof *x);
   x->bytes = r->bytes;
   x->count = r->count;
@@ -174,7 +174,7 @@ static struct cb_ncclt_result *result_for(cb_ncclt_json_t *j, const cb_row_t *r)
 }
 
 void cb_ncclt_json_row(cb_ncclt_json_t *j, const cb_row_t *r, const double *per_rank_us, int iters, int nranks) {
-  struct cb_ncclt_result *x = result_for(j, r);
+  struct cb_ncclt_json_result *x = result_for(j, r);
   int side = r->inplace ? 1 : 0;
   const char *key = side ? "in_place" : "out_of_place";
   cb_strbuf_t *b = &x->side[side];
@@ -203,7 +203,7 @@ void cb_ncclt_json_row(cb_ncclt_json_t *j, const cb_row_t *r, const double *per_
 void cb_ncclt_json_text(const cb_ncclt_json_t *j, const cb_avg_busbw_t *avg, const cb_gate_t *g, cb_strbuf_t *out) {
   cb_sb_printf(out, "{\n%s\"results\": [", j->head.s ? j->head.s : "");
   for (int i = 0; i < j->nres; i++) {
-    const struct cb_ncclt_result *x = &j->res[i];
+    const struct cb_ncclt_json_result *x = &j->res[i];
     cb_sb_printf(out, "%s\n{\"size\": %llu, \"count\": %llu, \"type\": ", i ? "," : "", (unsigned long long)x->bytes,
                  (unsigned long long)x->count);
     cb_sb_json_str(out, x->dtype);

@@ -41,12 +41,12 @@ typedef struct cb_ncclt_run {
   const cb_ncclt_device_t *devices;
 } cb_ncclt_run_t;
 
-struct cb_ncclt_result;
+struct cb_ncclt_json_result;
 
 typedef struct cb_ncclt_json {
   char path[CB_PATH_MAX];
   cb_strbuf_t head; /* version .. config, each followed by ",\n" */
-  struct cb_ncclt_result *res;
+  struct cb_ncclt_json_result *res;
   int nres, cap;
   long long wrong; /* "out_of_bounds": wrong elements over every checked side */
   double bw_sum;   /* nccl-tests' average: every timed side's bus bandwidth */

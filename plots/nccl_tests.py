@@ -59,7 +59,12 @@ COUNT_MAX = 10 ** 9  # iterations, warmup iterations, graph launches
 NAME = re.compile(r"[A-Za-z0-9_]{1,32}")  # a type or redop as nccl-tests names them
 ALGO = "nccl-tests"
 FAMILIES = {"all_reduce": "allreduce", "all_gather": "allgather", "reduce_scatter": "reducescatter",
-            "alltoall": "alltoall", "sendrecv": "sendrecv"}
+            "alltoall": "alltoall", "sendrecv": "sendrecv", "broadcast": "broadcast", "reduce": "reduce",
+            "gather": "gather", "scatter": "scatter", "hypercube": "hypercube", "alltoallv": "alltoallv"}
+# collbench's drop-in (build/nccl-tests/*_perf) heads each table with the algorithm it ran; its
+# default, the family's nccl algorithm, reads as nccl-tests' own rows (algo ALGO), any other as
+# that algorithm's name
+DROPIN_ALGO = re.compile(r"# collbench algorithm: ([A-Za-z0-9_]{1,31})\s*")
 DTYPES = {"f8e4m3": "fp8e4m3", "f8e5m2": "fp8e5m2"}  # nccl-tests' names where collbench's differ
 COLUMNS = ("family", "algo", "dtype", "op", "bytes", "count", "inplace", "ranks", "nodes", "gpu",
            "time_us_mean", "algbw_gbs", "busbw_gbs", "wrong", "note", "mode", "iters")
@@ -132,15 +137,16 @@ def devices_meta(devices, ranks):
 
 
 class _Table:
-    def __init__(self, header, line, program):
+    def __init__(self, header, line, program, algo=None):
         self.header, self.line, self.program, self.rows = header, line, program, []
+        self.algo = ALGO if algo in (None, "nccl") else algo
 
 
 def parse_text(lines, where, family=None):
     """Rows and per-family run metadata ({family: meta}) of nccl-tests text output (a list of
     lines); where names the input in messages. family: for tables that do not name their binary."""
     rows, metas, tables, nrows = [], {}, [], 0
-    run, devices, program, table = {}, [], None, None
+    run, devices, program, table, algo = {}, [], None, None, None
     where = cbcsv.shown(where)
 
     def close(prog):
@@ -189,9 +195,12 @@ def parse_text(lines, where, family=None):
                     if m:
                         run[key] = infile.number(m[1], f"{where}:{n}", key, 0, hi, integer=True)
                 run["mode"] = "graph" if run.get("graph") else "eager"
+            elif DROPIN_ALGO.fullmatch(line):
+                close(None)
+                algo = DROPIN_ALGO.fullmatch(line)[1]
             elif body[:5] == DEFAULT_HEADER[:5]:
                 close(None)
-                table = _Table(body, n, program)
+                table, algo = _Table(body, n, program, algo), None
             elif body[:1] == ["Out"] or body[:2] == ["Avg", "bus"]:
                 pass  # footer lines before "concluded"
             continue
@@ -213,9 +222,10 @@ def parse_text(lines, where, family=None):
                                    f"{metas[fam]['ranks']}: one run per file")
         if fam not in metas or (meta.get("ranks") and not metas[fam].get("ranks")):
             metas[fam] = meta
+        metas[fam]["algos"] = sorted(set(metas[fam].get("algos", [])) | {t.algo})
         for r in t.rows:
-            rows.extend(make_row(fam, *r[:2], *r[2:4], ip, *grp, "", meta, in_place_unsupported(
-                ip, grp[3], r[4][3], meta.get("validation"))) for ip, grp in ((0, r[4]), (1, r[5])))
+            rows.extend(dict(make_row(fam, *r[:2], *r[2:4], ip, *grp, "", meta, in_place_unsupported(
+                ip, grp[3], r[4][3], meta.get("validation"))), algo=t.algo) for ip, grp in ((0, r[4]), (1, r[5])))
     return rows, metas
 
 
@@ -248,14 +258,19 @@ def _text_row(header, toks, where):
     if len(times) != 2 or header[:5] != DEFAULT_HEADER[:5]:
         raise cbcsv.InputError(f"{where}: the table header is not nccl-tests' (size count type redop root, "
                                "then two time algbw busbw #wrong groups)")
+    if len(toks) == times[1] + 3 and re.fullmatch(r"-?\d+", toks[3], re.ASCII):
+        toks = toks[:3] + [""] + toks[3:]  # hypercube_perf prints an empty redop field
     if len(toks) < times[1] + 4:
         raise cbcsv.InputError(f"{where}: {len(toks)} fields, the table has at least {times[1] + 4}")
     size, count = whole(toks[0], where, "size"), whole(toks[1], where, "count")
     for what, v in (("type", toks[2]), ("redop", toks[3])):
-        if not NAME.fullmatch(v):
+        if not NAME.fullmatch(v) and not (what == "redop" and v == ""):
             raise cbcsv.InputError(f"{where}: malformed nccl-tests row (the {what} {infile.excerpt(v)} is not a name)")
     groups = []
     for t in times:
+        if toks[t:t + 4] == ["N/A"] * 4:  # collbench's drop-in: a form the family does not have
+            groups.append((None, None, None, None))
+            continue
         time = finite(toks[t], where, "time")
         algbw, busbw = (finite(toks[t + k], where, "a bandwidth", 0) for k in (1, 2))
         wrong = None if toks[t + 3] == "N/A" else nwrong(infile.decimal(toks[t + 3]), toks[t + 3], where)
@@ -350,7 +365,7 @@ def read(path, family=None, gpu=None, ranks=None, nodes=None):
                                "run, or its -J JSON file)")
     seen = {}
     for r in rows:
-        key = (r["family"], r["dtype"], r["op"], r["bytes"], r["inplace"], r["mode"])
+        key = (r["family"], r["algo"], r["dtype"], r["op"], r["bytes"], r["inplace"], r["mode"])
         if key in seen:
             raise cbcsv.InputError(f"{cbcsv.shown(path)}: {r['family']} {r['dtype']} {r['op']} {r['bytes']} B "
                                    f"{'in' if r['inplace'] else 'out-of'}-place appears twice (two runs, or -N "

@@ -87,7 +87,8 @@ def _earlier_import(d):
     meta = doc.get("meta") if isinstance(doc, dict) else None
     return (isinstance(meta, dict) and doc.get("schema") == SCHEMA and meta.get("tool") == nccl_tests.ALGO
             and meta.get("format") in ("text", "json") and isinstance(doc.get("rows"), list)
-            and len(doc["rows"]) == len(run.rows) and all(r["algo"] == nccl_tests.ALGO for r in run.rows))
+            and len(doc["rows"]) == len(run.rows)
+            and all(r["algo"] in (meta.get("algos") or [nccl_tests.ALGO]) for r in run.rows))
 
 
 def _family_folder(out, fam, out_is_default):

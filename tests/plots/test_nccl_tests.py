@@ -198,7 +198,7 @@ def case_errors(work):
                                 "results[0].size or count '-2' is out of range"),
         "size-2^64.txt": (text[:header_end] + "18446744073709551616             2     float     sum      -1    19.17"
                           "    0.00    0.00       0    18.65    0.00    0.00       0\n", "is out of range"),
-        "broadcast.json": (json.dumps(dict(doc, args=["./broadcast_perf"])), "broadcast_perf: collbench has no family"),
+        "other.json": (json.dumps(dict(doc, args=["./other_perf"])), "other_perf: collbench has no family"),
         "no-config.json": (json.dumps({k: v for k, v in doc.items() if k != "config"}), "config is null"),
         # util.cu's jsonDouble writes NaN as the string "nan" and an infinity as a bare inf (%lf)
         "nan.json": (json.dumps(dict(doc, results=[dict(doc["results"][0], in_place=dict(
@@ -241,10 +241,10 @@ def case_errors(work):
     expect(meta_of(os.path.join(work, "again", "allreduce"))["format"] == "json", "re-import did not replace")
     # a table of a binary collbench has no family for is skipped with a warning, the rest is read
     with open(SECTIONS) as f:
-        mixed = write(work, "mixed.log", text.replace("all_reduce_perf", "broadcast_perf") + f.read())
+        mixed = write(work, "mixed.log", text.replace("all_reduce_perf", "other_perf") + f.read())
     p = run([sys.executable, READER, "--out", os.path.join(work, "mixed"), mixed])
     expect_rc(p, 0, "mixed log")
-    expect("broadcast_perf: collbench has no family for it" in p.stderr and len(p.stdout.split()) == 4, p.stderr)
+    expect("other_perf: collbench has no family for it" in p.stderr and len(p.stdout.split()) == 4, p.stderr)
     for args, needle in (([PLOT, "--out", "x", TEXT], "--out goes with --nccl-tests"),
                          ([PLOT, "--nccl-tests", TEXT, "extra"], "--nccl-tests takes FILE"),
                          ([PLOT, "--nccl-tests"], "--nccl-tests needs a value")):

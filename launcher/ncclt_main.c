@@ -1,0 +1,127 @@
+/* Implementation of ncclt_main.h: the glue between nccl-tests' command line and output and
+ * collbench's run, and -g G's rank start. */
+#include "ncclt_main.h"
+
+#include <errno.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+#ifndef CB_MPIEXEC
+#define CB_MPIEXEC "mpirun" /* the build names the MPI's own launcher (CMake's MPIEXEC_EXECUTABLE) */
+#endif
+
+int cb_ncclt_named(const char *argv0) { return cb_ncclt_perf_name(argv0) != NULL; }
+
+/* A process started by an MPI launcher (Open MPI, MPICH/Hydra, Intel MPI, PMIx, Slurm's srun). */
+static const char *launcher_variable(void) {
+  static const char *const kVars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID"};
+  for (size_t k = 0; k < sizeof kVars / sizeof kVars[0]; k++)
+    if (getenv(kVars[k])) return kVars[k];
+  return NULL;
+}
+
+/* -g G outside a launcher: this process becomes `mpirun -np G ARGV0 ARGS -g 1`, G real MPI
+ * ranks of the same binary on this host (one GPU each, by local rank, as every collbench rank
+ * picks it). Returns only when mpirun cannot start. */
+static int start_ranks(const cb_ncclt_opts_t *o, int argc, char **argv) {
+  const char *mpirun = getenv("CB_MPIRUN");
+  if (!mpirun || !mpirun[0]) mpirun = CB_MPIEXEC;
+  char np[16];
+  snprintf(np, sizeof np, "%d", o->ngpus);
+  char **child = calloc((size_t)argc + 8, sizeof *child);
+  if (!child) return CB_EXIT_RUNTIME;
+  int n = 0;
+  child[n++] = (char *)mpirun;
+  child[n++] = "-np";
+  child[n++] = np;
+  child[n++] = argv[0]; /* the drop-in name: mpirun finds it as this shell did (a path, or PATH) */
+  for (int i = 1; i < argc; i++) {
+    int skip = 0;
+    for (int k = 0; k < o->ngpus_args; k++) skip |= o->ngpus_at[k] == i;
+    if (!skip) child[n++] = argv[i];
+  }
+  child[n++] = "-g";
+  child[n++] = "1";
+  child[n] = NULL;
+  /* Open MPI refuses root without these; nccl-tests' one-process -g G never needed mpirun */
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  fflush(stdout);
+  execvp(mpirun, child);
+  fprintf(stderr, "collbench: %s -g %d: cannot start '%s' for %d ranks: %s (set CB_MPIRUN to the MPI launcher)\n",
+          o->bin->name, o->ngpus, mpirun, o->ngpus, strerror(errno));
+  free(child);
+  return CB_EXIT_RUNTIME;
+}
+
+static const char *real_getenv(const char *name) { return getenv(name); }
+
+int cb_ncclt_begin(cb_ncclt_t *d, int *argc, char ***argv) {
+  char err[1024];
+  const int rc = cb_ncclt_translate(*argc, *argv, real_getenv, &d->opts, err, sizeof err);
+  if (rc == CB_NCCLT_HELP) {
+    char usage[2048];
+    cb_ncclt_usage(d->opts.bin ? d->opts.bin->name : "ncclt", usage, sizeof usage);
+    fputs(usage, stdout);
+    return CB_EXIT_OK;
+  }
+  if (rc != CB_NCCLT_OK) {
+    fprintf(stderr, "collbench: %s\n", err);
+    return CB_EXIT_USAGE;
+  }
+  if (d->opts.ngpus > 1) {
+    const char *var = launcher_variable();
+    if (var) {
+      fprintf(stderr,
+              "collbench: %s -g %d under an MPI launcher (%s is set): collbench drives one GPU per process; give -g 1 "
+              "and start %d ranks (mpirun -np %d)\n",
+              d->opts.bin->name, d->opts.ngpus, var, d->opts.ngpus, d->opts.ngpus);
+      return CB_EXIT_USAGE;
+    }
+    return start_ranks(&d->opts, *argc, *argv);
+  }
+  *argc = d->opts.argc;
+  *argv = d->opts.argv;
+  return -1;
+}
+
+static void table_sink(void *ctx, const cb_row_t *row) { cb_ncclt_table_row(ctx, row); }
+
+void cb_ncclt_start(cb_ncclt_t *d, const cb_meta_t *m, const cb_bench_t *b, cb_report_t *r, cb_strbuf_t *out) {
+  const int nranks = m->nranks;
+  cb_ncclt_rank_t *ranks = calloc((size_t)nranks + 1, sizeof *ranks);
+  if (!ranks) CB_DIE(CB_EXIT_RUNTIME, "out of host memory for %d rank lines", nranks);
+  for (int i = 0; i < nranks; i++) {
+    const cb_meta_rank_t *k = &m->ranks[i];
+    ranks[i] = (cb_ncclt_rank_t){k->rank, k->pid, k->device, k->host, k->busid, k->gpu};
+  }
+  cb_ncclt_header_t h = {&d->opts, m->version, NCCL_VERSION_CODE, m->w->nccl_version, nranks, ranks};
+  cb_ncclt_header(&h, out);
+  free(ranks);
+  const char *names[CB_MAX_ALGOS];
+  for (int k = 0; k < b->nalgos; k++) names[k] = b->algos[k]->name;
+  const cb_family_info_t *fi = cb_family_info(m->a->family);
+  cb_ncclt_table_init(&d->table, &d->opts, names, b->nalgos, fi->has_inplace && (m->a->places & CB_PLACE_IN), stdout,
+                      out);
+  r->sink = table_sink;
+  r->sink_ctx = &d->table;
+}
+
+int cb_ncclt_finish(cb_ncclt_t *d, int code) {
+  cb_strbuf_t out;
+  cb_sb_init(&out);
+  const int results = cb_ncclt_table_end(&d->table, &out);
+  fputs(out.s, stdout);
+  fflush(stdout);
+  cb_sb_free(&out);
+  /* a wrong value fails the run as nccl-tests fails it (7); collbench's other codes stay */
+  if (code == CB_EXIT_OK || code == CB_EXIT_WRONG) return results || code == CB_EXIT_WRONG ? CB_NCCLT_EXIT_RESULTS : 0;
+  return code;
+}

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""The nccl-tests drop-in's output against real nccl-tests 2.19.6 output (tests/cpu/data/
+nccl-tests-2.19.6/: every binary, one rank and two ranks, and NCCL_TESTS_MIN_BW failing).
+
+test_ncclt_table CASE prints what the drop-in prints for fixed rows (no GPU here); this script
+reads the anchors and those outputs with the same reader, plots/nccl_tests.py's parse_text (what
+plots/ uses for nccl-tests' own output), and checks, each check able to fail:
+  - the kinds of lines and their order (version, "starting", "# nThread", "# Using devices",
+    "#  Rank" lines, the three column-header lines, rows, "# Out of bounds values", "# Avg bus
+    bandwidth", "# Collective test concluded") are nccl-tests'; the drop-in adds only its
+    "# collbench algorithm: NAME" line before each column header;
+  - the column-header lines are byte for byte nccl-tests';
+  - every row's fields end at the columns nccl-tests' rows end at (right-aligned widths);
+  - case allreduce, fed the numbers of all_reduce-np2.txt, prints that file line for line but
+    for the version token and the average (the anchor averaged unrounded times);
+  - the footer's verdict words (OK, FAILED, nothing when NCCL_TESTS_MIN_BW is unset) as nccl-tests
+    prints them; plots reads the rows with the family and the algorithm of each table.
+With --names DIR LIST: DIR (build/nccl-tests) holds exactly the binaries of LIST (comma list, the
+table of collectives/ncclt_names.c), each a link to collbench.
+
+With --output FILE BINARY ROOT: the stdout of a real drop-in run (tests/gpu/run_ncclt_case.sh) has
+nccl-tests' line kinds, column headers and row widths (those of BINARY's own anchors), names
+BINARY, and 0 out-of-bounds values.
+
+usage: check_ncclt_format.py TEST_NCCLT_TABLE ROOT
+       check_ncclt_format.py --names DIR COLLBENCH TEST_NCCLT_TABLE
+       check_ncclt_format.py --output FILE BINARY ROOT"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+problems = []
+
+
+def fail(msg):
+    problems.append(msg)
+    print("check_ncclt_format: FAIL:", msg)
+
+
+KINDS = [
+    ("version", re.compile(r"# nccl-tests version \S+ nccl-headers=\d+ nccl-library=\d+")),
+    ("starting", re.compile(r"# Collective test starting: \w+_perf")),
+    ("nthread", re.compile(r"# nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+ step: \d+\((factor|bytes)\) warmup iters: "
+                           r"\d+ iters: \d+ agg iters: \d+ validation: \d+ graph: \d+ unalign: \d+")),
+    ("using", re.compile(r"# Using devices")),
+    ("rank", re.compile(r"#  Rank +\d+ Group +\d+ Pid +\d+ on +\S+ device +\d+ \[[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\] .+")),
+    ("algorithm", re.compile(r"# collbench algorithm: \w+")),
+    ("groups", re.compile(r"# +out-of-place +in-place +")),
+    ("names", re.compile(r"# +size +count +type +redop +root +time .*")),
+    ("units", re.compile(r"# +\(B\) +\(elements\) .*")),
+    ("row", re.compile(r" *\d+ +\d+ +\w+ +\w* +-?\d+( +\S+){8}")),
+    ("skipped", re.compile(r"# +\d+ +\d+ +\w+ +\w* +-?\d+ +(out-of-place|in-place) not run: .*")),
+    ("oob", re.compile(r"# Out of bounds values : \d+ (OK|FAILED)")),
+    ("avg", re.compile(r"# Avg bus bandwidth    : \S+ (|OK|FAILED)")),
+    ("concluded", re.compile(r"# Collective test concluded: \w+_perf")),
+    ("hash", re.compile(r"#")),
+    ("blank", re.compile(r"")),
+]
+
+
+def kind(line):
+    for name, pat in KINDS:
+        if pat.fullmatch(line):
+            return name
+    return None
+
+
+def table_part(text):
+    """The lines from the version line to the blank line after "concluded" (mpirun's and the
+    failure lines after it are not nccl-tests' table)."""
+    lines = text.splitlines()
+    start = next(i for i, l in enumerate(lines) if l.startswith("# nccl-tests version"))
+    end = next(i for i, l in enumerate(lines) if l.startswith("# Collective test concluded"))
+    return lines[start:end + 2]
+
+
+def kinds(lines, where):
+    out = []
+    for n, line in enumerate(lines, 1):
+        k = kind(line)
+        if k is None:
+            fail(f"{where}:{n}: a line of no nccl-tests kind: {line!r}")
+        elif not out or out[-1] != k or k not in ("rank", "row", "skipped"):
+            out.append(k)
+    return out
+
+
+def field_ends(line):
+    return [m.end() for m in re.finditer(r"\S+", line)]
+
+
+def parse(lines, where):
+    sys.path.insert(0, os.path.join(ROOT, "plots"))
+    import nccl_tests  # noqa: E402  the reader plots/ uses for nccl-tests' own output
+    return nccl_tests.parse_text(lines, where)
+
+
+def check_anchors(anchors):
+    """What every real output shares: returns (column-header lines, row field ends, kinds)."""
+    headers, ends, seqs = set(), set(), set()
+    for path in anchors:
+        name = os.path.basename(path)
+        lines = table_part(open(path, encoding="utf-8").read())
+        seq = tuple(k for k in kinds(lines, name))
+        seqs.add(seq)
+        headers.add(tuple(l for l in lines if kind(l) in ("groups", "names", "units")))
+        for l in lines:
+            if kind(l) == "row" and not name.startswith("hypercube"):  # hypercube: an empty redop field
+                ends.add(tuple(field_ends(l)))
+        rows, metas = parse(lines, name)
+        fam = re.sub(r"-.*", "", name).replace("_", "")
+        if metas and not rows:
+            fail(f"{name}: plots read no rows")
+    if len(headers) != 1:
+        fail(f"the anchors' column headers differ: {headers}")
+    if len(seqs) != 1:
+        fail(f"the anchors' line kinds differ: {seqs}")
+    return headers.pop(), ends, seqs.pop()
+
+
+def run_case(prog, case):
+    p = subprocess.run([prog, case], capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        fail(f"test_ncclt_table {case}: exit {p.returncode}: {p.stderr[-600:]}")
+    if case == "names":
+        return p.stdout.splitlines()
+    return table_part(p.stdout)
+
+
+def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
+    lines = run_case(prog, case)
+    where = f"test_ncclt_table {case}"
+    seq = kinds(lines, where)
+    # the drop-in adds "# collbench algorithm: NAME" before each column header
+    plain = [k for k in seq if k != "algorithm"]
+    if case == "multi":
+        # two tables: the second's heading, rows (one skipped) and footer before "concluded"
+        want = list(anchor_seq[:anchor_seq.index("concluded") - 1])
+        want += ["hash", "groups", "names", "units", "row", "skipped", "oob", "avg", "hash", "concluded", "hash"]
+        got = [k for k in plain if k != "skipped"]
+        want = [k for k in want if k != "skipped"]
+        if got != want:
+            fail(f"{where}: line kinds {got}, expected {want}")
+    elif tuple(plain) != anchor_seq:
+        fail(f"{where}: line kinds {plain}, nccl-tests prints {list(anchor_seq)}")
+    if seq.count("algorithm") != seq.count("groups"):
+        fail(f"{where}: a column header without its '# collbench algorithm' line")
+    got_headers = [l for l in lines if kind(l) in ("groups", "names", "units")]
+    for i in range(0, len(got_headers), 3):
+        if tuple(got_headers[i:i + 3]) != header:
+            fail(f"{where}: column header {got_headers[i:i + 3]} is not nccl-tests' {list(header)}")
+    for l in lines:
+        if kind(l) == "row" and "N/A     N/A     N/A" not in l and tuple(field_ends(l)) not in ends:
+            fail(f"{where}: row {l!r}: fields end at {field_ends(l)}, nccl-tests' rows at {sorted(ends)}")
+    rows, metas = parse(lines, where)
+    fam = {"allreduce": "allreduce", "alltoall": "alltoall", "sendrecv": "sendrecv", "multi": "allreduce",
+           "minbw": "allreduce"}[case]
+    if sorted(metas) != [fam]:
+        fail(f"{where}: plots read families {sorted(metas)}, expected [{fam}]")
+    algos = sorted({r["algo"] for r in rows})
+    want_algos = ["nccl-tests", "oneshot"] if case == "multi" else ["nccl-tests"]
+    if algos != want_algos:
+        fail(f"{where}: plots read algorithms {algos}, expected {want_algos}")
+    measured = [r for r in rows if r["time_us_mean"] != ""]
+    want_measured = {"allreduce": 12, "minbw": 12, "sendrecv": 6, "alltoall": 6, "multi": 22}[case]
+    if len(measured) != want_measured:
+        fail(f"{where}: plots read {len(measured)} measured rows, expected {want_measured}")
+    if case == "allreduce":
+        anchor = table_part(open(os.path.join(anchor_dir, "all_reduce-np2.txt"), encoding="utf-8").read())
+        mine = [l for l in lines if kind(l) != "algorithm"]
+        if len(mine) != len(anchor):
+            fail(f"{where}: {len(mine)} lines, all_reduce-np2.txt has {len(anchor)}")
+        for n, (a, b) in enumerate(zip(anchor, mine), 1):
+            if kind(a) == "version":
+                if not re.fullmatch(r"# nccl-tests version 2\.19\.6\+collbench-\S+ nccl-headers=22803 nccl-library=22803", b):
+                    fail(f"{where}: version line {b!r}")
+            elif kind(a) == "avg":
+                if not re.fullmatch(r"# Avg bus bandwidth    : 0\.18\d+ ", b):
+                    fail(f"{where}: average line {b!r} (nccl-tests: {a!r})")
+            elif a != b:
+                fail(f"{where}: line {n}: {b!r}, nccl-tests: {a!r}")
+        if not any(l == "# Avg bus bandwidth    : 0.186264 " for l in anchor):
+            fail("all_reduce-np2.txt: its average line is not the one this check knows")
+    if case == "minbw":
+        for path in glob.glob(os.path.join(anchor_dir, "*minbw.txt")):
+            a = [l for l in table_part(open(path, encoding="utf-8").read()) if kind(l) == "avg"]
+            if not a or not a[0].endswith(" FAILED"):
+                fail(f"{path}: no FAILED average line")
+        if not any(re.fullmatch(r"# Avg bus bandwidth    : \S+ FAILED", l) for l in lines):
+            fail(f"{where}: no FAILED average line")
+
+
+def check_names(folder, collbench, prog):
+    names = sorted(l for l in run_case(prog, "names") if l.endswith("_perf"))
+    if len(names) != 11:
+        fail(f"test_ncclt_table names: {names}")
+    have = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
+    if have != names:
+        fail(f"{folder} holds {have}, the binary table {names}")
+    for n in have:
+        path = os.path.join(folder, n)
+        if not os.path.islink(path) or os.path.realpath(path) != os.path.realpath(collbench):
+            fail(f"{path} is not a link to {collbench}")
+
+
+def check_output(path, binary, anchor_dir):
+    """A real drop-in run's stdout against the anchors of its binary."""
+    prefix = binary[:-len("_perf")]
+    anchors = sorted(glob.glob(os.path.join(anchor_dir, f"{prefix}-g1.txt")) +
+                     glob.glob(os.path.join(anchor_dir, f"{prefix}-np2.txt")))
+    if len(anchors) != 2:
+        fail(f"{binary}: no anchors {prefix}-g1.txt and {prefix}-np2.txt in {anchor_dir}")
+        return
+    header, seq = None, None
+    ends = set()
+    for a in anchors:
+        lines = table_part(open(a, encoding="utf-8").read())
+        seq = tuple(kinds(lines, a))
+        header = tuple(l for l in lines if kind(l) in ("groups", "names", "units"))
+        ends |= {tuple(field_ends(l)) for l in lines if kind(l) == "row"}
+    lines = table_part(open(path, encoding="utf-8", errors="replace").read())
+    got = [k for k in kinds(lines, path) if k not in ("algorithm", "skipped")]
+    # --algo LIST: the tables after the first (heading, rows, footer) before "concluded"
+    more = ["hash", "groups", "names", "units", "row", "oob", "avg"]
+    first = got.index("avg") + 1 if "avg" in got else len(got)
+    while got[first:first + len(more)] == more:
+        del got[first:first + len(more)]
+    if tuple(got) != seq:
+        fail(f"{path}: line kinds {got}, nccl-tests prints {list(seq)}")
+    heads = [l for l in lines if kind(l) in ("groups", "names", "units")]
+    for i in range(0, len(heads), 3):
+        if tuple(heads[i:i + 3]) != header:
+            fail(f"{path}: column header {heads[i:i + 3]} is not nccl-tests'")
+    rows = [l for l in lines if kind(l) == "row"]
+    if not rows:
+        fail(f"{path}: no rows")
+    for l in rows:
+        if "N/A     N/A     N/A" not in l and tuple(field_ends(l)) not in ends:
+            fail(f"{path}: row {l!r}: fields end at {field_ends(l)}, nccl-tests' {binary} rows at {sorted(ends)}")
+    for want in (f"# Collective test starting: {binary}", f"# Collective test concluded: {binary}",
+                 "# Out of bounds values : 0 OK"):
+        if want not in lines:
+            fail(f"{path}: no line {want!r}")
+    parse(lines, path)  # plots' reader takes it (InputError otherwise)
+
+
+def main():
+    global ROOT
+    if sys.argv[1:2] == ["--names"]:
+        check_names(*sys.argv[2:5])
+    elif sys.argv[1:2] == ["--output"]:
+        ROOT = sys.argv[4]
+        check_output(sys.argv[2], sys.argv[3], os.path.join(ROOT, "tests", "cpu", "data", "nccl-tests-2.19.6"))
+    else:
+        prog, ROOT = sys.argv[1], sys.argv[2]
+        anchor_dir = os.path.join(ROOT, "tests", "cpu", "data", "nccl-tests-2.19.6")
+        anchors = sorted(glob.glob(os.path.join(anchor_dir, "*-g1.txt")) + glob.glob(os.path.join(anchor_dir, "*-np2.txt")))
+        if len(anchors) != 22:
+            fail(f"{anchor_dir}: {len(anchors)} anchors, expected 22 (11 binaries, -g 1 and 2 ranks)")
+        header, ends, seq = check_anchors(anchors)
+        for case in ("allreduce", "alltoall", "sendrecv", "multi", "minbw"):
+            check_case(prog, case, header, ends, seq, anchor_dir)
+    if problems:
+        print(f"check_ncclt_format: {len(problems)} problem(s)")
+        return 1
+    print("PASS check_ncclt_format")
+    return 0
+
+
+ROOT = None
+if __name__ == "__main__":
+    sys.exit(main())

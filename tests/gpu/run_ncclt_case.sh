@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One GPU test of the nccl-tests drop-in (build/nccl-tests/*_perf): runs the binary the way a
+# cluster script runs nccl-tests, then holds its stdout to real nccl-tests output
+# (tests/cpu/check_ncclt_format.py --output) and its --csv rows to collbench's checks
+# (tests/lib/check_csv.py: every row checked, 0 wrong). Exits 77 (CTest "skipped") without a GPU,
+# and when the binary's family is not in this build (it says so in one line, exit 2).
+#   run_ncclt_case.sh NAME BINARY g1|np2|gate CHECK_CSV_ARGS -- nccl-tests args...
+# g1:   BINARY -g 1 ARGS, no mpirun (one process, one GPU, as `all_reduce_perf -g 1`);
+# np2:  mpirun -np 2 BINARY -g 1 ARGS: a GPU each with 2 GPUs; with one GPU both ranks share it as
+#       one virtual node (CB_SHARE_GPUS=1, launcher/collbench-vnode; the MPS daemon if running);
+# gate: NCCL_TESTS_MIN_BW far above any GPU: exit 7 and "# Avg bus bandwidth : X FAILED".
+set -u
+name=$1 binary=$2 mode=$3 check_args=$4
+shift 4
+[ "${1:-}" = "--" ] && shift
+here=$(cd "$(dirname "$0")" && pwd)
+root=$here/../..
+if ! ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU'); then ngpu=0; fi
+if [ "$ngpu" -lt 1 ]; then
+  echo "no GPU on this machine: skipping $name"
+  exit 77
+fi
+probe=$("$binary" -h 2>&1 >/dev/null)
+if [ $? -eq 2 ] && [[ "$probe" == *"family is not in this build"* ]]; then
+  echo "$probe: skipping $name"
+  exit 77
+fi
+out=${CB_TEST_OUT:-$PWD}/gpu-$name
+mkdir -p "$(dirname "$out")"
+rm -f "$out.csv"
+ranks=1 shared=()
+case "$mode" in
+  g1 | gate)
+    [ "$mode" = gate ] && export NCCL_TESTS_MIN_BW=1000000
+    echo "+ $binary -g 1 $* --csv $out.csv"
+    "$binary" -g 1 "$@" --csv "$out.csv" > "$out.log" 2> "$out.err"
+    rc=$? ;;
+  np2)
+    ranks=2
+    flags=(-np 2 --bind-to none)
+    [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
+    launch=()
+    if [ "$ngpu" -lt 2 ]; then
+      export CB_SHARE_GPUS=1
+      launch=("$root/launcher/collbench-vnode" 2)
+      shared=(--shared)
+    fi
+    echo "+ mpirun ${flags[*]} ${launch[*]} $binary -g 1 $* --csv $out.csv"
+    mpirun "${flags[@]}" "${launch[@]}" "$binary" -g 1 "$@" --csv "$out.csv" > "$out.log" 2> "$out.err"
+    rc=$? ;;
+  *) echo "run_ncclt_case.sh: mode '$mode' (accepted: g1, np2, gate)" >&2; exit 2 ;;
+esac
+tail -n 40 "$out.log"
+tail -n 10 "$out.err"
+if [ "$mode" = gate ]; then
+  if [ $rc -ne 7 ] || ! grep -Eq '^# Avg bus bandwidth    : [^ ]+ FAILED$' "$out.log"; then
+    echo "FAIL $name: expected exit 7 and a FAILED average (NCCL_TESTS_MIN_BW=$NCCL_TESTS_MIN_BW); got exit $rc"
+    exit 1
+  fi
+elif [ $rc -ne 0 ]; then
+  echo "FAIL $name: $binary exited $rc (log: $out.log, $out.err)"
+  exit 1
+fi
+python3 "$root/tests/cpu/check_ncclt_format.py" --output "$out.log" "$(basename "$binary")" "$root" || exit 1
+# shellcheck disable=SC2086
+python3 "$root/tests/lib/check_csv.py" "$out.csv" --ranks "$ranks" ${shared[@]+"${shared[@]}"} $check_args
