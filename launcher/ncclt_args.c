@@ -1,6 +1,7 @@
 /* Implementation of ncclt_args.h. Each nccl-tests flag lands in one of four ways:
  *   the same       collbench takes the letter with the same meaning (-n, -w, -c, -d, -o, -r, -T);
- *   mapped         another spelling of the same run (-R 1 -> --algo nccl_reg, -G N -> --mode graph,
+ *   mapped         another spelling of the same run (-R 1 -> --algo nccl_reg, -G N -> collbench's
+ *                  -G N for N > 0 (a CUDA graph launched N times; -G 0 eager, as nccl-tests),
  *                  -I 1 -> --timing iter, -b/-e/-i/-f -> the same sweep in bytes);
  *   its default    accepted at nccl-tests' default value only (-t 1, -p 0, -y 0, -C 0, ...): a
  *                  script that spells the default out still runs;
@@ -376,7 +377,8 @@ static int finish(tr_t *t, cb_ncclt_getenv_fn env) {
   if (o->agg_iters != 1 && out_u64(t, "-m", (unsigned long long)o->agg_iters)) return CB_NCCLT_ERROR;
   if (o->cycles != 1 && out_u64(t, "-N", (unsigned long long)o->cycles)) return CB_NCCLT_ERROR;
   if (o->blocking && out_u64(t, "-z", (unsigned long long)o->blocking)) return CB_NCCLT_ERROR;
-  if (o->graph && out2(t, "--mode", "graph")) return CB_NCCLT_ERROR;
+  /* collbench's -G N: --mode graph, the graph launched N times (nccl-tests' -G 0 is eager) */
+  if (o->graph && out_u64(t, "-G", (unsigned long long)o->graph)) return CB_NCCLT_ERROR;
   if (o->per_iter && out2(t, "--timing", "iter")) return CB_NCCLT_ERROR;
   if (b->redop == CB_NCCLT_REDOP_OP && out2(t, "-o", o->op)) return CB_NCCLT_ERROR;
   char root[16];

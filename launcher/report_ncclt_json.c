@@ -1,5 +1,6 @@
 /* Implementation of report_ncclt_json.h. Numbers as nccl-tests writes them: doubles with six
- * decimals ("%f"), booleans as the strings "true" / "false", the root as a six-wide string. */
+ * decimals ("%f"), booleans as the strings "true" / "false", the root as a six-wide string: the
+ * row's root (its root column) for the rooted families, -1 for the others, as nccl-tests. */
 #include "report_ncclt_json.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@
 struct cb_ncclt_json_result {
   uint64_t bytes, count;
   char dtype[32], op[16], mode[8], algo[CB_NAME_MAX];
-  int iters;
+  int iters, root;
   int has[2];          /* [0] out-of-place, [1] in-place */
   cb_strbuf_t side[2]; /* "\"out_of_place\": {...}" and its per-iteration object */
 };
@@ -138,9 +139,14 @@ static void per_iter(cb_strbuf_t *b, const char *key, const double *per_rank, in
   free(sorted);
 }
 
+/* The row's root: its root column when its family has one (-r), else -1 as nccl-tests writes. */
+static int root_of(const cb_row_t *r) {
+  return (r->groups & cb_columns[CB_COL_ROOT].group) ? (int)r->col[CB_COL_ROOT].i : -1;
+}
+
 static int same_key(const struct cb_ncclt_json_result *x, const cb_row_t *r) {
-  return x->bytes == r->bytes && strcmp(x->dtype, r->dtype) == 0 && strcmp(x->op, r->op) == 0 &&
-         strcmp(x->mode, r->mode) == 0 && strcmp(x->algo, r->algo) == 0;
+  return x->bytes == r->bytes && x->root == root_of(r) && strcmp(x->dtype, r->dtype) == 0 &&
+         strcmp(x->op, r->op) == 0 && strcmp(x->mode, r->mode) == 0 && strcmp(x->algo, r->algo) == 0;
 }
 
 /* The result r's side goes into: an in-place row joins the latest result of its key still
@@ -168,6 +174,7 @@ static struct cb_ncclt_json_result *result_for(cb_ncclt_json_t *j, const cb_row_
   snprintf(x->mode, sizeof x->mode, "%s", r->mode);
   snprintf(x->algo, sizeof x->algo, "%s", r->algo);
   x->iters = r->iters;
+  x->root = root_of(r);
   cb_sb_init(&x->side[0]);
   cb_sb_init(&x->side[1]);
   return x;
@@ -209,7 +216,7 @@ void cb_ncclt_json_text(const cb_ncclt_json_t *j, const cb_avg_busbw_t *avg, con
     cb_sb_json_str(out, x->dtype);
     cb_sb_printf(out, ", \"redop\": ");
     cb_sb_json_str(out, x->op);
-    cb_sb_printf(out, ", \"root\": \"%6d\", ", -1);
+    cb_sb_printf(out, ", \"root\": \"%6d\", ", x->root);
     for (int s = 0; s < 2; s++)
       if (x->has[s]) cb_sb_printf(out, "%s, ", x->side[s].s);
       else cb_sb_printf(out, "\"%s\": null, ", s ? "in_place" : "out_of_place");

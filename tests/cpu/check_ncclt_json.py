@@ -6,7 +6,9 @@ place, with the same JSON type (nccl-tests writes booleans as the strings "true"
 root as a string); what nccl-tests' tools/analyze_perf_json.py reads holds together (times_us is
 the maximum over per_process_max_times_us row by row, which its "Consistency" line checks; avg,
 min, max, p50, p99 and cv_pct are those of times_us as its computeIterStats makes them); the
-average bus bandwidth is the mean of every timed side; only NCCL_* and CB_* variables are in env.
+average bus bandwidth is the mean of every timed side; only NCCL_* and CB_* variables are in env;
+a rooted family's results carry each row's root (broadcast-np2.json: nccl-tests writes "     0"),
+the others -1.
 
 usage: check_ncclt_json.py TEST_NCCLT_JSON WORKDIR DATADIR
        check_ncclt_json.py --file JSON DATADIR   (a real run's -I 1 -J file: tests/gpu)
@@ -92,6 +94,17 @@ def check_file(path, data):
                 check_per_iter(r[side], f"{path} {r['size']} {r['experiment_name']} {side}", None)
 
 
+def check_rooted(work, data):
+    """rooted.json: broadcast at -r -1, roots 1 then 0 per size: one result per size and root,
+    its root the rows' (six wide, as nccl-tests), both sides joined under it."""
+    have = json.load(open(os.path.join(work, "rooted.json")))
+    same_shape(json.load(open(os.path.join(data, "broadcast-np2.json"))), have, "rooted.json")
+    got = [(r["size"], r["root"], r["in_place"] is not None) for r in have["results"]]
+    want = [(8, "     1", True), (8, "     0", True), (64, "     1", True), (64, "     0", True)]
+    if got != want:
+        fail(f"rooted.json: (size, root, has in-place) {got}, expected {want}")
+
+
 def main():
     if sys.argv[1] == "--file":
         check_file(sys.argv[2], sys.argv[3])
@@ -135,6 +148,7 @@ def main():
                      f"{have['average_bus_bandwidth']['okay']!r}")
         elif have["average_bus_bandwidth"]["okay"] != "unchecked":
             fail("plain.json: no bar: okay should be \"unchecked\"")
+    check_rooted(work, data)
     if problems:
         print(f"check_ncclt_json: {len(problems)} problem(s)")
         return 1

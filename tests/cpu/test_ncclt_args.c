@@ -91,8 +91,22 @@ static void defaults_and_sizes(void) {
 
 static void mapped_flags(void) {
   OK("all_reduce_perf", "-G", "10", "-I", "0");
-  CHECK_CONTAINS(g_joined, "--mode graph");
+  CHECK_CONTAINS(g_joined, " -G 10 "); /* collbench's own -G: the graph launched 10 times */
+  CHECK(!strstr(g_joined, "--mode"), "-G 10 passes -G, not --mode: '%s'", g_joined);
   CHECK_EQ_INT(g_o.graph, 10);
+  parses();
+  {
+    static cb_args_t a;
+    char err[1024];
+    CHECK_EQ_INT(cb_args_parse(g_o.argc, g_o.argv, &a, err, sizeof err), CB_ARGS_OK);
+    CHECK_EQ_INT(a.modes, CB_MODE_GRAPH);
+    CHECK_EQ_INT(a.graph_launches, 10);
+  }
+  OK("all_reduce_perf", "--cudagraph=1");
+  CHECK_CONTAINS(g_joined, " -G 1 ");
+  parses();
+  OK("all_reduce_perf", "-G", "0"); /* nccl-tests' -G 0: no graph */
+  CHECK(!strstr(g_joined, "-G") && !strstr(g_joined, "--mode"), "-G 0 is eager: '%s'", g_joined);
   parses();
   OK("all_reduce_perf", "-I", "1");
   CHECK_CONTAINS(g_joined, "--timing iter");
