@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "allreduce_plan.h"
+#include "auto_delegate.h"
 #include "collective.h"
 #include "error.h"
 
@@ -22,26 +23,10 @@ static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
 }
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  const cb_algo_t *a = pick(w, p);
-  return a->supported ? a->supported(w, p, why, n) : 1;
+  return cb_auto_supported(pick(w, p), w, p, why, n);
 }
 
-static int setup(cb_inst_t *in, char *why, size_t n) {
-  const cb_algo_t *a = pick(in->world, &in->p);
-  if (a->setup(in, why, n)) return -1;
-  in->delegate = a;
-  char inner[sizeof in->note];
-  snprintf(inner, sizeof inner, "%s", in->note);
-  snprintf(in->note, sizeof in->note, "auto: %s (%.200s)", a->name, inner);
-  return 0;
-}
-
-static void run(cb_inst_t *in, int phase, cudaStream_t s) { in->delegate->run(in, phase, s); }
-
-static void teardown(cb_inst_t *in) {
-  if (in->delegate) in->delegate->teardown(in);
-  in->delegate = NULL;
-}
+static int setup(cb_inst_t *in, char *why, size_t n) { return cb_auto_setup(pick(in->world, &in->p), in, why, n); }
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
   int r = w->mpi.nranks;
@@ -65,7 +50,7 @@ const cb_algo_t cb_algo_allreduce_auto = {
     .graph_ok = 1,
     .supported = supported,
     .setup = setup,
-    .run = run,
-    .teardown = teardown,
+    .run = cb_auto_run,
+    .teardown = cb_auto_teardown,
     .describe = describe,
 };

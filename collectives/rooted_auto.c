@@ -5,6 +5,7 @@
  * The pick runs as the instance's delegate, as all-reduce's auto does. */
 #include <stdio.h>
 
+#include "auto_delegate.h"
 #include "error.h"
 #include "rooted_peer.h"
 
@@ -18,26 +19,10 @@ static const cb_algo_t *pick(const cb_world_t *w, const cb_params_t *p) {
 }
 
 static int supported(const cb_world_t *w, const cb_params_t *p, char *why, size_t n) {
-  const cb_algo_t *a = pick(w, p);
-  return a->supported ? a->supported(w, p, why, n) : 1;
+  return cb_auto_supported(pick(w, p), w, p, why, n);
 }
 
-static int setup(cb_inst_t *in, char *why, size_t n) {
-  const cb_algo_t *a = pick(in->world, &in->p);
-  if (a->setup(in, why, n)) return -1;
-  in->delegate = a;
-  char inner[sizeof in->note];
-  snprintf(inner, sizeof inner, "%s", in->note);
-  snprintf(in->note, sizeof in->note, "auto: %s%s%.200s%s", a->name, inner[0] ? " (" : "", inner, inner[0] ? ")" : "");
-  return 0;
-}
-
-static void run(cb_inst_t *in, int phase, cudaStream_t s) { in->delegate->run(in, phase, s); }
-
-static void teardown(cb_inst_t *in) {
-  if (in->delegate) in->delegate->teardown(in);
-  in->delegate = NULL;
-}
+static int setup(cb_inst_t *in, char *why, size_t n) { return cb_auto_setup(pick(in->world, &in->p), in, why, n); }
 
 static void describe(const cb_world_t *w, char *buf, size_t n) {
   char why[256];
@@ -47,20 +32,20 @@ static void describe(const cb_world_t *w, char *buf, size_t n) {
              (unsigned long long)CB_ROOTED_AUTO_PEER_MAX_BYTES);
 }
 
-#define ROOTED_AUTO(var, fam, sum) \
-  const cb_algo_t var = {          \
-      .name = "auto",              \
-      .family = fam,               \
-      .summary = sum,              \
-      .dtypes = CB_ALL_DTYPES,     \
-      .ops = CB_ALL_OPS,           \
-      .nphases = 1,                \
-      .graph_ok = 1,               \
-      .supported = supported,      \
-      .setup = setup,              \
-      .run = run,                  \
-      .teardown = teardown,        \
-      .describe = describe,        \
+#define ROOTED_AUTO(var, fam, sum)  \
+  const cb_algo_t var = {           \
+      .name = "auto",               \
+      .family = fam,                \
+      .summary = sum,               \
+      .dtypes = CB_ALL_DTYPES,      \
+      .ops = CB_ALL_OPS,            \
+      .nphases = 1,                 \
+      .graph_ok = 1,                \
+      .supported = supported,       \
+      .setup = setup,               \
+      .run = cb_auto_run,           \
+      .teardown = cb_auto_teardown, \
+      .describe = describe,         \
   }
 
 ROOTED_AUTO(cb_algo_broadcast_auto, CB_BROADCAST, "peer up to 256 KiB per rank on one node, nccl otherwise");
