@@ -47,6 +47,13 @@ int cb_a2av_mode_parse(const char *s, cb_a2av_config_t *c, char *why, size_t n) 
       snprintf(why, n, "--counts: the %s file name is longer than %zu bytes", what, sizeof c->path - 1);
       return -1;
     }
+    for (const char *q = file; *q; q++)
+      if ((unsigned char)*q < 0x20 || *q == 0x7f) { /* it would split the error line and the rows' counts column */
+        snprintf(why, n,
+                 "--counts: the %s file name holds a control character (a line break, a tab, ...): rename the file",
+                 what);
+        return -1;
+      }
     c->mode = matrix ? CB_A2AV_MATRIX : CB_A2AV_TRACE;
     snprintf(c->path, sizeof c->path, "%s", file);
   } else if (strcasecmp(s, "moe") == 0) {

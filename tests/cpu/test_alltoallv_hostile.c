@@ -1,0 +1,66 @@
+/* The alltoallv family's command line against hostile input found in review (issue 42's method
+ * on issue 43's surface): file names with control characters. Each is refused with one line, or written as the number
+ * it is, before any GPU work (cb_args_parse reads the files). The arguments are passed as argv, not split on blanks, so
+ * a line break can sit inside one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "alltoallv_counts.h"
+#include "args.h"
+#include "cb_testing.h"
+#include "newfile.h"
+
+static char dir[512];
+static cb_args_t a;
+
+static void put(const char *name, const char *text) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = cb_newfile_replace(path);
+  if (!f || fputs(text, f) < 0 || fclose(f)) {
+    fprintf(stderr, "cannot write %s\n", path);
+    exit(1);
+  }
+}
+
+/* collbench alltoallv --counts MODE [-b SIZE -e SIZE]; the family's files released */
+static int parse(const char *mode, const char *size, char *err, size_t n) {
+  char *argv[8] = {"collbench", "alltoallv", "--counts", (char *)mode, NULL};
+  int argc = 4;
+  if (size) {
+    argv[argc++] = "-b";
+    argv[argc++] = (char *)size;
+    argv[argc++] = "-e";
+    argv[argc++] = (char *)size;
+  }
+  err[0] = 0;
+  int rc = cb_args_parse(argc, argv, &a, err, n);
+  if (rc == CB_ARGS_OK) cb_a2av_config_release(cb_args_config(&a));
+  return rc;
+}
+
+/* a name with a line break (the file exists) split the error line and the rows' counts column */
+static void test_control_characters(void) {
+  char err[1024], mode[1024];
+  put("nl\nx", "16 32\n48 64\n");
+  const char *names[] = {"nl\nx", "tab\tx", "esc\033x", "del\177x"};
+  for (int i = 0; i < 4; i++)
+    for (int trace = 0; trace < 2; trace++) {
+      snprintf(mode, sizeof mode, "%s:%s/%s", trace ? "trace" : "matrix", dir, names[i]);
+      CHECK(parse(mode, "112", err, sizeof err) == CB_ARGS_ERROR, "control character %d accepted in '%s'", i, mode);
+      CHECK(strchr(err, '\n') == NULL, "the refusal of name %d is more than one line: '%s'", i, err);
+      CHECK_CONTAINS(err, "file name holds a control character");
+    }
+  snprintf(mode, sizeof mode, "matrix:%s/plain name.txt", dir); /* a blank is an ordinary character */
+  put("plain name.txt", "16 32\n48 64\n");
+  CHECK(parse(mode, "112", err, sizeof err) == CB_ARGS_OK, "a name with a blank refused: %s", err);
+}
+
+int main(int argc, char **argv) {
+  snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "test_alltoallv_hostile.d");
+  mkdir(dir, 0700);
+  test_control_characters();
+  return cb_test_finish("test_alltoallv_hostile");
+}
