@@ -35,7 +35,7 @@ int cb_a2av_mode_parse(const char *s, cb_a2av_config_t *c, char *why, size_t n) 
       return -1;
     }
     c->mode = CB_A2AV_SPREAD;
-    c->spread = v;
+    c->spread = v == 0.0 ? 0.0 : v; /* -0 is 0: the counts column says spread:0, not spread:-0 */
   } else if (strncasecmp(s, "matrix:", 7) == 0 || strncasecmp(s, "trace:", 6) == 0) {
     int matrix = strncasecmp(s, "matrix:", 7) == 0;
     const char *file = s + (matrix ? 7 : 6), *what = matrix ? "matrix" : "trace";

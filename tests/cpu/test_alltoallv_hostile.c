@@ -1,7 +1,7 @@
 /* The alltoallv family's command line against hostile input found in review (issue 42's method
- * on issue 43's surface): file names with control characters. Each is refused with one line, or written as the number
- * it is, before any GPU work (cb_args_parse reads the files). The arguments are passed as argv, not split on blanks, so
- * a line break can sit inside one. */
+ * on issue 43's surface): file names with control characters, spread:-0. Each is refused with one line, or written as
+ * the number it is, before any GPU work (cb_args_parse reads the files). The arguments are passed as argv, not split on
+ * blanks, so a line break can sit inside one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,9 +58,20 @@ static void test_control_characters(void) {
   CHECK(parse(mode, "112", err, sizeof err) == CB_ARGS_OK, "a name with a blank refused: %s", err);
 }
 
+/* spread:-0 is spread 0: the counts column must not say -0 */
+static void test_negative_zero(void) {
+  char err[256];
+  const char *zeros[] = {"spread:-0", "spread:-0.0", "spread:-0e5"};
+  for (int i = 0; i < 3; i++) {
+    CHECK(parse(zeros[i], NULL, err, sizeof err) == CB_ARGS_OK, "%s: %s", zeros[i], err);
+    CHECK_EQ_STR(((cb_a2av_config_t *)cb_args_config(&a))->text, "spread:0");
+  }
+}
+
 int main(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "test_alltoallv_hostile.d");
   mkdir(dir, 0700);
   test_control_characters();
+  test_negative_zero();
   return cb_test_finish("test_alltoallv_hostile");
 }
