@@ -61,9 +61,19 @@ static int finish(cb_family_finish_t *f) {
   uint64_t most = 0;
   cb_a2av_counts_t k;
   char why[256];
-  if (cb_a2av_counts_make(c, 0, 1, c->matrix.dim, 0, &k, why, sizeof why) == 0) {
-    most = cb_a2av_size_bytes(&k);
-    cb_a2av_counts_free(&k);
+  if (cb_a2av_counts_make(c, 0, 1, c->matrix.dim, 0, &k, why, sizeof why)) {
+    snprintf(f->err, f->errlen, "%s", why);
+    return -1;
+  }
+  most = cb_a2av_size_bytes(&k);
+  cb_a2av_counts_free(&k);
+  if (most == 0) { /* every cell below 16 B: nothing to move at any size */
+    snprintf(
+        f->err, f->errlen,
+        "--counts matrix file '%s': every value is below 16 B, and nccl-tests' blocks are whole multiples of 16 B: "
+        "nothing to move",
+        c->path);
+    return -1;
   }
   if (f->npoints != 1 || f->points[0] < most) {
     snprintf(f->err, f->errlen,

@@ -1,6 +1,7 @@
 /* The alltoallv family's command line against hostile input found in review (issue 42's method
- * on issue 43's surface): file names with control characters, spread:-0. Each is refused with one line, or written as
- * the number it is, before any GPU work (cb_args_parse reads the files). The arguments are passed as argv, not split on
+ * on issue 43's surface): file names with control characters, spread:-0, a matrix whose values
+ * all round down to 0 B. Each is refused with one line, or written as the number it is, before
+ * any GPU work (cb_args_parse reads the files). The arguments are passed as argv, not split on
  * blanks, so a line break can sit inside one. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,10 +69,28 @@ static void test_negative_zero(void) {
   }
 }
 
+/* values all below 16 B: no size moves a byte; the old line offered "-b 0 -e 0" */
+static void test_matrix_all_below_16(void) {
+  char err[1024], mode[1024];
+  put("small.txt", "15 0\n0 15\n");
+  snprintf(mode, sizeof mode, "matrix:%s/small.txt", dir);
+  const char *sizes[] = {NULL, "0", "16", "1M"};
+  for (int i = 0; i < 4; i++) {
+    CHECK(parse(mode, sizes[i], err, sizeof err) == CB_ARGS_ERROR, "a matrix of 15 B cells accepted at size %s",
+          sizes[i] ? sizes[i] : "(sweep)");
+    CHECK_CONTAINS(err, "every value is below 16 B");
+    CHECK(strstr(err, "-b 0") == NULL, "size %d: suggests -b 0: %s", i, err);
+  }
+  put("one16.txt", "15 16\n0 15\n"); /* one block of 16 B: a run */
+  snprintf(mode, sizeof mode, "matrix:%s/one16.txt", dir);
+  CHECK(parse(mode, "16", err, sizeof err) == CB_ARGS_OK, "a 16 B block refused: %s", err);
+}
+
 int main(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "test_alltoallv_hostile.d");
   mkdir(dir, 0700);
   test_control_characters();
   test_negative_zero();
+  test_matrix_all_below_16();
   return cb_test_finish("test_alltoallv_hostile");
 }
