@@ -8,6 +8,7 @@
 
 #include "decimal.h"
 #include "family.h"
+#include "mix64.h"
 #include "moe_router.h"
 
 #define ALIGN16(x) ((x) & ~(uint64_t)15)
@@ -34,7 +35,7 @@ int cb_a2av_mode_parse(const char *s, cb_a2av_config_t *c, char *why, size_t n) 
       return -1;
     }
     c->mode = CB_A2AV_SPREAD;
-    c->spread = v;
+    c->spread = v == 0.0 ? 0.0 : v; /* -0 is 0: the counts column says spread:0, not spread:-0 */
   } else if (strncasecmp(s, "matrix:", 7) == 0 || strncasecmp(s, "trace:", 6) == 0) {
     int matrix = strncasecmp(s, "matrix:", 7) == 0;
     const char *file = s + (matrix ? 7 : 6), *what = matrix ? "matrix" : "trace";
@@ -46,6 +47,13 @@ int cb_a2av_mode_parse(const char *s, cb_a2av_config_t *c, char *why, size_t n) 
       snprintf(why, n, "--counts: the %s file name is longer than %zu bytes", what, sizeof c->path - 1);
       return -1;
     }
+    for (const char *q = file; *q; q++)
+      if ((unsigned char)*q < 0x20 || *q == 0x7f) { /* it would split the error line and the rows' counts column */
+        snprintf(why, n,
+                 "--counts: the %s file name holds a control character (a line break, a tab, ...): rename the file",
+                 what);
+        return -1;
+      }
     c->mode = matrix ? CB_A2AV_MATRIX : CB_A2AV_TRACE;
     snprintf(c->path, sizeof c->path, "%s", file);
   } else if (strcasecmp(s, "moe") == 0) {
@@ -103,6 +111,26 @@ int cb_a2av_config_check_ranks(const cb_a2av_config_t *c, int nranks, char *why,
   }
   if (c->mode == CB_A2AV_MOE || c->mode == CB_A2AV_TRACE) return cb_moe_config_check(&c->moe, nranks, CB_BF16, why, n);
   return 0;
+}
+
+uint64_t cb_a2av_config_digest(const cb_a2av_config_t *c) {
+  uint64_t h = cb_mix64((uint64_t)c->mode), bits;
+  memcpy(&bits, &c->spread, sizeof bits);
+  h = cb_mix64(h ^ bits);
+  if (c->mode == CB_A2AV_MATRIX) {
+    h = cb_mix64(h ^ (uint64_t)c->matrix.dim);
+    for (size_t x = 0; c->matrix.bytes && x < (size_t)c->matrix.dim * (size_t)c->matrix.dim; x++)
+      h = cb_mix64(h ^ c->matrix.bytes[x]);
+  }
+  if (c->mode == CB_A2AV_TRACE) {
+    h = cb_mix64(h ^ (uint64_t)c->trace.ntokens);
+    for (size_t t = 0; c->trace.src && t < c->trace.ntokens; t++) {
+      h = cb_mix64(h ^ (uint64_t)c->trace.src[t] ^ ((uint64_t)(c->trace.first[t + 1] - c->trace.first[t]) << 32));
+      for (size_t e = c->trace.first[t]; e < c->trace.first[t + 1]; e++)
+        h = cb_mix64(h ^ (uint64_t)c->trace.experts[e]);
+    }
+  }
+  return h;
 }
 
 void cb_a2av_config_release(cb_a2av_config_t *c) {

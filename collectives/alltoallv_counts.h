@@ -62,6 +62,11 @@ int cb_a2av_config_finish(cb_a2av_config_t *c, char *why, size_t n);
  * ranks. 0, or -1 with why. */
 int cb_a2av_config_check_ranks(const cb_a2av_config_t *c, int nranks, char *why, size_t n);
 
+/* A digest of what the counts come from (the mode, S, the matrix's values, the trace's tokens):
+ * every rank reads the files itself, so ranks that read different bytes (a file changed between
+ * their reads, or the ranks see different files) compare digests before they plan a transfer. */
+uint64_t cb_a2av_config_digest(const cb_a2av_config_t *c);
+
 /* The counts at one sweep point. */
 typedef struct cb_a2av_counts {
   int n;

@@ -4,10 +4,14 @@
  * --routing shape the moe and trace modes. The size and count columns and busbw are nccl-tests' (the size:
  * the largest per-rank send or receive total; busbw = algbw x (n-1)/n); the rows name the mode
  * in their counts column. */
+#include <limits.h>
+#include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "alltoallv_family.h"
+#include "error.h"
+#include "mpi_world.h"
 
 enum { O_COUNTS, O_MODEL, O_ROUTING, O_COUNT };
 
@@ -57,9 +61,19 @@ static int finish(cb_family_finish_t *f) {
   uint64_t most = 0;
   cb_a2av_counts_t k;
   char why[256];
-  if (cb_a2av_counts_make(c, 0, 1, c->matrix.dim, 0, &k, why, sizeof why) == 0) {
-    most = cb_a2av_size_bytes(&k);
-    cb_a2av_counts_free(&k);
+  if (cb_a2av_counts_make(c, 0, 1, c->matrix.dim, 0, &k, why, sizeof why)) {
+    snprintf(f->err, f->errlen, "%s", why);
+    return -1;
+  }
+  most = cb_a2av_size_bytes(&k);
+  cb_a2av_counts_free(&k);
+  if (most == 0) { /* every cell below 16 B: nothing to move at any size */
+    snprintf(
+        f->err, f->errlen,
+        "--counts matrix file '%s': every value is below 16 B, and nccl-tests' blocks are whole multiples of 16 B: "
+        "nothing to move",
+        c->path);
+    return -1;
   }
   if (f->npoints != 1 || f->points[0] < most) {
     snprintf(f->err, f->errlen,
@@ -71,10 +85,39 @@ static int finish(cb_family_finish_t *f) {
   return 0;
 }
 
+/* The lowest rank whose files' digest differs from rank 0's, or -1 (collective over comm). */
+static int rank_reading_other_counts(const cb_a2av_config_t *c, MPI_Comm comm) {
+  int rank = 0;
+  CB_MPI(MPI_Comm_rank(comm, &rank));
+  uint64_t mine = cb_a2av_config_digest(c), first = mine;
+  CB_MPI(MPI_Bcast(&first, 1, MPI_UINT64_T, 0, comm));
+  int me = mine != first ? rank : INT_MAX, lowest = INT_MAX;
+  CB_MPI(MPI_Allreduce(&me, &lowest, 1, MPI_INT, MPI_MIN, comm));
+  return lowest == INT_MAX ? -1 : lowest;
+}
+
+/* Every rank read the files itself (finish): ranks that read other bytes (a file rewritten
+ * between their reads, a relative path under another working folder) would plan transfers of
+ * other sizes and wait on each other, and a verdict on one rank alone would leave the others
+ * waiting. So, on every rank under MPI: the same bytes, then one verdict (the lowest failing
+ * rank's line). Called on every rank at the same point (launcher/main.c world_phase). */
 static int check_ranks(const void *config, int nranks, const cb_dtype_t *dtypes, int ndtypes, char *why, size_t n) {
   (void)dtypes;
   (void)ndtypes;
-  return cb_a2av_config_check_ranks(config, nranks, why, n);
+  const cb_a2av_config_t *c = config;
+  int mpi = 0;
+  CB_MPI(MPI_Initialized(&mpi));
+  if (!mpi) return cb_a2av_config_check_ranks(c, nranks, why, n);
+  int other = rank_reading_other_counts(c, MPI_COMM_WORLD);
+  int ok = 1;
+  if (other >= 0) {
+    snprintf(why, n,
+             "--counts %s: rank %d read other counts than rank 0 (the file changed between the ranks' reads, or "
+             "the ranks see different files): give every rank the same file, unchanged during the start",
+             c->text, other);
+    ok = 0;
+  } else ok = cb_a2av_config_check_ranks(c, nranks, why, n) == 0;
+  return cb_mpi_agree(MPI_COMM_WORLD, ok, why, n) ? 0 : -1;
 }
 
 /* the size column (the largest per-rank total), the count column (nccl-tests' paramcount) and
