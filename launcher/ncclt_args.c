@@ -293,6 +293,13 @@ static int environment(tr_t *t, cb_ncclt_getenv_fn env) {
   const char *v = env("NCCL_TESTS_MIN_BW");
   if (v && (cb_decimal_real(v, &t->o->min_bw) || t->o->min_bw < 0))
     return fail(t, "NCCL_TESTS_MIN_BW='%s' is not a bandwidth in GB/s (a number >= 0)", v);
+  /* the drop-in's footer and exit code (7) judge by NCCL_TESTS_MIN_BW, nccl-tests' bar: collbench's
+   * own would be read by -J's "passed" and ignored by the exit code */
+  if ((v = env("CB_MIN_BUSBW")))
+    return fail(t,
+                "CB_MIN_BUSBW=%s: the drop-in judges by nccl-tests' bar: set NCCL_TESTS_MIN_BW=GB/s (exit 7 below "
+                "0.9 x it) and unset CB_MIN_BUSBW",
+                v);
   if ((v = env("NCCL_TESTS_DEVICE")))
     return fail(t,
                 "NCCL_TESTS_DEVICE=%s: collbench takes one GPU per rank by local rank; choose GPUs with "

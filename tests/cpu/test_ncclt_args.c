@@ -200,6 +200,13 @@ static void environment(void) {
   REFUSED("NCCL_TESTS_MIN_BW='fast'", "all_reduce_perf");
   g_env[0] = "NCCL_TESTS_MIN_BW=";
   REFUSED("NCCL_TESTS_MIN_BW", "all_reduce_perf");
+  /* collbench's own bar: the drop-in's exit code and footer judge by NCCL_TESTS_MIN_BW only, so
+   * CB_MIN_BUSBW would be ignored (while -J's "passed" read it) */
+  g_env[0] = "CB_MIN_BUSBW=100";
+  REFUSED("CB_MIN_BUSBW=100", "all_reduce_perf");
+  CHECK_CONTAINS(g_err, "NCCL_TESTS_MIN_BW");
+  g_env[0] = "CB_MIN_BUSBW=";
+  REFUSED("CB_MIN_BUSBW", "all_reduce_perf");
   g_env[0] = "NCCL_TESTS_DEVICE=1";
   REFUSED("CUDA_VISIBLE_DEVICES", "all_reduce_perf");
   g_env[0] = "NCCL_TESTS_SPLIT_MASK=0x1";
