@@ -268,7 +268,8 @@ static int counts(tr_t *t, cb_ncclt_getenv_fn env) {
   const char *opt = o->bin->counts_option, *v;
   char mode[CB_NCCLT_TEXT / 2];
   if (!opt) return CB_NCCLT_OK; /* the other binaries ignore them, as nccl-tests' */
-  if ((v = env("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")) && strcmp(v, "1") && strcmp(v, "1.0"))
+  double scale;
+  if ((v = env("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")) && (cb_decimal_real(v, &scale) || scale != 1.0))
     return fail(t, "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=%s: collbench reads the matrix as written; scale the file", v);
   if ((v = env("NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY")) && strcmp(v, "0"))
     return fail(t, "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=%s: not offered; the rows' counts column names the mode", v);

@@ -238,6 +238,12 @@ static void environment(void) {
     REFUSED("-b and -e must be the same", "alltoallv_perf", "-b", "1K", "-e", "1M");
     g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=1";
     OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=1.00"; /* the default, spelt another way */
+    OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=1e0";
+    OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=one";
+    REFUSED("MATRIX_SCALE=one", "alltoallv_perf", "-b", "1M", "-e", "1M");
     g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=2";
     REFUSED("MATRIX_SCALE=2", "alltoallv_perf", "-b", "1M", "-e", "1M");
     g_env[0] = "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1";
