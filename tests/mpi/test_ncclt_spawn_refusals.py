@@ -43,7 +43,7 @@ def main():
         refused(folder, mpirun, cwd, "all_reduce_perf", g2 + ["-d", "nosuchtype"], "unknown data type 'nosuchtype'")
         refused(folder, mpirun, cwd, "all_reduce_perf", g2, "unknown allreduce algorithm 'bogus'", {"CB_ALGO": "bogus"})
         refused(folder, mpirun, cwd, "all_reduce_perf", g2 + ["--algo", "nccl,bogus"], "algorithm 'bogus'")
-        refused(folder, mpirun, cwd, "all_reduce_perf", g2, "CB_MIN_BUSBW='abc'", {"CB_MIN_BUSBW": "abc"})
+        refused(folder, mpirun, cwd, "all_reduce_perf", g2, "CB_MIN_BUSBW=abc", {"CB_MIN_BUSBW": "abc"})
         refused(folder, mpirun, cwd, "all_reduce_perf", g2, "CB_SMS", {"CB_SMS": "abc"})
         refused(folder, mpirun, cwd, "all_reduce_perf", g2 + ["-J", "adir"], "-J 'adir'")
         refused(folder, mpirun, cwd, "all_reduce_perf", g2 + ["--csv", "/nonexistent/r.csv"], "/nonexistent/r.csv")
@@ -54,6 +54,21 @@ def main():
         if p.returncode != 0 or p.stdout.count("allreduce algorithms") != 1 or p.stderr:
             problems.append(f"CB_ALGO=help all_reduce_perf -g 2: exit {p.returncode}, stdout {p.stdout[:200]!r}, "
                             f"stderr {p.stderr[-300:]!r}: expected the list once, exit 0")
+        # started under a bare name PATH does not lead back to (exec -a): mpirun would not find it
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_COMM_WORLD", "PMI", "SLURM_PROCID"))}
+        env.update({"CB_MPIRUN": mpirun, "CUDA_VISIBLE_DEVICES": "", "PATH": "/usr/bin:/bin"})
+        p = subprocess.run(["all_reduce_perf", *g2], executable=os.path.join(folder, "all_reduce_perf"),
+                           capture_output=True, text=True, timeout=90, env=env, cwd=cwd)
+        if p.returncode != 2 or len(p.stderr.splitlines()) != 1 or "PATH" not in p.stderr:
+            problems.append(f"argv[0] all_reduce_perf, not in PATH, -g 2: exit {p.returncode}, stderr "
+                            f"{p.stderr[-400:]!r}: expected exit 2 and one line naming PATH")
+        # the same name found through PATH starts the ranks
+        env["PATH"] = folder + ":/usr/bin:/bin"
+        p = subprocess.run(["all_reduce_perf", *g2], executable=os.path.join(folder, "all_reduce_perf"),
+                           capture_output=True, text=True, timeout=90, env=env, cwd=cwd)
+        if p.returncode != 5 or "[rank 1 host" not in p.stderr:
+            problems.append(f"all_reduce_perf through PATH, -g 2: exit {p.returncode}, stderr {p.stderr[-300:]!r}: "
+                            "expected exit 5 from both ranks")
         # a valid line still starts the ranks: both reach the GPU check
         p = run(folder, mpirun, "sendrecv_perf", g2, {}, cwd)
         if p.returncode != 5 or "[rank 1 host" not in p.stderr:
