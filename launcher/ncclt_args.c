@@ -282,6 +282,9 @@ static int counts(tr_t *t, cb_ncclt_getenv_fn env) {
     return out2(t, opt, mode);
   }
   if ((v = env("NCCL_TESTS_ALLTOALLV_SPREAD"))) {
+    double spread;
+    if (cb_decimal_real(v, &spread) || spread < 0.0 || spread > 1.0)
+      return fail(t, "NCCL_TESTS_ALLTOALLV_SPREAD=%s: not a spread (a number in [0, 1])", v);
     if (snprintf(mode, sizeof mode, "spread:%s", v) >= (int)sizeof mode)
       return fail(t, "NCCL_TESTS_ALLTOALLV_SPREAD: too long");
     return out2(t, opt, mode);

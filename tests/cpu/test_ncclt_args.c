@@ -251,6 +251,15 @@ static void environment(void) {
     g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=";
     g_env[1] = NULL;
     REFUSED("set but empty", "alltoallv_perf");
+    /* a bad spread names the variable the user set, not collbench's --counts */
+    const char *const bad_spreads[] = {"NCCL_TESTS_ALLTOALLV_SPREAD=abc",
+                                       "NCCL_TESTS_ALLTOALLV_SPREAD=", "NCCL_TESTS_ALLTOALLV_SPREAD=1.5",
+                                       "NCCL_TESTS_ALLTOALLV_SPREAD=-0.1", "NCCL_TESTS_ALLTOALLV_SPREAD=nan"};
+    for (size_t i = 0; i < sizeof bad_spreads / sizeof bad_spreads[0]; i++) {
+      g_env[0] = bad_spreads[i];
+      REFUSED("NCCL_TESTS_ALLTOALLV_SPREAD=", "alltoallv_perf");
+      CHECK(!strstr(g_err, "--counts"), "names --counts: %s", g_err);
+    }
     g_env[0] = "NCCL_TESTS_ALLTOALLV_SPREAD=0";
     OK("alltoallv_perf");
     CHECK_CONTAINS(g_joined, "--counts spread:0");
