@@ -5,10 +5,14 @@
  * or quietly resets a bad value (-G 0 means "no graph", -I 2 is "disabled" with a note), collbench
  * refuses it: a command line asks for one thing. -r (the root) and the options collbench shares
  * with nccl-tests (-b -e -f -i -n -w -c -d -o -T -g) are parsed in args.c. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "args_ncclt.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum ncclt_id { N_GRAPH, N_AGG, N_CYCLES, N_BLOCKING, N_AVERAGE, N_PER_ITER, N_JSON, N_REGISTER, N_HINT };
 
@@ -131,6 +135,31 @@ int cb_ncclt_option(cb_argp_t *p, cb_args_t *a, cb_args_seen_t *s, int index, co
   }
 }
 
+/* path with its folder resolved ("./a.json", "/proc/self/cwd/a.json" -> "/cwd/a.json"); the
+ * text as given when the folder cannot be resolved (nothing is written there then). */
+static void resolved(const char *path, char *buf, size_t n) {
+  const char *slash = strrchr(path, '/');
+  char folder[PATH_MAX];
+  snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+  char *real = realpath(folder, NULL);
+  if (real) snprintf(buf, n, "%s/%s", real, slash ? slash + 1 : path);
+  else snprintf(buf, n, "%s", path);
+  free(real);
+}
+
+/* Whether -J's file is one of --csv's, --json's or its FILE.partial.jsonl, however spelt: the
+ * same resolved name, or one file already (a symlink or a hard link to it). */
+static int same_file(const char *ncclt_json, const char *other, const char *suffix) {
+  if (!other[0]) return 0;
+  char o[CB_PATH_MAX + 32], x[2 * PATH_MAX], y[2 * PATH_MAX];
+  snprintf(o, sizeof o, "%s%s", other, suffix);
+  struct stat sx, sy;
+  if (stat(ncclt_json, &sx) == 0 && stat(o, &sy) == 0 && sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino) return 1;
+  resolved(ncclt_json, x, sizeof x);
+  resolved(o, y, sizeof y);
+  return strcmp(x, y) == 0;
+}
+
 int cb_args_ncclt_finish(cb_argp_t *p, const cb_args_t *a, const cb_args_seen_t *s) {
   if (s->graph_launches && !(a->modes & CB_MODE_GRAPH))
     return cb_argp_fail(p, "-G %d launches CUDA graphs: leave out --mode eager (or give --mode both)",
@@ -145,8 +174,10 @@ int cb_args_ncclt_finish(cb_argp_t *p, const cb_args_t *a, const cb_args_seen_t 
   if (a->nccl_register >= 0 && a->nalgos)
     return cb_argp_fail(p, "-R picks the NCCL baseline among all of the family's algorithms; with --algo, name it "
                            "there (nccl, nccl_reg, nccl_symm)");
-  if (a->ncclt_json[0] && (strcmp(a->ncclt_json, a->csv) == 0 || strcmp(a->ncclt_json, a->json) == 0))
-    return cb_argp_fail(p, "-J '%s' names the same file as --csv or --json", a->ncclt_json);
+  if (a->ncclt_json[0] && (same_file(a->ncclt_json, a->csv, "") || same_file(a->ncclt_json, a->json, "") ||
+                           same_file(a->ncclt_json, a->json, ".partial.jsonl")))
+    return cb_argp_fail(p, "-J '%s' names the same file as --csv, --json or --json's FILE.partial.jsonl",
+                        a->ncclt_json);
   return CB_ARGS_OK;
 }
 

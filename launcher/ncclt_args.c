@@ -268,7 +268,8 @@ static int counts(tr_t *t, cb_ncclt_getenv_fn env) {
   const char *opt = o->bin->counts_option, *v;
   char mode[CB_NCCLT_TEXT / 2];
   if (!opt) return CB_NCCLT_OK; /* the other binaries ignore them, as nccl-tests' */
-  if ((v = env("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")) && strcmp(v, "1") && strcmp(v, "1.0"))
+  double scale;
+  if ((v = env("NCCL_TESTS_ALLTOALLV_MATRIX_SCALE")) && (cb_decimal_real(v, &scale) || scale != 1.0))
     return fail(t, "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=%s: collbench reads the matrix as written; scale the file", v);
   if ((v = env("NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY")) && strcmp(v, "0"))
     return fail(t, "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=%s: not offered; the rows' counts column names the mode", v);
@@ -281,6 +282,9 @@ static int counts(tr_t *t, cb_ncclt_getenv_fn env) {
     return out2(t, opt, mode);
   }
   if ((v = env("NCCL_TESTS_ALLTOALLV_SPREAD"))) {
+    double spread;
+    if (cb_decimal_real(v, &spread) || spread < 0.0 || spread > 1.0)
+      return fail(t, "NCCL_TESTS_ALLTOALLV_SPREAD=%s: not a spread (a number in [0, 1])", v);
     if (snprintf(mode, sizeof mode, "spread:%s", v) >= (int)sizeof mode)
       return fail(t, "NCCL_TESTS_ALLTOALLV_SPREAD: too long");
     return out2(t, opt, mode);
@@ -293,6 +297,13 @@ static int environment(tr_t *t, cb_ncclt_getenv_fn env) {
   const char *v = env("NCCL_TESTS_MIN_BW");
   if (v && (cb_decimal_real(v, &t->o->min_bw) || t->o->min_bw < 0))
     return fail(t, "NCCL_TESTS_MIN_BW='%s' is not a bandwidth in GB/s (a number >= 0)", v);
+  /* the drop-in's footer and exit code (7) judge by NCCL_TESTS_MIN_BW, nccl-tests' bar: collbench's
+   * own would be read by -J's "passed" and ignored by the exit code */
+  if ((v = env("CB_MIN_BUSBW")))
+    return fail(t,
+                "CB_MIN_BUSBW=%s: the drop-in judges by nccl-tests' bar: set NCCL_TESTS_MIN_BW=GB/s (exit 7 below "
+                "0.9 x it) and unset CB_MIN_BUSBW",
+                v);
   if ((v = env("NCCL_TESTS_DEVICE")))
     return fail(t,
                 "NCCL_TESTS_DEVICE=%s: collbench takes one GPU per rank by local rank; choose GPUs with "

@@ -7,9 +7,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
+#include "collective.h"
 #include "error.h"
+#include "gate.h"
+#include "knobs.h"
+#include "preflight.h"
 
 #ifndef CB_MPIEXEC
 #define CB_MPIEXEC "mpirun" /* the build names the MPI's own launcher (CMake's MPIEXEC_EXECUTABLE) */
@@ -23,6 +29,36 @@ static const char *launcher_variable(void) {
   for (size_t k = 0; k < sizeof kVars / sizeof kVars[0]; k++)
     if (getenv(kVars[k])) return kVars[k];
   return NULL;
+}
+
+/* mpirun starts argv0 as this process was started: a path, or a bare name it looks up in PATH
+ * as the shell did. A bare name whose first PATH match is not this program (started under
+ * another name, `exec -a`; or another all_reduce_perf, nccl-tests' own, first in PATH) would
+ * start nothing or the wrong binary: 0 when it leads here (or cannot be told), else -1 with why. */
+static int path_leads_here(const cb_ncclt_opts_t *o, const char *argv0, char *why, size_t n) {
+  struct stat self, st;
+  if (strchr(argv0, '/') || stat("/proc/self/exe", &self)) return 0;
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : "", *end;; p = end + 1) {
+    end = strchr(p, ':');
+    const int len = end ? (int)(end - p) : (int)strlen(p);
+    char cand[4096];
+    snprintf(cand, sizeof cand, "%.*s%s%s", len, p, len ? "/" : "", argv0); /* an empty entry: "." */
+    if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+      if (st.st_dev == self.st_dev && st.st_ino == self.st_ino) return 0;
+      snprintf(why, n,
+               "%s -g %d: PATH finds '%s' as %.512s, not this program, and mpirun would start that: run the "
+               "drop-in by its path",
+               o->bin->name, o->ngpus, argv0, cand);
+      return -1;
+    }
+    if (!end) break;
+  }
+  snprintf(why, n,
+           "%s -g %d: '%s' is not in PATH (started under another name?), so mpirun could not start it: run "
+           "the drop-in by its path",
+           o->bin->name, o->ngpus, argv0);
+  return -1;
 }
 
 /* -g G outside a launcher: this process becomes `mpirun -np G ARGV0 ARGS -g 1`, G real MPI
@@ -61,6 +97,40 @@ static int start_ranks(const cb_ncclt_opts_t *o, int argc, char **argv) {
   return CB_EXIT_RUNTIME;
 }
 
+/* -g G: what each of the G ranks would refuse before its GPU (collbench's parse, the algorithm
+ * names, the bar, the CB_* knobs and the family's checks for G ranks, the output files), and a
+ * program mpirun would not find, are refused here, once and before mpirun starts: otherwise
+ * every rank printed it, after mpirun's own lines. Returns 0, 1 for `--algo help` (this process lists them; no ranks),
+ * or -1 with why. */
+static int check_before_ranks(cb_ncclt_t *d, const char *argv0, char *why, size_t n) {
+  cb_args_t *a = calloc(1, sizeof *a); /* large (the sweep table): heap */
+  if (!a) {
+    snprintf(why, n, "out of host memory");
+    return -1;
+  }
+  int rc = cb_args_parse(d->opts.argc, d->opts.argv, a, why, n) == CB_ARGS_OK ? 0 : -1;
+  if (!rc && a->nalgos == 1 && strcmp(a->algos[0], "help") == 0) rc = 1;
+  for (int i = 0; !rc && i < a->nalgos; i++)
+    if (!cb_algo_find(a->family, a->algos[i])) {
+      char names[512];
+      cb_algo_names(a->family, names, sizeof names);
+      snprintf(why, n, "--algo: unknown %s algorithm '%s' (accepted: %s)", cb_family_name(a->family), a->algos[i],
+               names);
+      rc = -1;
+    }
+  cb_gate_t gate;
+  cb_knobs_t knobs;
+  const cb_family_info_t *fi = cb_family_info(a->family);
+  if (!rc) rc = cb_gate_from_env(&gate, why, n);
+  if (!rc) rc = cb_knobs_read(&knobs, d->opts.ngpus, why, n);
+  if (!rc && fi->check_ranks)
+    rc = fi->check_ranks(cb_args_config_const(a), d->opts.ngpus, a->dtypes, a->ndtypes, why, n) ? -1 : 0;
+  if (!rc) rc = cb_preflight_outputs(a, why, n);
+  if (!rc) rc = path_leads_here(&d->opts, argv0, why, n);
+  free(a);
+  return rc;
+}
+
 static const char *real_getenv(const char *name) { return getenv(name); }
 
 int cb_ncclt_begin(cb_ncclt_t *d, int *argc, char ***argv) {
@@ -85,7 +155,12 @@ int cb_ncclt_begin(cb_ncclt_t *d, int *argc, char ***argv) {
               d->opts.bin->name, d->opts.ngpus, var, d->opts.ngpus, d->opts.ngpus);
       return CB_EXIT_USAGE;
     }
-    return start_ranks(&d->opts, *argc, *argv);
+    const int checked = check_before_ranks(d, (*argv)[0], err, sizeof err);
+    if (checked < 0) {
+      fprintf(stderr, "collbench: %s\n", err);
+      return CB_EXIT_USAGE;
+    }
+    if (checked == 0) return start_ranks(&d->opts, *argc, *argv);
   }
   *argc = d->opts.argc;
   *argv = d->opts.argv;

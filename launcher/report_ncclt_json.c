@@ -69,9 +69,27 @@ static void config(cb_strbuf_t *h, const cb_ncclt_run_t *run) {
   cb_sb_printf(h, "]},\n");
 }
 
+/* -I 1 writes every iteration's time, and every rank's beside it when there are several: at
+ * least "0.000000," (9 bytes) each, per size. A sweep whose times alone pass the writer's cap
+ * is refused before the run instead of failing the write after it (-n 1000000 -I 1): 0 when
+ * it may fit, -1 with why. */
+static int per_iter_fits(const cb_ncclt_run_t *run, char *why, size_t n) {
+  const cb_args_t *a = run->a;
+  if (!a->iter_timing) return 0;
+  const double least =
+      9.0 * a->iters * (run->ndevices > 1 ? run->ndevices + 1.0 : 1.0) * (a->npoints > 0 ? a->npoints : 1);
+  if (least <= (double)CB_NEWFILE_MAX_BYTES) return 0;
+  snprintf(why, n,
+           "-J with -I 1: %d iterations x %d sizes x %d rank(s) of per-iteration times need over %.0f MB, past the "
+           "file cap (%zu MiB): lower -n, or leave out -I 1",
+           a->iters, a->npoints, run->ndevices, least / 1e6, CB_NEWFILE_MAX_BYTES >> 20);
+  return -1;
+}
+
 int cb_ncclt_json_open(cb_ncclt_json_t *j, const char *path, const cb_ncclt_run_t *run, char *why, size_t n) {
   memset(j, 0, sizeof *j);
   if (cb_newfile_check_target(path, "-J file", why, n)) return -1;
+  if (per_iter_fits(run, why, n)) return -1;
   snprintf(j->path, sizeof j->path, "%s", path);
   cb_sb_init(&j->head);
   char when[64];

@@ -122,6 +122,13 @@ static void test_refusals(void) {
   EXPECT_ERR("allreduce -R 1 --algo nccl,oneshot", "-R", "--algo", "nccl_reg");
   EXPECT_ERR("allreduce -J a.json --csv a.json", "-J", "'a.json'");
   EXPECT_ERR("allreduce -J a.json --json a.json", "-J", "'a.json'");
+  /* the same file under another spelling, or the JSON's own FILE.partial.jsonl */
+  EXPECT_ERR("allreduce -J ./a.json --csv a.json", "-J", "'./a.json'");
+  EXPECT_ERR("allreduce -J a.json --json ./a.json", "-J", "'a.json'");
+  EXPECT_ERR("allreduce -J /proc/self/cwd/a.json --json a.json", "-J");
+  EXPECT_ERR("allreduce -J a.json.partial.jsonl --json a.json", "-J", "'a.json.partial.jsonl'");
+  EXPECT_OK("allreduce -J a.json --json b.json --csv c.csv");
+  EXPECT_OK("allreduce -J sub/a.json --csv a.json");
 }
 
 /* Every nccl-tests option collbench does not take: one line naming it, its nccl-tests long name

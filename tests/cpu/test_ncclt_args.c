@@ -200,6 +200,13 @@ static void environment(void) {
   REFUSED("NCCL_TESTS_MIN_BW='fast'", "all_reduce_perf");
   g_env[0] = "NCCL_TESTS_MIN_BW=";
   REFUSED("NCCL_TESTS_MIN_BW", "all_reduce_perf");
+  /* collbench's own bar: the drop-in's exit code and footer judge by NCCL_TESTS_MIN_BW only, so
+   * CB_MIN_BUSBW would be ignored (while -J's "passed" read it) */
+  g_env[0] = "CB_MIN_BUSBW=100";
+  REFUSED("CB_MIN_BUSBW=100", "all_reduce_perf");
+  CHECK_CONTAINS(g_err, "NCCL_TESTS_MIN_BW");
+  g_env[0] = "CB_MIN_BUSBW=";
+  REFUSED("CB_MIN_BUSBW", "all_reduce_perf");
   g_env[0] = "NCCL_TESTS_DEVICE=1";
   REFUSED("CUDA_VISIBLE_DEVICES", "all_reduce_perf");
   g_env[0] = "NCCL_TESTS_SPLIT_MASK=0x1";
@@ -231,6 +238,12 @@ static void environment(void) {
     REFUSED("-b and -e must be the same", "alltoallv_perf", "-b", "1K", "-e", "1M");
     g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=1";
     OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=1.00"; /* the default, spelt another way */
+    OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=1e0";
+    OK("alltoallv_perf", "-b", "1M", "-e", "1M");
+    g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=one";
+    REFUSED("MATRIX_SCALE=one", "alltoallv_perf", "-b", "1M", "-e", "1M");
     g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_SCALE=2";
     REFUSED("MATRIX_SCALE=2", "alltoallv_perf", "-b", "1M", "-e", "1M");
     g_env[0] = "NCCL_TESTS_ALLTOALLV_PRINT_SUMMARY=1";
@@ -238,6 +251,15 @@ static void environment(void) {
     g_env[0] = "NCCL_TESTS_ALLTOALLV_MATRIX_FILE=";
     g_env[1] = NULL;
     REFUSED("set but empty", "alltoallv_perf");
+    /* a bad spread names the variable the user set, not collbench's --counts */
+    const char *const bad_spreads[] = {"NCCL_TESTS_ALLTOALLV_SPREAD=abc",
+                                       "NCCL_TESTS_ALLTOALLV_SPREAD=", "NCCL_TESTS_ALLTOALLV_SPREAD=1.5",
+                                       "NCCL_TESTS_ALLTOALLV_SPREAD=-0.1", "NCCL_TESTS_ALLTOALLV_SPREAD=nan"};
+    for (size_t i = 0; i < sizeof bad_spreads / sizeof bad_spreads[0]; i++) {
+      g_env[0] = bad_spreads[i];
+      REFUSED("NCCL_TESTS_ALLTOALLV_SPREAD=", "alltoallv_perf");
+      CHECK(!strstr(g_err, "--counts"), "names --counts: %s", g_err);
+    }
     g_env[0] = "NCCL_TESTS_ALLTOALLV_SPREAD=0";
     OK("alltoallv_perf");
     CHECK_CONTAINS(g_joined, "--counts spread:0");
