@@ -12,7 +12,8 @@ plots/ uses for nccl-tests' own output), and checks, each check able to fail:
   - the column-header lines are byte for byte nccl-tests';
   - every row's fields end at the columns nccl-tests' rows end at (right-aligned widths);
   - case allreduce, fed the numbers of all_reduce-np2.txt, prints that file line for line but
-    for the version token and the average (the anchor averaged unrounded times);
+    for the version token and the average (the anchor averaged unrounded times); case iter the
+    same with -I 1's per-iteration columns against all_reduce-np2-iter.txt;
   - the footer's verdict words (OK, FAILED, nothing when NCCL_TESTS_MIN_BW is unset) as nccl-tests
     prints them; plots reads the rows with the family and the algorithm of each table.
 With --names DIR LIST: DIR (build/nccl-tests) holds exactly the binaries of LIST (comma list, the
@@ -20,7 +21,8 @@ table of collectives/ncclt_names.c), each a link to collbench.
 
 With --output FILE BINARY ROOT: the stdout of a real drop-in run (tests/gpu/run_ncclt_case.sh) has
 nccl-tests' line kinds, column headers and row widths (those of BINARY's own anchors), names
-BINARY, and 0 out-of-bounds values.
+BINARY, and 0 out-of-bounds values; with -I 1 (a "# Per-Iteration Report" line) those of
+all_reduce-np2-iter.txt, the one -I 1 anchor (every binary prints the same columns).
 
 usage: check_ncclt_format.py TEST_NCCLT_TABLE ROOT
        check_ncclt_format.py --names DIR COLLBENCH TEST_NCCLT_TABLE
@@ -44,13 +46,14 @@ KINDS = [
     ("starting", re.compile(r"# Collective test starting: \w+_perf")),
     ("nthread", re.compile(r"# nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+ step: \d+\((factor|bytes)\) warmup iters: "
                            r"\d+ iters: \d+ agg iters: \d+ validation: \d+ graph: \d+ unalign: \d+")),
+    ("periter", re.compile(r"# Per-Iteration Report: CUDA event timing; i_\* uses max over process rows ")),
     ("using", re.compile(r"# Using devices")),
     ("rank", re.compile(r"#  Rank +\d+ Group +\d+ Pid +\d+ on +\S+ device +\d+ \[[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\] .+")),
     ("algorithm", re.compile(r"# collbench algorithm: \w+")),
-    ("groups", re.compile(r"# +out-of-place +in-place +")),
+    ("groups", re.compile(r"# +out-of-place( \(\+ per-iteration\))? +in-place( \(\+ per-iteration\)| +)")),
     ("names", re.compile(r"# +size +count +type +redop +root +time .*")),
     ("units", re.compile(r"# +\(B\) +\(elements\) .*")),
-    ("row", re.compile(r" *\d+ +\d+ +\w+ +\w* +-?\d+( +\S+){8}")),
+    ("row", re.compile(r" *\d+ +\d+ +\w+ +\w* +-?\d+( +\S+){8}(( +\S+){8})?")),
     ("skipped", re.compile(r"# +\d+ +\d+ +\w+ +\w* +-?\d+ +(out-of-place|in-place) not run: .*")),
     ("oob", re.compile(r"# Out of bounds values : \d+ (OK|FAILED)")),
     ("avg", re.compile(r"# Avg bus bandwidth    : \S+ (|OK|FAILED)")),
@@ -129,8 +132,26 @@ def run_case(prog, case):
     return table_part(p.stdout)
 
 
+# The cases that print an anchor's numbers: the anchor, and the average line the drop-in prints
+# from the rounded numbers (the anchor averaged unrounded times: 0.186264, 0.0936463).
+SAME_AS = {
+    "allreduce": ("all_reduce-np2.txt", r"# Avg bus bandwidth    : 0\.18\d+ "),
+    "iter": ("all_reduce-np2-iter.txt", r"# Avg bus bandwidth    : 0\.09\d* "),
+}
+
+
+def iter_anchor(anchor_dir):
+    """all_reduce-np2-iter.txt's column header, row field ends and line kinds (-I 1)."""
+    lines = table_part(open(os.path.join(anchor_dir, "all_reduce-np2-iter.txt"), encoding="utf-8").read())
+    header = tuple(l for l in lines if kind(l) in ("groups", "names", "units"))
+    ends = {tuple(field_ends(l)) for l in lines if kind(l) == "row"}
+    return header, ends, tuple(kinds(lines, "all_reduce-np2-iter.txt"))
+
+
 def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
     lines = run_case(prog, case)
+    if case == "iter":
+        header, ends, anchor_seq = iter_anchor(anchor_dir)
     where = f"test_ncclt_table {case}"
     seq = kinds(lines, where)
     # the drop-in adds "# collbench algorithm: NAME" before each column header
@@ -155,7 +176,7 @@ def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
         if kind(l) == "row" and "N/A     N/A     N/A" not in l and tuple(field_ends(l)) not in ends:
             fail(f"{where}: row {l!r}: fields end at {field_ends(l)}, nccl-tests' rows at {sorted(ends)}")
     rows, metas = parse(lines, where)
-    fam = {"allreduce": "allreduce", "alltoall": "alltoall", "sendrecv": "sendrecv", "multi": "allreduce",
+    fam = {"allreduce": "allreduce", "iter": "allreduce", "alltoall": "alltoall", "sendrecv": "sendrecv", "multi": "allreduce",
            "minbw": "allreduce"}[case]
     if sorted(metas) != [fam]:
         fail(f"{where}: plots read families {sorted(metas)}, expected [{fam}]")
@@ -164,25 +185,26 @@ def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
     if algos != want_algos:
         fail(f"{where}: plots read algorithms {algos}, expected {want_algos}")
     measured = [r for r in rows if r["time_us_mean"] != ""]
-    want_measured = {"allreduce": 12, "minbw": 12, "sendrecv": 6, "alltoall": 6, "multi": 22}[case]
+    want_measured = {"allreduce": 12, "iter": 10, "minbw": 12, "sendrecv": 6, "alltoall": 6, "multi": 22}[case]
     if len(measured) != want_measured:
         fail(f"{where}: plots read {len(measured)} measured rows, expected {want_measured}")
-    if case == "allreduce":
-        anchor = table_part(open(os.path.join(anchor_dir, "all_reduce-np2.txt"), encoding="utf-8").read())
+    if case in SAME_AS:
+        name, avg = SAME_AS[case]
+        anchor = table_part(open(os.path.join(anchor_dir, name), encoding="utf-8").read())
         mine = [l for l in lines if kind(l) != "algorithm"]
         if len(mine) != len(anchor):
-            fail(f"{where}: {len(mine)} lines, all_reduce-np2.txt has {len(anchor)}")
+            fail(f"{where}: {len(mine)} lines, {name} has {len(anchor)}")
         for n, (a, b) in enumerate(zip(anchor, mine), 1):
             if kind(a) == "version":
                 if not re.fullmatch(r"# nccl-tests version 2\.19\.6\+collbench-\S+ nccl-headers=22803 nccl-library=22803", b):
                     fail(f"{where}: version line {b!r}")
             elif kind(a) == "avg":
-                if not re.fullmatch(r"# Avg bus bandwidth    : 0\.18\d+ ", b):
+                if not re.fullmatch(avg, b):
                     fail(f"{where}: average line {b!r} (nccl-tests: {a!r})")
             elif a != b:
                 fail(f"{where}: line {n}: {b!r}, nccl-tests: {a!r}")
-        if not any(l == "# Avg bus bandwidth    : 0.186264 " for l in anchor):
-            fail("all_reduce-np2.txt: its average line is not the one this check knows")
+        if not any(kind(l) == "avg" for l in anchor):
+            fail(f"{name}: no average line")
     if case == "minbw":
         for path in glob.glob(os.path.join(anchor_dir, "*minbw.txt")):
             a = [l for l in table_part(open(path, encoding="utf-8").read()) if kind(l) == "avg"]
@@ -221,6 +243,10 @@ def check_output(path, binary, anchor_dir):
         header = tuple(l for l in lines if kind(l) in ("groups", "names", "units"))
         ends |= {tuple(field_ends(l)) for l in lines if kind(l) == "row"}
     lines = table_part(open(path, encoding="utf-8", errors="replace").read())
+    if any(kind(l) == "periter" for l in lines):
+        header, ends, seq = iter_anchor(anchor_dir)
+        if binary == "hypercube_perf":  # its empty redop field: every end but that one
+            ends |= {e[:3] + e[4:] for e in ends}
     got = [k for k in kinds(lines, path) if k not in ("algorithm", "skipped")]
     # --algo LIST: the tables after the first (heading, rows, footer) before "concluded"
     more = ["hash", "groups", "names", "units", "row", "oob", "avg"]
@@ -260,7 +286,7 @@ def main():
         if len(anchors) != 22:
             fail(f"{anchor_dir}: {len(anchors)} anchors, expected 22 (11 binaries, -g 1 and 2 ranks)")
         header, ends, seq = check_anchors(anchors)
-        for case in ("allreduce", "alltoall", "sendrecv", "multi", "minbw"):
+        for case in ("allreduce", "iter", "alltoall", "sendrecv", "multi", "minbw"):
             check_case(prog, case, header, ends, seq, anchor_dir)
     if problems:
         print(f"check_ncclt_format: {len(problems)} problem(s)")
