@@ -21,7 +21,8 @@ table of collectives/ncclt_names.c), each a link to collbench.
 
 With --output FILE BINARY ROOT: the stdout of a real drop-in run (tests/gpu/run_ncclt_case.sh) has
 nccl-tests' line kinds, column headers and row widths (those of BINARY's own anchors), names
-BINARY, and 0 out-of-bounds values; with -I 1 (a "# Per-Iteration Report" line) those of
+BINARY, 0 out-of-bounds values and nccl-tests' line order (a whole sweep of sizes per type, op and
+root); with -I 1 (a "# Per-Iteration Report" line) those of
 all_reduce-np2-iter.txt, the one -I 1 anchor (every binary prints the same columns).
 
 usage: check_ncclt_format.py TEST_NCCLT_TABLE ROOT
@@ -227,6 +228,24 @@ def check_names(folder, collbench, prog):
             fail(f"{path} is not a link to {collbench}")
 
 
+def check_order(lines, where):
+    """nccl-tests' line order: in each table, the rows of one (type, redop, root) stand together
+    (a whole sweep of sizes per type, op and root; all_reduce-g1-all.txt)."""
+    done, last = set(), None
+    for l in lines:
+        if kind(l) == "algorithm":
+            done, last = set(), None
+        elif kind(l) in ("row", "skipped"):
+            f = l.lstrip("#").split()
+            key = (f[2], f[3], f[4]) if len(f) > 4 and f[3] != "-1" else (f[2], "", f[3])
+            if key != last:
+                if key in done:
+                    fail(f"{where}: {key} again after other types or ops: nccl-tests prints a whole sweep per type and op")
+                if last:
+                    done.add(last)
+                last = key
+
+
 def check_output(path, binary, anchor_dir):
     """A real drop-in run's stdout against the anchors of its binary."""
     prefix = binary[:-len("_perf")]
@@ -265,6 +284,7 @@ def check_output(path, binary, anchor_dir):
     for l in rows:
         if "N/A     N/A     N/A" not in l and tuple(field_ends(l)) not in ends:
             fail(f"{path}: row {l!r}: fields end at {field_ends(l)}, nccl-tests' {binary} rows at {sorted(ends)}")
+    check_order(lines, path)
     for want in (f"# Collective test starting: {binary}", f"# Collective test concluded: {binary}",
                  "# Out of bounds values : 0 OK"):
         if want not in lines:
