@@ -91,6 +91,7 @@ typedef struct cb_row {
    * is the same p99) */
   double iter_min_us, iter_max_us, iter_p99_us, iter_cv_pct;
   long long wrong; /* -1: not checked (-c 0) */
+  int wrong_ranks; /* the ranks whose own check found a wrong element (nccl-tests counts those) */
   char note[512];
   const char *mode; /* eager | graph */
   int iters;

@@ -114,13 +114,17 @@ static void check(cb_bench_t *b, const group_t *g, slot_t *s, int chunk) {
     wrong += s->algo->check ? s->algo->check(&s->in, st, a->seed, c) : cb_check_generic(&s->in, st, a->seed, c);
   cb_wait_stream(st);
   cb_nvtx_pop();
+  if (cb_fault_wrong_now(b->wd->fault, b->w->mpi.rank)) wrong++; /* CB_FAULT=wrong:RANK:check (fault.h) */
   cb_bench_allreduce_polled(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm);
+  int mine = wrong > 0;
+  cb_bench_allreduce_polled(&mine, &s->wrong_ranks, 1, MPI_INT, MPI_SUM, b->w->mpi.comm);
   if (a->check_iters > 0 && g->fi->identical_outputs) {
     unsigned long long d = s->in.digest, dmin = 0, dmax = 0;
     cb_bench_allreduce_polled(&d, &dmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, b->w->mpi.comm);
     cb_bench_allreduce_polled(&d, &dmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
     s->digest_mismatch = dmin != dmax;
     if (s->digest_mismatch) s->wrong++;
+    if (s->digest_mismatch && !s->wrong_ranks) s->wrong_ranks = 1;
   }
   cb_watchdog_disarm(b->wd);
   b->wrong_total += s->wrong;

@@ -117,6 +117,7 @@ void cb_bench_report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     r.mem_bytes = mem_max;
     r.sms = s->in.sms; /* grids are agreed across ranks (world.grid_sms): rank 0's stands for all */
     r.wrong = b->a->check_iters > 0 ? s->wrong : -1;
+    r.wrong_ranks = s->wrong_ranks;
     snprintf(r.note, sizeof r.note, "%s%s%s", s->in.note, s->in.note[0] && s->digest_mismatch ? "; " : "",
              s->digest_mismatch ? "outputs differ across ranks" : "");
     cb_report_row(b->rep, &r);

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "gate.h"
 #include "knobs.h"
+#include "ncclt_fail.h"
 #include "preflight.h"
 
 #ifndef CB_MPIEXEC
@@ -164,6 +165,7 @@ int cb_ncclt_begin(cb_ncclt_t *d, int *argc, char ***argv) {
   }
   *argc = d->opts.argc;
   *argv = d->opts.argv;
+  cb_ncclt_fail_install(); /* a failed CUDA or NCCL call: nccl-tests' lines and exit code */
   return -1;
 }
 

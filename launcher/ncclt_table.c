@@ -139,6 +139,7 @@ static void half_of(const cb_ncclt_table_t *t, const cb_row_t *r, cb_ncclt_half_
   h->i_p99 = r->iter_p99_us;
   h->i_cv = r->iter_cv_pct;
   h->wrong = r->wrong;
+  h->wrong_ranks = r->wrong_ranks;
   snprintf(h->note, sizeof h->note, "%.159s", r->note);
   for (char *c = h->note; *c; c++)
     if ((unsigned char)*c < 0x20) *c = ' ';
@@ -193,7 +194,9 @@ static void line(cb_ncclt_algo_table_t *a, int per_iter, const cb_ncclt_half_t *
     if (halves[k]) {
       a->bw_sum += halves[k]->busbw;
       a->bw_count++;
-      if (halves[k]->wrong > 0) a->wrong += halves[k]->wrong;
+      /* nccl-tests counts, per half, each rank that found a wrong value (its errors[], summed
+       * over processes), not the values: the #wrong column has those */
+      if (halves[k]->wrong > 0) a->wrong += halves[k]->wrong_ranks > 0 ? halves[k]->wrong_ranks : 1;
     }
 }
 

@@ -55,6 +55,7 @@ typedef struct cb_ncclt_half {
   double time_us, algbw, busbw;
   double i_min, i_max, i_p99, i_cv; /* -I 1's columns (row.h iter_*) */
   long long wrong;                  /* -1: not checked */
+  int wrong_ranks;                  /* ranks that found a wrong value: nccl-tests' out-of-bounds count */
   char note[160];
 } cb_ncclt_half_t;
 
@@ -63,7 +64,7 @@ typedef struct cb_ncclt_algo_table {
   cb_strbuf_t lines; /* its table lines, held (all but the first algorithm's) */
   double bw_sum;
   long bw_count;
-  long long wrong;
+  long long wrong; /* nccl-tests' "Out of bounds values": a rank's half with a wrong value counts 1 */
   int npending;
   cb_ncclt_half_t pending[CB_NCCLT_PENDING];
 } cb_ncclt_algo_table_t;

@@ -214,7 +214,7 @@ void cb_ncclt_json_row(cb_ncclt_json_t *j, const cb_row_t *r, const double *per_
   cb_sb_printf(b, "}");
   if (per_rank_us && iters > 0 && nranks > 0)
     per_iter(b, side ? "in_place_per_iter" : "out_of_place_per_iter", per_rank_us, iters, nranks);
-  if (r->wrong > 0) j->wrong += r->wrong;
+  if (r->wrong > 0) j->wrong += r->wrong_ranks > 0 ? r->wrong_ranks : 1; /* as the table's footer */
   j->bw_sum += r->busbw_gbs;
   j->bw_n++;
 }

@@ -15,7 +15,10 @@ plots/ uses for nccl-tests' own output), and checks, each check able to fail:
     for the version token and the average (the anchor averaged unrounded times); case iter the
     same with -I 1's per-iteration columns against all_reduce-np2-iter.txt;
   - the footer's verdict words (OK, FAILED, nothing when NCCL_TESTS_MIN_BW is unset) as nccl-tests
-    prints them; plots reads the rows with the family and the algorithm of each table.
+    prints them; plots reads the rows with the family and the algorithm of each table;
+  - case fail: the failure lines (an NCCL failure and its trace, exit 7's trace) are lines of
+    all_reduce-g1-all.txt and all_reduce-g1-minbw.txt, byte for byte, given their host, pid,
+    file and line.
 With --names DIR LIST: DIR (build/nccl-tests) holds exactly the binaries of LIST (comma list, the
 table of collectives/ncclt_names.c), each a link to collbench.
 
@@ -215,6 +218,28 @@ def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
             fail(f"{where}: no FAILED average line")
 
 
+TRACE = re.compile(r" \.\. \S+ pid \d+: Test failure [\w.]+:\d+")
+
+
+def check_fail(prog, anchor_dir):
+    p = subprocess.run([prog, "fail"], capture_output=True, text=True, timeout=60)
+    where = "test_ncclt_table fail"
+    if p.returncode != 0:
+        fail(f"{where}: exit {p.returncode}: {p.stderr[-600:]}")
+    got = p.stdout.splitlines()
+    all_lines = open(os.path.join(anchor_dir, "all_reduce-g1-all.txt"), encoding="utf-8").read().splitlines()
+    minbw = open(os.path.join(anchor_dir, "all_reduce-g1-minbw.txt"), encoding="utf-8").read().splitlines()
+    if len(got) < 3:
+        fail(f"{where}: {got}")
+        return
+    if got[0] not in all_lines:
+        fail(f"{where}: {got[0]!r} is not all_reduce-g1-all.txt's NCCL failure line")
+    if not TRACE.fullmatch(got[1]) or not any(TRACE.fullmatch(l) for l in all_lines):
+        fail(f"{where}: trace line {got[1]!r} is not nccl-tests' shape")
+    if got[2] not in minbw:
+        fail(f"{where}: {got[2]!r} is not all_reduce-g1-minbw.txt's exit-7 line")
+
+
 def check_names(folder, collbench, prog):
     names = sorted(l for l in run_case(prog, "names") if l.endswith("_perf"))
     if len(names) != 11:
@@ -308,6 +333,7 @@ def main():
         header, ends, seq = check_anchors(anchors)
         for case in ("allreduce", "iter", "alltoall", "sendrecv", "multi", "minbw"):
             check_case(prog, case, header, ends, seq, anchor_dir)
+        check_fail(prog, anchor_dir)
     if problems:
         print(f"check_ncclt_format: {len(problems)} problem(s)")
         return 1

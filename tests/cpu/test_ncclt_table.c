@@ -11,13 +11,17 @@
  *   multi      two algorithms interleaved as the engine reports them, a skipped row, a wrong
  *              value: two tables, exit 7
  *   minbw      NCCL_TESTS_MIN_BW above the average: "FAILED", exit 7; below it: "OK", exit 0
- *   names      the binary names (collectives/ncclt_names.c), one a line */
+ *   names      the binary names (collectives/ncclt_names.c), one a line
+ *   fail       nccl-tests' failure lines (launcher/ncclt_fail.c) for the NCCL failure of
+ *              all_reduce-g1-all.txt and the exit-7 trace line of all_reduce-g1-minbw.txt, with
+ *              those files' host, pid, file and line: the script finds each line in its file */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cb_testing.h"
 #include "iter_stats.h"
+#include "ncclt_fail.h"
 #include "ncclt_table.h"
 
 static const char *no_env(const char *name) {
@@ -137,7 +141,8 @@ static void feed_multi(cb_ncclt_table_t *t) {
           r.timed = 0;
           snprintf(r.note, sizeof r.note, "not supported: larger than the one-shot limit");
         }
-        if (k && i == 3 && ip) r.wrong = 3;
+        if (k && i == 3 && ip) r.wrong = 3, r.wrong_ranks = 2; /* 3 values, on 2 ranks */
+        if (k && i == 4 && !ip) r.wrong = 1, r.wrong_ranks = 1;
         cb_ncclt_table_row(t, &r);
       }
 }
@@ -175,6 +180,7 @@ int main(int argc, char **argv) {
     const char *const algos[] = {"nccl", "oneshot"};
     code = run("all_reduce_perf", kArgs, 10, no_env, algos, 2, 1, feed_multi, &out);
     CHECK_EQ_INT(code, CB_NCCLT_EXIT_RESULTS);
+    /* nccl-tests counts a rank's half with wrong values once: 2 + 1 */
     CHECK_CONTAINS(out.s, "# Out of bounds values : 3 FAILED");
     CHECK_CONTAINS(out.s, "# collbench algorithm: oneshot");
     CHECK_CONTAINS(out.s, "out-of-place not run: not supported: larger than the one-shot limit");
@@ -190,10 +196,20 @@ int main(int argc, char **argv) {
     CHECK_EQ_INT(run("all_reduce_perf", kArgs, 10, minbw_env, kNccl, 1, 1, feed_allreduce, &ok), 0);
     CHECK_CONTAINS(ok.s, "# Avg bus bandwidth    : 0.186667 OK\n");
     cb_sb_free(&ok);
+  } else if (strcmp(c, "fail") == 0) {
+    char text[1024];
+    cb_ncclt_fail_text(CB_FAILED_NCCL, "vm", 6178, "/src/collbench/all_reduce.cu", 507,
+                       "invalid argument (run with NCCL_DEBUG=WARN for details) / ", text, sizeof text);
+    cb_sb_printf(&out, "%s", text);
+    cb_ncclt_trace_text("vm", 6227, "common.cu", 1454, text, sizeof text);
+    cb_sb_printf(&out, "%s", text);
+    cb_ncclt_fail_text(CB_FAILED_CUDA, "node1", 42, "kernels/x.cu", 9, "out of memory", text, sizeof text);
+    CHECK_EQ_STR(text, "node1: Test CUDA failure x.cu:9 'out of memory'\n .. node1 pid 42: Test failure x.cu:9\n");
+    code = 0;
   } else if (strcmp(c, "names") == 0) { /* the binary table, for the check of build/nccl-tests/ */
     for (const cb_ncclt_binary_t *b = cb_ncclt_binaries; b->name; b++) cb_sb_printf(&out, "%s\n", b->name);
   } else {
-    fprintf(stderr, "usage: test_ncclt_table allreduce|iter|alltoall|sendrecv|multi|minbw|names\n");
+    fprintf(stderr, "usage: test_ncclt_table allreduce|iter|alltoall|sendrecv|multi|minbw|fail|names\n");
     return 2;
   }
   char f[32];

@@ -9,6 +9,10 @@
 # np2:  mpirun -np 2 BINARY -g 1 ARGS: a GPU each with 2 GPUs; with one GPU both ranks share it as
 #       one virtual node (CB_SHARE_GPUS=1, launcher/collbench-vnode; the MPS daemon if running);
 # gate: NCCL_TESTS_MIN_BW far above any GPU: exit 7 and "# Avg bus bandwidth : X FAILED".
+# wrong1, wrong2: as g1 and np2 with CB_FAULT=wrong:LAST:check (base/fault.h: the last rank's
+#       first check counts one wrong element): nccl-tests' wrong-result output, exit 7, the
+#       footer "# Out of bounds values : 1 FAILED", one "#wrong" of 1, and each rank's trace
+#       line " .. HOST pid PID: Test failure FILE:LINE" after the table.
 set -u
 name=$1 binary=$2 mode=$3 check_args=$4
 shift 4
@@ -30,13 +34,15 @@ mkdir -p "$(dirname "$out")"
 rm -f "$out.csv"
 ranks=1 shared=()
 case "$mode" in
-  g1 | gate)
+  g1 | gate | wrong1)
     [ "$mode" = gate ] && export NCCL_TESTS_MIN_BW=1000000
+    [ "$mode" = wrong1 ] && export CB_FAULT=wrong:0:check
     echo "+ $binary -g 1 $* --csv $out.csv"
     "$binary" -g 1 "$@" --csv "$out.csv" > "$out.log" 2> "$out.err"
     rc=$? ;;
-  np2)
+  np2 | wrong2)
     ranks=2
+    [ "$mode" = wrong2 ] && export CB_FAULT=wrong:1:check
     flags=(-np 2 --bind-to none)
     [ "$(id -u)" = 0 ] && flags+=(--allow-run-as-root)
     launch=()
@@ -48,7 +54,7 @@ case "$mode" in
     echo "+ mpirun ${flags[*]} ${launch[*]} $binary -g 1 $* --csv $out.csv"
     mpirun "${flags[@]}" "${launch[@]}" "$binary" -g 1 "$@" --csv "$out.csv" > "$out.log" 2> "$out.err"
     rc=$? ;;
-  *) echo "run_ncclt_case.sh: mode '$mode' (accepted: g1, np2, gate)" >&2; exit 2 ;;
+  *) echo "run_ncclt_case.sh: mode '$mode' (accepted: g1, np2, gate, wrong1, wrong2)" >&2; exit 2 ;;
 esac
 tail -n 40 "$out.log"
 tail -n 10 "$out.err"
@@ -57,6 +63,17 @@ if [ "$mode" = gate ]; then
     echo "FAIL $name: expected exit 7 and a FAILED average (NCCL_TESTS_MIN_BW=$NCCL_TESTS_MIN_BW); got exit $rc"
     exit 1
   fi
+elif [ "$mode" = wrong1 ] || [ "$mode" = wrong2 ]; then
+  traces=$(grep -Ec '^ \.\. [^ ]+ pid [0-9]+: Test failure [A-Za-z0-9_.]+:[0-9]+$' "$out.log")
+  ones=$(grep -Ec '^ +[0-9]+ +[0-9]+ +[a-z0-9]+ +[a-z]* +-?[0-9]+ +[^ ]+ +[^ ]+ +[^ ]+ +1 ' "$out.log")
+  if [ $rc -ne 7 ] || ! grep -q '^# Out of bounds values : 1 FAILED$' "$out.log" || [ "$traces" -ne "$ranks" ] ||
+    [ "$ones" -ne 1 ]; then
+    echo "FAIL $name: expected exit 7, '# Out of bounds values : 1 FAILED', one out-of-place #wrong of 1 and $ranks" \
+      "trace lines; got exit $rc, $ones such rows, $traces trace lines"
+    exit 1
+  fi
+  echo "PASS $name (exit 7, nccl-tests' wrong-result output)"
+  exit 0
 elif [ $rc -ne 0 ]; then
   echo "FAIL $name: $binary exited $rc (log: $out.log, $out.err)"
   exit 1
