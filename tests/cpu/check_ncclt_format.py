@@ -30,7 +30,8 @@ all_reduce-np2-iter.txt, the one -I 1 anchor (every binary prints the same colum
 
 usage: check_ncclt_format.py TEST_NCCLT_TABLE ROOT
        check_ncclt_format.py --names DIR COLLBENCH TEST_NCCLT_TABLE
-       check_ncclt_format.py --output FILE BINARY ROOT"""
+       check_ncclt_format.py --output FILE BINARY ROOT [NT_JSON]
+(NT_JSON: the run's -J file, with -I 1: the per-iteration columns are its numbers.)"""
 import glob
 import os
 import re
@@ -271,6 +272,35 @@ def check_order(lines, where):
                 last = key
 
 
+def ncclt_float(v, width):
+    """nccl-tests' getFloatStr: %.2f, then fewer decimals, then %e, in width characters."""
+    for fmt in ("%*.2f", "%*.1f", "%*.0f"):
+        s = fmt % (width, v)
+        if len(s) <= width:
+            return s.strip()
+    return (("%*.1e" if width >= 7 else "%*.0e") % (width, v)).strip()
+
+
+def check_iter_json(path, json_path):
+    """-I 1 with -J: each row's i_min i_max i_p99 i_cv% are its -J result's min_us, max_us,
+    p99_us and cv_pct as nccl-tests prints them (the table and the file from the same times)."""
+    import json
+    results = json.load(open(json_path, encoding="utf-8"))["results"]
+    rows = [l.split() for l in table_part(open(path, encoding="utf-8").read()) if kind(l) == "row"]
+    if len(rows) != len(results) or not rows:
+        fail(f"{path}: {len(rows)} rows, {json_path}: {len(results)} results")
+        return
+    for f, r in zip(rows, results):
+        for side, at in (("out_of_place_per_iter", 9), ("in_place_per_iter", 17)):
+            p = r.get(side)
+            if not p or len(f) < at + 4:
+                fail(f"{path}: size {f[0]}: no {side} in the -J file, or no per-iteration columns")
+                continue
+            want = [ncclt_float(p[k], 7) for k in ("min_us", "max_us", "p99_us", "cv_pct")]
+            if f[at:at + 4] != want:
+                fail(f"{path}: size {f[0]} {side}: i_min i_max i_p99 i_cv% {f[at:at + 4]}, the -J file's {want}")
+
+
 def check_output(path, binary, anchor_dir):
     """A real drop-in run's stdout against the anchors of its binary."""
     prefix = binary[:-len("_perf")]
@@ -324,6 +354,8 @@ def main():
     elif sys.argv[1:2] == ["--output"]:
         ROOT = sys.argv[4]
         check_output(sys.argv[2], sys.argv[3], os.path.join(ROOT, "tests", "cpu", "data", "nccl-tests-2.19.6"))
+        if len(sys.argv) > 5:
+            check_iter_json(sys.argv[2], sys.argv[5])
     else:
         prog, ROOT = sys.argv[1], sys.argv[2]
         anchor_dir = os.path.join(ROOT, "tests", "cpu", "data", "nccl-tests-2.19.6")

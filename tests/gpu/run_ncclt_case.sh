@@ -78,6 +78,13 @@ elif [ $rc -ne 0 ]; then
   echo "FAIL $name: $binary exited $rc (log: $out.log, $out.err)"
   exit 1
 fi
-python3 "$root/tests/cpu/check_ncclt_format.py" --output "$out.log" "$(basename "$binary")" "$root" || exit 1
+# -J FILE among the arguments: with -I 1 the table's per-iteration columns are checked against it
+nt_json=() prev=
+for arg in "$@"; do
+  [ "$prev" = -J ] && nt_json=("$arg")
+  prev=$arg
+done
+python3 "$root/tests/cpu/check_ncclt_format.py" --output "$out.log" "$(basename "$binary")" "$root" \
+  ${nt_json[@]+"${nt_json[@]}"} || exit 1
 # shellcheck disable=SC2086
 python3 "$root/tests/lib/check_csv.py" "$out.csv" --ranks "$ranks" ${shared[@]+"${shared[@]}"} $check_args
