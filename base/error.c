@@ -39,7 +39,9 @@ void cb_exit_if_device_timeout(const char *detail) {
            "device barrier (stalled, stopped or dead); aborting the job (%s)",
            device_timeout_step && device_timeout_step[0] ? device_timeout_step : "a custom kernel", device_timeout_s,
            peer - 1, detail);
-  cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
+  char limit[32];
+  snprintf(limit, sizeof limit, "%g", device_timeout_s);
+  cb_abort_job_unhooked(cb_failure_code(CB_FAILED_TIMEOUT, __FILE__, __LINE__, limit, CB_EXIT_TIMEOUT));
 }
 
 void cb_set_failure_hook(cb_failure_hook_fn fn) { failure_hook = fn; }

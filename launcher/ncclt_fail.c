@@ -24,8 +24,11 @@ void cb_ncclt_trace_text(const char *host, int pid, const char *file, int line, 
 
 void cb_ncclt_fail_text(cb_failed_lib_t lib, const char *host, int pid, const char *file, int line, const char *what,
                         char *buf, size_t n) {
-  int used = snprintf(buf, n, "%s: Test %s failure %s:%d '%s'\n", host, lib == CB_FAILED_NCCL ? "NCCL" : "CUDA",
-                      base_name(file), line, what);
+  /* nccl-tests' CUDACHECK / NCCLCHECK lines, and testStreamSynchronize's timeout line */
+  int used = lib == CB_FAILED_TIMEOUT
+                 ? snprintf(buf, n, "%s: Test timeout (%ss) %s:%d\n", host, what, base_name(file), line)
+                 : snprintf(buf, n, "%s: Test %s failure %s:%d '%s'\n", host, lib == CB_FAILED_NCCL ? "NCCL" : "CUDA",
+                            base_name(file), line, what);
   if (used < 0 || (size_t)used >= n) return;
   cb_ncclt_trace_text(host, pid, file, line, buf + used, n - (size_t)used);
 }
@@ -38,7 +41,9 @@ static int print_failure(cb_failed_lib_t lib, const char *file, int line, const 
   fflush(stdout); /* the table lines before it */
   fputs(text, stdout);
   fflush(stdout);
-  return lib == CB_FAILED_NCCL ? CB_NCCLT_EXIT_NCCL : CB_NCCLT_EXIT_CUDA;
+  return lib == CB_FAILED_TIMEOUT ? CB_NCCLT_EXIT_TIMEOUT
+         : lib == CB_FAILED_NCCL  ? CB_NCCLT_EXIT_NCCL
+                                  : CB_NCCLT_EXIT_CUDA;
 }
 
 void cb_ncclt_fail_install(void) { cb_set_failure_hook(print_failure); }

@@ -2,13 +2,14 @@
  * as its src/common.h macros print them on stdout:
  *   a failed CUDA call   "HOST: Test CUDA failure FILE:LINE 'cudaGetErrorString'"     exit 2
  *   a failed NCCL call   "HOST: Test NCCL failure FILE:LINE 'error string / last error'" exit 3
+ *   the watchdog's -T    "HOST: Test timeout (Ns) FILE:LINE"                           exit 4
  * each followed by the trace line of the frame that failed (TESTCHECK's
  *   " .. HOST pid PID: Test failure FILE:LINE"; nccl-tests prints one per calling frame, the
  * drop-in the failing call's own); and a wrong value or an average below NCCL_TESTS_MIN_BW
  * (exit 7) ends each rank's output with that trace line, as nccl-tests' main does. HOST is the
  * host name up to its first dot, FILE the source file's name without its folder. collbench's
- * own line (rank, host, file:line, the call) still goes to stderr; a watchdog timeout keeps
- * exit 4 (nccl-tests' testTimeout). The text functions are pure (tests/cpu/test_ncclt_table.c). */
+ * own line (rank, host, file:line, the call; the timeout's step and missing ranks) still goes
+ * to stderr. The text functions are pure (tests/cpu/test_ncclt_table.c, test_ncclt_fail.c). */
 #ifndef CB_NCCLT_FAIL_H
 #define CB_NCCLT_FAIL_H
 
@@ -19,6 +20,7 @@
 /* nccl-tests' testResult_t codes the drop-in exits with. */
 #define CB_NCCLT_EXIT_CUDA 2
 #define CB_NCCLT_EXIT_NCCL 3
+#define CB_NCCLT_EXIT_TIMEOUT 4
 
 /* The failure line and its trace line (each ending in a newline) into buf. */
 void cb_ncclt_fail_text(cb_failed_lib_t lib, const char *host, int pid, const char *file, int line, const char *what,

@@ -70,6 +70,12 @@ int main(void) {
   CHECK_CONTAINS(out, ": Test failure test_ncclt_fail.c:");
   CHECK_CONTAINS(err, "NCCL error");
 
+  /* the watchdog's limit: nccl-tests' timeout line (its testStreamSynchronize) and trace */
+  char text[512];
+  cb_ncclt_fail_text(CB_FAILED_TIMEOUT, "node1", 42, "/x/base/watchdog.c", 130, "5", text, sizeof text);
+  CHECK(strcmp(text, "node1: Test timeout (5s) watchdog.c:130\n .. node1 pid 42: Test failure watchdog.c:130\n") == 0,
+        "%s", text);
+
   /* collbench's own program: no hook, exit 3, nothing on stdout */
   CHECK_EQ_INT(child(FAIL_CUDA, 0, out, sizeof out, err, sizeof err), CB_EXIT_RUNTIME);
   CHECK_EQ_INT((long long)strlen(out), 0);
