@@ -112,6 +112,11 @@ static void launcher_version(const char *mpirun, char *buf, size_t n) {
 static int start_ranks(const cb_ncclt_opts_t *o, int argc, char **argv) {
   const char *mpirun = getenv("CB_MPIRUN");
   if (!mpirun || !mpirun[0]) mpirun = CB_MPIEXEC;
+  /* Open MPI refuses root without these; nccl-tests' one-process -g G never needed mpirun */
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
   char version[4096], np[16];
   launcher_version(mpirun, version, sizeof version);
   const int cap = argc + 16;
@@ -119,11 +124,6 @@ static int start_ranks(const cb_ncclt_opts_t *o, int argc, char **argv) {
   if (!child) return CB_EXIT_RUNTIME;
   cb_mpirun_line(mpirun, cb_mpirun_kind(version), o->ngpus, argc, argv, o->ngpus_at, o->ngpus_args, np, sizeof np,
                  child, cap);
-  /* Open MPI refuses root without these; nccl-tests' one-process -g G never needed mpirun */
-  if (geteuid() == 0) {
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  }
   fflush(stdout);
   execvp(mpirun, child);
   fprintf(stderr, "collbench: %s -g %d: cannot start '%s' for %d ranks: %s (set CB_MPIRUN to the MPI launcher)\n",
