@@ -21,6 +21,8 @@ static volatile unsigned int *device_timeout_word; /* peer + 1 after a kernel's 
 static double device_timeout_s;
 static const char *device_timeout_step;
 static volatile sig_atomic_t guard_code = CB_EXIT_RUNTIME;
+static cb_failure_hook_fn failure_hook;
+static atomic_int failure_code; /* 0, or the code the first reported failure chose */
 
 void cb_set_kernel_abort_word(volatile unsigned int *word) { kernel_abort_word = word; }
 
@@ -37,7 +39,20 @@ void cb_exit_if_device_timeout(const char *detail) {
            "device barrier (stalled, stopped or dead); aborting the job (%s)",
            device_timeout_step && device_timeout_step[0] ? device_timeout_step : "a custom kernel", device_timeout_s,
            peer - 1, detail);
-  cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
+  char limit[32];
+  snprintf(limit, sizeof limit, "%g", device_timeout_s);
+  cb_abort_job_unhooked(cb_failure_code(CB_FAILED_TIMEOUT, __FILE__, __LINE__, limit, CB_EXIT_TIMEOUT));
+}
+
+void cb_set_failure_hook(cb_failure_hook_fn fn) { failure_hook = fn; }
+
+int cb_failure_code(cb_failed_lib_t lib, const char *file, int line, const char *what, int code) {
+  if (!failure_hook) return code;
+  const int first = atomic_load(&failure_code);
+  if (first) return first;
+  const int chosen = failure_hook(lib, file, line, what, code);
+  int none = 0;
+  return atomic_compare_exchange_strong(&failure_code, &none, chosen) ? chosen : none;
 }
 
 void cb_set_abort_hook(void (*fn)(void *), void *arg) {

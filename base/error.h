@@ -92,6 +92,22 @@ void cb_exit_if_device_timeout(const char *detail);
  * any frame or thread, without threading it through every call. */
 void cb_set_abort_hook(void (*fn)(void *), void *arg);
 
+/* A failed library call's (or the watchdog's) report beside collbench's own line, for a program that must print
+ * another tool's failure lines and end with that tool's exit codes (the nccl-tests drop-in,
+ * launcher/ncclt_fail.h). The hook gets the library, the call's file and line and the library's
+ * error text, may print, and returns the exit code the job ends with. One hook, set before the
+ * run starts (like the abort hook, process-wide: a failure in any frame must reach it). */
+typedef enum cb_failed_lib {
+  CB_FAILED_CUDA,   /* what: the CUDA error string */
+  CB_FAILED_NCCL,   /* what: the NCCL error string " / " its last error */
+  CB_FAILED_TIMEOUT /* the watchdog's limit passed; what: the limit in seconds, as text */
+} cb_failed_lib_t;
+typedef int (*cb_failure_hook_fn)(cb_failed_lib_t lib, const char *file, int line, const char *what, int code);
+void cb_set_failure_hook(cb_failure_hook_fn fn);
+/* The hook's exit code for a failure (code itself when no hook is set); runs the hook once per
+ * process (a second failure while the job ends keeps the first one's code). */
+int cb_failure_code(cb_failed_lib_t lib, const char *file, int line, const char *what, int code);
+
 /* "R/N host" of this process, for message prefixes (MPI rank if MPI is up, else "-"). */
 void cb_ident(char *buf, size_t n);
 

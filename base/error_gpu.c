@@ -9,13 +9,18 @@ void cb_check_cuda(cudaError_t e, const char *call, const char *file, int line) 
   char detail[512];
   snprintf(detail, sizeof detail, "%s failed at %s:%d: %s", call, file, line, cudaGetErrorString(e));
   cb_exit_if_device_timeout(detail);
-  cb_fatal(CB_EXIT_RUNTIME, file, line, "%s failed: %s: %s", call, cudaGetErrorName(e), cudaGetErrorString(e));
+  const int code = cb_failure_code(CB_FAILED_CUDA, file, line, cudaGetErrorString(e), CB_EXIT_RUNTIME);
+  cb_fatal(code, file, line, "%s failed: %s: %s", call, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
 void cb_check_nccl(ncclResult_t r, const char *call, const char *file, int line) {
   if (r == ncclSuccess || r == ncclInProgress) return;
-  cb_fatal(CB_EXIT_RUNTIME, file, line, "%s failed: NCCL error %d: %s (%s)", call, (int)r, ncclGetErrorString(r),
-           ncclGetLastError(NULL));
+  const char *last = ncclGetLastError(NULL);
+  char what[1024];
+  snprintf(what, sizeof what, "%s / %s", ncclGetErrorString(r), last ? last : ""); /* nccl-tests' NCCLCHECK text */
+  const int code = cb_failure_code(CB_FAILED_NCCL, file, line, what, CB_EXIT_RUNTIME);
+  cb_fatal(code, file, line, "%s failed: NCCL error %d: %s (%s)", call, (int)r, ncclGetErrorString(r),
+           last ? last : "");
 }
 
 int cb_try_cuda(cudaError_t e, const char *call, char *why, size_t n) {

@@ -59,8 +59,9 @@ int cb_fault_parse(const char *text, cb_fault_t *f, char *why, size_t n) {
   if (!strcmp(part[0], "stall")) f->action = CB_FAULT_STALL;
   else if (!strcmp(part[0], "stop")) f->action = CB_FAULT_STOP;
   else if (!strcmp(part[0], "exit")) f->action = CB_FAULT_EXIT;
+  else if (!strcmp(part[0], "wrong")) f->action = CB_FAULT_WRONG;
   else {
-    snprintf(why, n, "unknown action '%s' (accepted: stall, stop, exit)", part[0]);
+    snprintf(why, n, "unknown action '%s' (accepted: stall, stop, exit, wrong)", part[0]);
     return -1;
   }
   long v;
@@ -78,6 +79,10 @@ int cb_fault_parse(const char *text, cb_fault_t *f, char *why, size_t n) {
   }
   if (f->where == CB_PHASE_KERNEL && f->action != CB_FAULT_STALL) {
     snprintf(why, n, "'kernel' takes the action stall only (the rank's device barriers never complete)");
+    return -1;
+  }
+  if (f->action == CB_FAULT_WRONG && f->where != CB_PHASE_CHECK) {
+    snprintf(why, n, "'wrong' takes the place check only (a wrong element counted by the rank's check)");
     return -1;
   }
   f->nth = 1;
@@ -106,13 +111,18 @@ int cb_fault_due(cb_fault_t *f, int rank, cb_phase_t where) {
 }
 
 void cb_fault_act(const cb_fault_t *f, const char *what) {
-  static const char *const verbs[] = {"", "stalls", "stops (SIGSTOP)", "exits"};
+  static const char *const verbs[] = {"", "stalls", "stops (SIGSTOP)", "exits", "counts one wrong element"};
   CB_WARN("CB_FAULT: rank %d %s at %s (test fault injection)", f->rank, verbs[f->action], what);
   switch (f->action) {
   case CB_FAULT_STALL:
     for (;;) pause();
   case CB_FAULT_STOP: raise(SIGSTOP); return;
   case CB_FAULT_EXIT: fflush(stdout); _exit(CB_FAULT_EXIT_CODE);
+  case CB_FAULT_WRONG:
   case CB_FAULT_NONE: return;
   }
+}
+
+int cb_fault_wrong_now(const cb_fault_t *f, int rank) {
+  return f && f->action == CB_FAULT_WRONG && f->rank == rank && f->where == CB_PHASE_CHECK && f->seen == f->nth;
 }

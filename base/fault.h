@@ -7,6 +7,9 @@
  *                  still running: a live rank that stopped making progress)
  *           stop   the rank sends itself SIGSTOP (the whole process frozen, as `kill -STOP`)
  *           exit   the rank ends at once with _exit(CB_FAULT_EXIT_CODE) (a dead rank)
+ *           wrong  (WHERE check only) the rank's check counts one wrong element more, as if its
+ *                  GPU had produced one: the reporting of a wrong result (counts, footers,
+ *                  exit codes) tested without a broken kernel
  *   RANK    world rank, 0..ranks-1 (checked once the world size is known)
  *   WHERE   setup | ipc | warmup | round | check | reduce   before the rank enters that step
  *           kernel  from that timed round on, the rank's custom kernels do not announce
@@ -41,7 +44,13 @@ typedef enum cb_phase {
 /* "timed round", "IPC exchange", ... for messages. */
 const char *cb_phase_name(cb_phase_t p);
 
-typedef enum cb_fault_action { CB_FAULT_NONE, CB_FAULT_STALL, CB_FAULT_STOP, CB_FAULT_EXIT } cb_fault_action_t;
+typedef enum cb_fault_action {
+  CB_FAULT_NONE,
+  CB_FAULT_STALL,
+  CB_FAULT_STOP,
+  CB_FAULT_EXIT,
+  CB_FAULT_WRONG
+} cb_fault_action_t;
 
 typedef struct cb_fault {
   cb_fault_action_t action;
@@ -62,7 +71,12 @@ int cb_fault_from_env(cb_fault_t *f, char *why, size_t n);
 int cb_fault_due(cb_fault_t *f, int rank, cb_phase_t where);
 
 /* Performs the action (stall and exit never return; stop returns once the process is
- * continued). `what` names the step for the stderr line announcing the fault. */
+ * continued; wrong only announces itself). `what` names the step for the stderr line
+ * announcing the fault. */
 void cb_fault_act(const cb_fault_t *f, const char *what);
+
+/* 1 when a wrong fault fired at the check step just reached (call right after that step's
+ * cb_fault_due: the occurrence counted last is the one that fires). */
+int cb_fault_wrong_now(const cb_fault_t *f, int rank);
 
 #endif

@@ -129,7 +129,10 @@ static void fire(cb_watchdog_t *wd, const char *what, double timeout_s) {
   cb_watchdog_missing(wd, miss, sizeof miss);
   CB_ERROR("timeout: %s did not finish within %g s (-T/--timeout)%s%s; aborting the job", what, timeout_s,
            miss[0] ? "; " : "", miss);
-  cb_abort_request(CB_EXIT_TIMEOUT);
+  char limit[32];
+  snprintf(limit, sizeof limit, "%g", timeout_s);
+  const int code = cb_failure_code(CB_FAILED_TIMEOUT, __FILE__, __LINE__, limit, CB_EXIT_TIMEOUT);
+  cb_abort_request(code);
   for (double t0 = now_s(); now_s() - t0 < TAKEOVER_S;) {
     if (cb_abort_taken())
       for (;;) pause(); /* the main thread is ending the job */
@@ -140,7 +143,7 @@ static void fire(cb_watchdog_t *wd, const char *what, double timeout_s) {
   CB_ERROR("the main thread is blocked inside a library call and did not take the abort within %g s; "
            "ending the job without aborting NCCL",
            TAKEOVER_S);
-  cb_abort_job_unhooked(CB_EXIT_TIMEOUT);
+  cb_abort_job_unhooked(code);
 }
 
 static void *watch(void *arg) {

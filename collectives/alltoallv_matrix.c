@@ -13,31 +13,28 @@ static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == 
 static int is_sep(char c) { return is_blank(c) || c == '\n' || c == 0; }
 
 /* One value at *p (past any blank): decimal digits up to a separator, at most
- * CB_MAX_BUFFER_BYTES. 0 with *v and *p past it, or -1 with why. */
+ * CB_MAX_BUFFER_BYTES. 0 with *v and *p past it, or -1 with why. why says what was expected,
+ * never what the file holds: a hostile file's bytes (a terminal escape) must not reach the
+ * user's terminal through a message; the caller gives the row, column and byte offset. */
 static int read_value(const char **p, uint64_t *v, char *why, size_t n) {
   const char *s = *p, *e = s;
   while (!is_sep(*e)) e++;
-  int len = (int)(e - s > 40 ? 40 : e - s);
-  for (const char *q = s; q < s + len; q++)
-    if ((unsigned char)*q < 0x21 || (unsigned char)*q > 0x7e) { /* quote printable ASCII only: one clean line */
-      snprintf(why, n, "a value holds a character that is not a decimal digit");
-      return -1;
-    }
   if (*s == '-') {
-    snprintf(why, n, "'%.*s' is negative: byte counts are 0 or more", len, s);
+    snprintf(why, n, "a negative value: byte counts are 0 or more");
     return -1;
   }
   uint64_t x = 0;
   for (const char *q = s; q < e; q++) {
     if (*q < '0' || *q > '9') {
-      snprintf(why, n, "'%.*s' is not a whole number of bytes (decimal digits only)", len, s);
+      snprintf(why, n, "byte %zu of the value is not a decimal digit: expected a whole number of bytes (0-9 only)",
+               (size_t)(q - s) + 1);
       return -1;
     }
     if (x > CB_MAX_BUFFER_BYTES) continue; /* keep scanning the digits; refused below */
     x = x * 10 + (uint64_t)(*q - '0');
   }
   if (x > CB_MAX_BUFFER_BYTES) {
-    snprintf(why, n, "'%.*s' bytes is more than the %llu B (1 TiB) per-rank buffer collbench can allocate", len, s,
+    snprintf(why, n, "a value of more than the %llu B (1 TiB) per-rank buffer collbench can allocate",
              CB_MAX_BUFFER_BYTES);
     return -1;
   }
@@ -70,8 +67,10 @@ static int walk(const char *text, const char *name, uint64_t *store, int *dim, c
       continue;
     }
     uint64_t v;
+    const size_t at = (size_t)(p - text); /* the value's first byte, 0-based */
     if (read_value(&p, &v, why, sizeof why)) {
-      snprintf(err, n, "--counts matrix file '%s': row %d, column %d: %s", name, rows + 1, cols + 1, why);
+      snprintf(err, n, "--counts matrix file '%s': row %d, column %d (the value at byte offset %zu): %s", name,
+               rows + 1, cols + 1, at, why);
       return -1;
     }
     if (++cols > CB_A2AV_MATRIX_MAX_DIM || rows >= CB_A2AV_MATRIX_MAX_DIM) {

@@ -11,24 +11,23 @@
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 static int is_sep(char c) { return is_blank(c) || c == '\n' || c == 0; }
 
-/* one decimal value at *p, at most max: 0 with *v and *p past it, or -1 with why */
+/* one decimal value at *p, at most max: 0 with *v and *p past it, or -1 with why. why says what
+ * was expected, never what the file holds (a hostile file's bytes, a terminal escape, must not
+ * reach the user's terminal through a message); the caller gives the line, value and offset. */
 static int read_value(const char **p, long max, long *v, char *why, size_t n) {
   const char *s = *p, *e = s;
   while (!is_sep(*e)) e++;
-  int len = (int)(e - s > 40 ? 40 : e - s);
   long x = 0;
   for (const char *q = s; q < e; q++) {
     if (*q < '0' || *q > '9') {
-      int printable = 1;
-      for (const char *c = s; c < s + len; c++) printable &= (unsigned char)*c >= 0x21 && (unsigned char)*c <= 0x7e;
-      if (printable) snprintf(why, n, "'%.*s' is not a decimal integer of 0 or more", len, s);
-      else snprintf(why, n, "a value holds a character that is not a decimal digit");
+      snprintf(why, n, "byte %zu of the value is not a decimal digit: expected an integer 0..%ld", (size_t)(q - s) + 1,
+               max);
       return -1;
     }
     if (x <= max) x = x * 10 + (*q - '0');
   }
   if (x > max) {
-    snprintf(why, n, "'%.*s' is more than %ld", len, s, max);
+    snprintf(why, n, "a value of more than %ld", max);
     return -1;
   }
   *v = x;
@@ -51,9 +50,10 @@ static int walk(const char *text, const char *name, cb_a2av_trace_t *t, size_t *
     while (*p && *p != '\n') {
       long v;
       long max = k < 0 ? CB_A2AV_TRACE_MAX_RANK : CB_A2AV_TRACE_MAX_EXPERT - 1;
+      const size_t at = (size_t)(p - text); /* the value's first byte, 0-based */
       if (read_value(&p, max, &v, why, sizeof why)) {
-        snprintf(err, n, "--counts trace file '%s': line %zu: %s %s", name, line,
-                 k < 0 ? "the source rank:" : "an expert id:", why);
+        snprintf(err, n, "--counts trace file '%s': line %zu, value %d (at byte offset %zu): %s %s", name, line, k + 2,
+                 at, k < 0 ? "the source rank:" : "an expert id:", why);
         return -1;
       }
       if (++k > CB_A2AV_TRACE_MAX_TOPK) {

@@ -86,7 +86,12 @@ typedef struct cb_row {
   const char *gpu;
   int timed; /* 0: skipped / not supported (note says why); time and bandwidth fields empty */
   double time_us_mean, time_us_max, time_us_p50, time_us_p99, algbw_gbs, busbw_gbs;
+  /* nccl-tests' -I 1 summary of the slowest rank's iteration times (launcher/iter_stats.h): the
+   * drop-in's i_min, i_max, i_p99 and i_cv% columns; the CSV and JSON leave them out (time_us_p99
+   * is the same p99) */
+  double iter_min_us, iter_max_us, iter_p99_us, iter_cv_pct;
   long long wrong; /* -1: not checked (-c 0) */
+  int wrong_ranks; /* the ranks whose own check found a wrong element (nccl-tests counts those) */
   char note[512];
   const char *mode; /* eager | graph */
   int iters;

@@ -14,6 +14,7 @@
 #include "args_seen.h"
 #include "args_values.h"
 #include "cb_limits.h"
+#include "sweep_order.h"
 
 static void defaults(cb_args_t *a) {
   memset(a, 0, sizeof *a);
@@ -57,6 +58,7 @@ enum opt_id {
   O_TIMING,
   O_SMS,
   O_FORMAT,
+  O_ORDER,
   O_ROOT
 };
 
@@ -74,7 +76,7 @@ static const struct opt {
     {0, "json", 1, O_JSON},         {0, "seed", 1, O_SEED},        {0, "no-bind", 0, O_NOBIND},
     {'h', "help", 0, O_HELP},       {'g', "ngpus", 1, O_NGPUS},    {0, "sizes", 1, O_SIZES},
     {0, "timing", 1, O_TIMING},     {0, "sms", 1, O_SMS},          {0, "format", 1, O_FORMAT},
-    {'r', "root", 1, O_ROOT},
+    {'r', "root", 1, O_ROOT},       {0, "order", 1, O_ORDER},
 };
 
 /* The long name of "--name" or "--name=value" (len bytes), and the value after '='. */
@@ -286,6 +288,9 @@ static int run_option(cb_argp_t *p, cb_args_t *a, const cb_family_info_t *fi, en
     if (strcmp(val, "wide") == 0) a->format = CB_FORMAT_WIDE;
     else if (strcmp(val, "rows") == 0) a->format = CB_FORMAT_ROWS;
     else return cb_argp_fail(p, "--format: '%s' (accepted: wide, rows)", val);
+    return CB_ARGS_OK;
+  case O_ORDER:
+    if (cb_sweep_order_parse(val, &a->order)) return cb_argp_fail(p, "--order: '%s' (accepted: sizes, types)", val);
     return CB_ARGS_OK;
   case O_HELP: return CB_ARGS_HELP;
   case O_NGPUS:

@@ -53,6 +53,7 @@ typedef struct cb_args {
   int nccl_register;            /* -R 0|1|2: the NCCL baseline kept (nccl, nccl_reg, nccl_symm; -1: not given) */
   char ncclt_json[CB_PATH_MAX]; /* -J FILE: nccl-tests' JSON (empty = none) */
   int format;                   /* --format: enum cb_format */
+  int order;                    /* --order: enum cb_sweep_order (sweep_order.h; default sizes) */
   int nalgos;                   /* 0 = every algorithm of the family */
   char algos[CB_MAX_ALGOS][CB_NAME_MAX];
   char csv[CB_PATH_MAX];  /* empty = no CSV */

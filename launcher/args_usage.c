@@ -50,6 +50,8 @@ void cb_args_usage(FILE *f) {
           "                          nccl-tests' names and aliases too (int, uint, fp16, bf16, fp64, f8e4m3, ...)\n"
           "  -o, --op LIST           sum, prod, max, min, avg, or all (reducing families; default sum)\n"
           "      --inplace 0|1|both  out-of-place, in-place or both (default both where the family has it)\n"
+          "      --order O           sizes: every type and op at a size, then the next size (default);\n"
+          "                          types: a whole sweep of sizes per type, op and root, as nccl-tests\n"
           "      --algo LIST         algorithms to compare (default: all of the family; '--algo help' lists them)\n"
           "nccl-tests' flags, with nccl-tests' meaning (nccl-tests' long names also work: --cudagraph, ...):\n"
           "  -G N                    CUDA graph of each round of iterations, launched N times (sets --mode graph)\n"

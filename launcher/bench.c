@@ -11,6 +11,7 @@
 #include "bench_slot.h"
 #include "error_gpu.h"
 #include "nvtx.h"
+#include "sweep_order.h"
 
 const char *cb_bench_subject(const slot_t *s, const group_t *g, char *buf, size_t n) {
   snprintf(buf, n, "%s %s", s->algo->name, g->what);
@@ -113,13 +114,17 @@ static void check(cb_bench_t *b, const group_t *g, slot_t *s, int chunk) {
     wrong += s->algo->check ? s->algo->check(&s->in, st, a->seed, c) : cb_check_generic(&s->in, st, a->seed, c);
   cb_wait_stream(st);
   cb_nvtx_pop();
+  if (cb_fault_wrong_now(b->wd->fault, b->w->mpi.rank)) wrong++; /* CB_FAULT=wrong:RANK:check (fault.h) */
   cb_bench_allreduce_polled(&wrong, &s->wrong, 1, MPI_LONG_LONG, MPI_SUM, b->w->mpi.comm);
+  int mine = wrong > 0;
+  cb_bench_allreduce_polled(&mine, &s->wrong_ranks, 1, MPI_INT, MPI_SUM, b->w->mpi.comm);
   if (a->check_iters > 0 && g->fi->identical_outputs) {
     unsigned long long d = s->in.digest, dmin = 0, dmax = 0;
     cb_bench_allreduce_polled(&d, &dmin, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, b->w->mpi.comm);
     cb_bench_allreduce_polled(&d, &dmax, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, b->w->mpi.comm);
     s->digest_mismatch = dmin != dmax;
     if (s->digest_mismatch) s->wrong++;
+    if (s->digest_mismatch && !s->wrong_ranks) s->wrong_ranks = 1;
   }
   cb_watchdog_disarm(b->wd);
   b->wrong_total += s->wrong;
@@ -222,16 +227,18 @@ void cb_bench_run(cb_bench_t *b) {
   CB_CUDA(cudaMalloc(&b->sync_buf, 256));
   CB_CUDA(cudaMemset(b->sync_buf, 0, 256));
   for (int k = 0; k < b->nalgos; k++) cb_avg_busbw_name(&b->avg, b->algos[k]->name); /* each gets its line */
-  for (int cycle = 0; cycle < a->cycles; cycle++)                                    /* -N: the whole sweep again */
-    for (int pt = 0; pt < a->npoints; pt++)
-      for (int d = 0; d < a->ndtypes; d++)
-        for (int o = 0; o < a->nops; o++)
-          for (int place = 0; place < 2; place++) {
-            if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
-            for (int v = 0; v < nvariants; v++)
-              for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1)
-                if ((a->modes & mode) && (!fi->variant_on || fi->variant_on(config, v, b->w->mpi.nranks)))
-                  group(b, pt, d, o, place, v, mode);
-          }
+  /* -N: the whole sweep again; --order: which loop is outermost (sweep_order.h) */
+  const int count[CB_NDIMS] = {[CB_DIM_CYCLE] = a->cycles, [CB_DIM_POINT] = a->npoints, [CB_DIM_DTYPE] = a->ndtypes,
+                               [CB_DIM_OP] = a->nops,      [CB_DIM_PLACE] = 2,          [CB_DIM_VARIANT] = nvariants};
+  const long long steps = cb_sweep_steps(count);
+  for (long long i = 0; i < steps; i++) {
+    cb_sweep_step_t st;
+    cb_sweep_step(a->order, count, i, &st);
+    const int place = st.at[CB_DIM_PLACE], v = st.at[CB_DIM_VARIANT];
+    if (!(a->places & (place ? CB_PLACE_IN : CB_PLACE_OUT))) continue;
+    if (fi->variant_on && !fi->variant_on(config, v, b->w->mpi.nranks)) continue;
+    for (int mode = CB_MODE_EAGER; mode <= CB_MODE_GRAPH; mode <<= 1)
+      if (a->modes & mode) group(b, st.at[CB_DIM_POINT], st.at[CB_DIM_DTYPE], st.at[CB_DIM_OP], place, v, mode);
+  }
   CB_CUDA(cudaFree(b->sync_buf));
 }

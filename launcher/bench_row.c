@@ -108,11 +108,16 @@ void cb_bench_report_slot(cb_bench_t *b, const group_t *g, slot_t *s) {
     r.time_us_max = st.max_us;
     r.time_us_p50 = st.p50_us;
     r.time_us_p99 = st.p99_us;
+    r.iter_min_us = st.iter.min;
+    r.iter_max_us = st.iter.max;
+    r.iter_p99_us = st.iter.p99;
+    r.iter_cv_pct = st.iter.cv_pct;
     r.algbw_gbs = by.algbw_bytes / st.mean_us / 1e3;
     r.busbw_gbs = r.algbw_gbs * by.busbw_factor;
     r.mem_bytes = mem_max;
     r.sms = s->in.sms; /* grids are agreed across ranks (world.grid_sms): rank 0's stands for all */
     r.wrong = b->a->check_iters > 0 ? s->wrong : -1;
+    r.wrong_ranks = s->wrong_ranks;
     snprintf(r.note, sizeof r.note, "%s%s%s", s->in.note, s->in.note[0] && s->digest_mismatch ? "; " : "",
              s->digest_mismatch ? "outputs differ across ranks" : "");
     cb_report_row(b->rep, &r);

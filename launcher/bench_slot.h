@@ -24,6 +24,7 @@ typedef struct slot {
   cudaGraphExec_t graph;
   double *t[CB_MAX_PHASES + 1]; /* per-iteration times (us) per phase; [nphases] = round trip */
   long long wrong;
+  int wrong_ranks; /* ranks whose own check found a wrong element (nccl-tests' out-of-bounds count) */
   int digest_mismatch;
   double metric[CB_MAX_METRICS];        /* the family's metrics combined over ranks (bench_row.c) */
   double remote_gbs[CB_MAX_PHASES + 1]; /* per phase, as reported */

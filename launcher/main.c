@@ -22,6 +22,7 @@
 #include "meta_header.h"
 #include "meta_json.h"
 #include "mpi_world.h"
+#include "ncclt_fail.h"
 #include "ncclt_main.h"
 #include "preflight.h"
 #include "report.h"
@@ -336,6 +337,8 @@ static int report_phase(cb_main_t *m) {
     cb_sb_free(&lines);
   }
   CB_MPI(MPI_Bcast(&code, 1, MPI_INT, 0, m->world.mpi.comm));
+  /* nccl-tests' main ends each rank's output with a trace line when the run failed (exit 7) */
+  if (m->ncclt && code == CB_NCCLT_EXIT_RESULTS) cb_ncclt_fail_results(__FILE__, __LINE__);
   return code;
 }
 

@@ -207,7 +207,7 @@ static int option(tr_t *t, char c, const char *opt, const char *v) {
         return CB_NCCLT_OK;
       }
     return fail(t, "%s: '%s' is not an nccl-tests op (accepted: sum, prod, max, min, avg, all)", opt, v);
-  case 'd': return out2(t, "-d", dtype_name(v));
+  case 'd': o->all_types = strcmp(v, "all") == 0 || strchr(v, ',') != NULL; return out2(t, "-d", dtype_name(v));
   case 'r':
     if (int_value(t, opt, v, -1, 1 << 20, &x)) return CB_NCCLT_ERROR;
     o->root = (int)x;
@@ -391,6 +391,11 @@ static int finish(tr_t *t, cb_ncclt_getenv_fn env) {
   /* collbench's -G N: --mode graph, the graph launched N times (nccl-tests' -G 0 is eager) */
   if (o->graph && out_u64(t, "-G", (unsigned long long)o->graph)) return CB_NCCLT_ERROR;
   if (o->per_iter && out2(t, "--timing", "iter")) return CB_NCCLT_ERROR;
+  /* nccl-tests' lines: a whole sweep of sizes per type, op and root (-d all, -o all, -r -1);
+   * with one of each both orders are the same, and collbench's command line stays short */
+  const int many =
+      o->all_types || (b->redop == CB_NCCLT_REDOP_OP && strcmp(o->op, "all") == 0) || (b->rooted && o->root == -1);
+  if (many && out2(t, "--order", "types")) return CB_NCCLT_ERROR;
   if (b->redop == CB_NCCLT_REDOP_OP && out2(t, "-o", o->op)) return CB_NCCLT_ERROR;
   char root[16];
   snprintf(root, sizeof root, "%d", o->root);

@@ -28,6 +28,7 @@ typedef struct cb_ncclt_opts {
   long stepfactor; /* > 1: sizes grow by this factor; else by stepbytes */
   int warmup, iters, agg_iters, check, graph, unalign, blocking, per_iter, cycles;
   int root;       /* -r (0 by default; the root column shows it for rooted binaries) */
+  int all_types;  /* -d all (or a list): with -o all or -r -1, nccl-tests' line order (--order types) */
   char op[16];    /* the -o value ("sum" when not given) */
   double min_bw;  /* NCCL_TESTS_MIN_BW in GB/s (-1: not set) */
   int algo_given; /* --algo, CB_ALGO or -R chose the algorithms (default: the family's nccl) */

@@ -4,10 +4,13 @@
 
 #include <errno.h>
 #include <nccl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -15,6 +18,8 @@
 #include "error.h"
 #include "gate.h"
 #include "knobs.h"
+#include "mpirun_line.h"
+#include "ncclt_fail.h"
 #include "preflight.h"
 
 #ifndef CB_MPIEXEC
@@ -61,34 +66,64 @@ static int path_leads_here(const cb_ncclt_opts_t *o, const char *argv0, char *wh
   return -1;
 }
 
-/* -g G outside a launcher: this process becomes `mpirun -np G ARGV0 ARGS -g 1`, G real MPI
- * ranks of the same binary on this host (one GPU each, by local rank, as every collbench rank
- * picks it). Returns only when mpirun cannot start. */
+/* The launcher's `--version` text (at most n - 1 bytes) into buf, "" when it cannot be run or
+ * says nothing within 10 s: mpirun_line.h tells Open MPI from the others by it. */
+static void launcher_version(const char *mpirun, char *buf, size_t n) {
+  buf[0] = 0;
+  int fd[2];
+  if (pipe(fd)) return;
+  fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return;
+  }
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    dup2(fd[1], 2);
+    close(fd[0]);
+    close(fd[1]);
+    execlp(mpirun, mpirun, "--version", (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  size_t got = 0;
+  for (;;) {
+    struct pollfd p = {fd[0], POLLIN, 0};
+    if (poll(&p, 1, 10000) <= 0) {
+      kill(pid, SIGKILL);
+      break;
+    }
+    const ssize_t k = got + 1 < n ? read(fd[0], buf + got, n - 1 - got) : 0;
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
+  buf[got] = 0;
+  close(fd[0]);
+  waitpid(pid, NULL, 0);
+}
+
+/* -g G outside a launcher: this process becomes `mpirun -np G ARGV0 ARGS -g 1` (mpirun_line.h:
+ * with Open MPI's --oversubscribe --bind-to none first), G real MPI ranks of the same binary on
+ * this host (one GPU each, by local rank, as every collbench rank picks it). Returns only when
+ * mpirun cannot start. */
 static int start_ranks(const cb_ncclt_opts_t *o, int argc, char **argv) {
   const char *mpirun = getenv("CB_MPIRUN");
   if (!mpirun || !mpirun[0]) mpirun = CB_MPIEXEC;
-  char np[16];
-  snprintf(np, sizeof np, "%d", o->ngpus);
-  char **child = calloc((size_t)argc + 8, sizeof *child);
-  if (!child) return CB_EXIT_RUNTIME;
-  int n = 0;
-  child[n++] = (char *)mpirun;
-  child[n++] = "-np";
-  child[n++] = np;
-  child[n++] = argv[0]; /* the drop-in name: mpirun finds it as this shell did (a path, or PATH) */
-  for (int i = 1; i < argc; i++) {
-    int skip = 0;
-    for (int k = 0; k < o->ngpus_args; k++) skip |= o->ngpus_at[k] == i;
-    if (!skip) child[n++] = argv[i];
-  }
-  child[n++] = "-g";
-  child[n++] = "1";
-  child[n] = NULL;
   /* Open MPI refuses root without these; nccl-tests' one-process -g G never needed mpirun */
   if (geteuid() == 0) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
   }
+  char version[4096], np[16];
+  launcher_version(mpirun, version, sizeof version);
+  const int cap = argc + 16;
+  char **child = calloc((size_t)cap, sizeof *child);
+  if (!child) return CB_EXIT_RUNTIME;
+  cb_mpirun_line(mpirun, cb_mpirun_kind(version), o->ngpus, argc, argv, o->ngpus_at, o->ngpus_args, np, sizeof np,
+                 child, cap);
   fflush(stdout);
   execvp(mpirun, child);
   fprintf(stderr, "collbench: %s -g %d: cannot start '%s' for %d ranks: %s (set CB_MPIRUN to the MPI launcher)\n",
@@ -164,6 +199,7 @@ int cb_ncclt_begin(cb_ncclt_t *d, int *argc, char ***argv) {
   }
   *argc = d->opts.argc;
   *argv = d->opts.argv;
+  cb_ncclt_fail_install(); /* a failed CUDA or NCCL call: nccl-tests' lines and exit code */
   return -1;
 }
 

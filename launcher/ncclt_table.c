@@ -44,6 +44,7 @@ void cb_ncclt_header(const cb_ncclt_header_t *h, cb_strbuf_t *out) {
   if (o->blocking == 2) cb_sb_printf(out, "# Blocking Enabled: wait after each inner iteration (-m), no barrier \n");
   if (o->blocking == 3)
     cb_sb_printf(out, "# Blocking Enabled: wait and barrier after each outer iteration (-n); time excludes barrier \n");
+  if (o->per_iter) cb_sb_printf(out, "# Per-Iteration Report: CUDA event timing; i_* uses max over process rows \n");
   cb_sb_printf(out, "#\n# Using devices\n");
   for (int r = 0; r < h->nranks; r++) {
     const cb_ncclt_rank_t *k = &h->ranks[r];
@@ -54,9 +55,29 @@ void cb_ncclt_header(const cb_ncclt_header_t *h, cb_strbuf_t *out) {
   }
 }
 
-/* The column header: its "#" line, the group titles, the names, the units. */
-static void column_header(const char *algo, cb_strbuf_t *out) {
+/* The column header: its "#" line, the group titles, the names, the units; with -I 1
+ * (per_iter) each group has nccl-tests' four per-iteration columns too. */
+static void column_header(const char *algo, int per_iter, cb_strbuf_t *out) {
   cb_sb_printf(out, "#\n# collbench algorithm: %s\n", algo);
+  if (per_iter) {
+    cb_sb_printf(out,
+                 "# %10s  %12s  %8s  %6s  %6s              out-of-place (+ per-iteration)                           "
+                 "     in-place (+ per-iteration)\n",
+                 "", "", "", "", "");
+    cb_sb_printf(
+        out,
+        "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
+        "%7s \n",
+        "size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99",
+        "i_cv%", "time", "algbw", "busbw", "#wrong", "i_min", "i_max", "i_p99", "i_cv%");
+    cb_sb_printf(
+        out,
+        "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  %7s  %7s  %6s  %6s  %6s  %7s  %7s  %7s  "
+        "%7s \n",
+        "(B)", "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)", "(us)",
+        "(GB/s)", "(GB/s)", "", "(us)", "(us)", "(us)", "(%)");
+    return;
+  }
   cb_sb_printf(out, "# %10s  %12s  %8s  %6s  %6s           out-of-place                       in-place          \n", "",
                "", "", "", "");
   cb_sb_printf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %6s  %7s  %6s  %6s  %6s \n", "size", "count", "type",
@@ -76,7 +97,7 @@ void cb_ncclt_table_init(cb_ncclt_table_t *t, const cb_ncclt_opts_t *o, const ch
     snprintf(t->t[k].algo, sizeof t->t[k].algo, "%s", algos[k]);
     cb_sb_init(&t->t[k].lines);
   }
-  if (t->nalgos) column_header(t->t[0].algo, out);
+  if (t->nalgos) column_header(t->t[0].algo, o->per_iter, out);
 }
 
 /* The column "root" of the row schema (row.h), when the build has one (the rooted families'),
@@ -113,7 +134,12 @@ static void half_of(const cb_ncclt_table_t *t, const cb_row_t *r, cb_ncclt_half_
   h->time_us = r->time_us_mean;
   h->algbw = r->algbw_gbs;
   h->busbw = r->busbw_gbs;
+  h->i_min = r->iter_min_us;
+  h->i_max = r->iter_max_us;
+  h->i_p99 = r->iter_p99_us;
+  h->i_cv = r->iter_cv_pct;
   h->wrong = r->wrong;
+  h->wrong_ranks = r->wrong_ranks;
   snprintf(h->note, sizeof h->note, "%.159s", r->note);
   for (char *c = h->note; *c; c++)
     if ((unsigned char)*c < 0x20) *c = ' ';
@@ -124,9 +150,12 @@ static int same_line(const cb_ncclt_half_t *a, const cb_ncclt_half_t *b) {
          !strcmp(a->mode, b->mode);
 }
 
-static void group(const cb_ncclt_half_t *h, cb_strbuf_t *out) {
+/* One group of a line: time algbw busbw #wrong, and with per_iter (-I 1) i_min i_max i_p99 i_cv%
+ * (nccl-tests' writeBenchmarkLineBody and writePerIterReport); N/A where nothing ran. */
+static void group(const cb_ncclt_half_t *h, int per_iter, cb_strbuf_t *out) {
   if (!h || !h->timed) {
     cb_sb_printf(out, "  %7s  %6s  %6s  %6s", "N/A", "N/A", "N/A", "N/A");
+    if (per_iter) cb_sb_printf(out, "  %7s  %7s  %7s  %7s", "N/A", "N/A", "N/A", "N/A");
     return;
   }
   char tm[16], alg[16], bus[16];
@@ -135,11 +164,20 @@ static void group(const cb_ncclt_half_t *h, cb_strbuf_t *out) {
   cb_ncclt_float(h->busbw, 6, bus, sizeof bus);
   if (h->wrong >= 0) cb_sb_printf(out, "  %7s  %6s  %6s  %6g", tm, alg, bus, (double)h->wrong);
   else cb_sb_printf(out, "  %7s  %6s  %6s    N/A", tm, alg, bus);
+  if (per_iter) {
+    char lo[16], hi[16], p99[16], cv[16];
+    cb_ncclt_float(h->i_min, 7, lo, sizeof lo);
+    cb_ncclt_float(h->i_max, 7, hi, sizeof hi);
+    cb_ncclt_float(h->i_p99, 7, p99, sizeof p99);
+    cb_ncclt_float(h->i_cv, 7, cv, sizeof cv);
+    cb_sb_printf(out, "  %7s  %7s  %7s  %7s", lo, hi, p99, cv);
+  }
 }
 
 /* One line from an out-of-place and an in-place half (either may be NULL: not run). A half
  * collbench skipped makes the line a comment naming why. */
-static void line(cb_ncclt_algo_table_t *a, const cb_ncclt_half_t *oop, const cb_ncclt_half_t *ip, cb_strbuf_t *out) {
+static void line(cb_ncclt_algo_table_t *a, int per_iter, const cb_ncclt_half_t *oop, const cb_ncclt_half_t *ip,
+                 cb_strbuf_t *out) {
   const cb_ncclt_half_t *h = oop ? oop : ip;
   const cb_ncclt_half_t *halves[2] = {oop, ip};
   for (int k = 0; k < 2; k++)
@@ -149,14 +187,16 @@ static void line(cb_ncclt_algo_table_t *a, const cb_ncclt_half_t *oop, const cb_
       return;
     }
   cb_sb_printf(out, "%12llu  %12llu  %8s  %6s  %6d", h->bytes, h->count, h->dtype, h->op, h->root);
-  group(oop, out);
-  group(ip, out);
+  group(oop, per_iter, out);
+  group(ip, per_iter, out);
   cb_sb_printf(out, "\n");
   for (int k = 0; k < 2; k++)
     if (halves[k]) {
       a->bw_sum += halves[k]->busbw;
       a->bw_count++;
-      if (halves[k]->wrong > 0) a->wrong += halves[k]->wrong;
+      /* nccl-tests counts, per half, each rank that found a wrong value (its errors[], summed
+       * over processes), not the values: the #wrong column has those */
+      if (halves[k]->wrong > 0) a->wrong += halves[k]->wrong_ranks > 0 ? halves[k]->wrong_ranks : 1;
     }
 }
 
@@ -166,12 +206,12 @@ static void emit(cb_ncclt_table_t *t, int k, const cb_ncclt_half_t *oop, const c
   if (k == 0 && t->stream) {
     cb_strbuf_t s;
     cb_sb_init(&s);
-    line(a, oop, ip, &s);
+    line(a, t->o->per_iter, oop, ip, &s);
     fputs(s.s, t->stream);
     fflush(t->stream);
     cb_sb_free(&s);
   } else {
-    line(a, oop, ip, &a->lines);
+    line(a, t->o->per_iter, oop, ip, &a->lines);
   }
 }
 
@@ -220,9 +260,9 @@ int cb_ncclt_table_end(cb_ncclt_table_t *t, cb_strbuf_t *out) {
   for (int k = 0; k < t->nalgos; k++) {
     cb_ncclt_algo_table_t *a = &t->t[k];
     cb_strbuf_t *dst = k == 0 && t->stream ? out : &a->lines;
-    for (int i = 0; i < a->npending; i++) line(a, &a->pending[i], NULL, dst);
+    for (int i = 0; i < a->npending; i++) line(a, t->o->per_iter, &a->pending[i], NULL, dst);
     a->npending = 0;
-    if (k) column_header(a->algo, out);
+    if (k) column_header(a->algo, t->o->per_iter, out);
     if (a->lines.len) cb_sb_printf(out, "%s", a->lines.s);
     failed |= footer(a, t->o->min_bw, out);
     cb_sb_free(&a->lines);

@@ -1,7 +1,8 @@
 /* nccl-tests' output, printed by collbench's drop-in (ncclt_main.c) from collbench's result
  * rows: the header (version, "Collective test starting", the "# nThread" line, "# Using
  * devices"), one line per size with the out-of-place and in-place groups side by side
- * (size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong), and the
+ * (size count type redop root | time algbw busbw #wrong | time algbw busbw #wrong; with -I 1
+ * each group adds nccl-tests' i_min i_max i_p99 i_cv%, iter_stats.h), and the
  * footer ("# Out of bounds values", "# Avg bus bandwidth" with NCCL_TESTS_MIN_BW's verdict,
  * "# Collective test concluded"), in nccl-tests 2.19's field widths (src/util.cu), so its
  * readers (plots/nccl_tests.py, scripts that grep the footer) read it unchanged.
@@ -52,7 +53,9 @@ typedef struct cb_ncclt_half {
   int root;
   int timed;
   double time_us, algbw, busbw;
-  long long wrong; /* -1: not checked */
+  double i_min, i_max, i_p99, i_cv; /* -I 1's columns (row.h iter_*) */
+  long long wrong;                  /* -1: not checked */
+  int wrong_ranks;                  /* ranks that found a wrong value: nccl-tests' out-of-bounds count */
   char note[160];
 } cb_ncclt_half_t;
 
@@ -61,7 +64,7 @@ typedef struct cb_ncclt_algo_table {
   cb_strbuf_t lines; /* its table lines, held (all but the first algorithm's) */
   double bw_sum;
   long bw_count;
-  long long wrong;
+  long long wrong; /* nccl-tests' "Out of bounds values": a rank's half with a wrong value counts 1 */
   int npending;
   cb_ncclt_half_t pending[CB_NCCLT_PENDING];
 } cb_ncclt_algo_table_t;

@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "error.h"
+#include "iter_stats.h"
 #include "newfile.h"
-#include "stats.h"
 
 /* nccl-tests' JSON_FILE_VERSION (2.19) */
 #define CB_NCCLT_JSON_VERSION 3
@@ -111,25 +111,20 @@ int cb_ncclt_json_open(cb_ncclt_json_t *j, const char *path, const cb_ncclt_run_
   return 0;
 }
 
-/* nccl-tests' per-iteration summary (its computeIterStats): p50 the middle of the sorted times,
- * p95 and p99 by nearest rank, the population standard deviation. */
+/* nccl-tests' per-iteration summary (iter_stats.h) of the slowest rank's times, and the times. */
 static void per_iter(cb_strbuf_t *b, const char *key, const double *per_rank, int iters, int nranks) {
-  double *worst = calloc((size_t)iters, sizeof *worst), *sorted = calloc((size_t)iters, sizeof *sorted);
-  if (!worst || !sorted) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
+  double *worst = calloc((size_t)iters, sizeof *worst);
+  if (!worst) CB_DIE(CB_EXIT_RUNTIME, "out of host memory");
   for (int i = 0; i < iters; i++) {
     worst[i] = per_rank[i];
     for (int r = 1; r < nranks; r++) worst[i] = fmax(worst[i], per_rank[(size_t)r * iters + i]);
-    sorted[i] = worst[i];
   }
-  double avg = cb_mean(worst, iters), var = 0.0;
-  for (int i = 0; i < iters; i++) var += (worst[i] - avg) * (worst[i] - avg);
-  double sd = sqrt(var / iters);
-  double p95 = cb_percentile(sorted, iters, 95.0), p99 = cb_percentile(sorted, iters, 99.0);
-  double p50 = sorted[iters / 2]; /* sorted by cb_percentile */
+  cb_iter_stats_t st;
+  cb_iter_stats(worst, iters, &st);
   cb_sb_printf(b, ", \"%s\": {\"skipped_iterations\": 0, \"min_us\": ", key);
-  num(b, sorted[0]);
+  num(b, st.min);
   const char *keys[] = {"max_us", "avg_us", "p50_us", "p95_us", "p99_us", "stdev_us", "cv_pct"};
-  const double vals[] = {sorted[iters - 1], avg, p50, p95, p99, sd, avg > 0 ? sd / avg * 100.0 : 0.0};
+  const double vals[] = {st.max, st.avg, st.p50, st.p95, st.p99, st.stdev, st.cv_pct};
   for (int k = 0; k < 7; k++) {
     cb_sb_printf(b, ", \"%s\": ", keys[k]);
     num(b, vals[k]);
@@ -154,7 +149,6 @@ static void per_iter(cb_strbuf_t *b, const char *key, const double *per_rank, in
   }
   cb_sb_printf(b, "}");
   free(worst);
-  free(sorted);
 }
 
 /* The row's root: its root column when its family has one (-r), else -1 as nccl-tests writes. */
@@ -220,7 +214,7 @@ void cb_ncclt_json_row(cb_ncclt_json_t *j, const cb_row_t *r, const double *per_
   cb_sb_printf(b, "}");
   if (per_rank_us && iters > 0 && nranks > 0)
     per_iter(b, side ? "in_place_per_iter" : "out_of_place_per_iter", per_rank_us, iters, nranks);
-  if (r->wrong > 0) j->wrong += r->wrong;
+  if (r->wrong > 0) j->wrong += r->wrong_ranks > 0 ? r->wrong_ranks : 1; /* as the table's footer */
   j->bw_sum += r->busbw_gbs;
   j->bw_n++;
 }

@@ -47,6 +47,7 @@ void cb_aggregate_times_as(const cb_mpi_world_t *w, const double *iter_us, int n
   out->mean_us = combine == 0 ? first : combine == 2 ? min : combine == 3 ? max : sum / (double)w->nranks;
   out->max_us = max;
   out->p50_us = cb_percentile(worst, n, 50.0);
+  cb_iter_stats(worst, n, &out->iter);
   out->p99_us = cb_percentile(worst, n, 99.0);
   free(worst);
 }

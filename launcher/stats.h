@@ -6,14 +6,17 @@
  *   time_us_max   max over ranks of each rank's mean iteration time
  *   time_us_p50/p99  percentiles over iterations of the iteration time, where an iteration's
  *                 time is the max over ranks (a collective is as slow as its slowest rank);
- *                 nearest-rank method: the smallest value with at least q% of values <= it. */
+ *                 nearest-rank method: the smallest value with at least q% of values <= it
+ *   iter          nccl-tests' -I 1 summary (iter_stats.h) of those same per-iteration times. */
 #ifndef CB_STATS_H
 #define CB_STATS_H
 
+#include "iter_stats.h"
 #include "mpi_world.h"
 
 typedef struct cb_stats {
   double mean_us, max_us, p50_us, p99_us;
+  cb_iter_stats_t iter;
 } cb_stats_t;
 
 /* Nearest-rank percentile of n values (need not be sorted; values is sorted in place). */

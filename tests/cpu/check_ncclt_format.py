@@ -12,19 +12,26 @@ plots/ uses for nccl-tests' own output), and checks, each check able to fail:
   - the column-header lines are byte for byte nccl-tests';
   - every row's fields end at the columns nccl-tests' rows end at (right-aligned widths);
   - case allreduce, fed the numbers of all_reduce-np2.txt, prints that file line for line but
-    for the version token and the average (the anchor averaged unrounded times);
+    for the version token and the average (the anchor averaged unrounded times); case iter the
+    same with -I 1's per-iteration columns against all_reduce-np2-iter.txt;
   - the footer's verdict words (OK, FAILED, nothing when NCCL_TESTS_MIN_BW is unset) as nccl-tests
-    prints them; plots reads the rows with the family and the algorithm of each table.
+    prints them; plots reads the rows with the family and the algorithm of each table;
+  - case fail: the failure lines (an NCCL failure and its trace, exit 7's trace) are lines of
+    all_reduce-g1-all.txt and all_reduce-g1-minbw.txt, byte for byte, given their host, pid,
+    file and line.
 With --names DIR LIST: DIR (build/nccl-tests) holds exactly the binaries of LIST (comma list, the
 table of collectives/ncclt_names.c), each a link to collbench.
 
 With --output FILE BINARY ROOT: the stdout of a real drop-in run (tests/gpu/run_ncclt_case.sh) has
 nccl-tests' line kinds, column headers and row widths (those of BINARY's own anchors), names
-BINARY, and 0 out-of-bounds values.
+BINARY, 0 out-of-bounds values and nccl-tests' line order (a whole sweep of sizes per type, op and
+root); with -I 1 (a "# Per-Iteration Report" line) those of
+all_reduce-np2-iter.txt, the one -I 1 anchor (every binary prints the same columns).
 
 usage: check_ncclt_format.py TEST_NCCLT_TABLE ROOT
        check_ncclt_format.py --names DIR COLLBENCH TEST_NCCLT_TABLE
-       check_ncclt_format.py --output FILE BINARY ROOT"""
+       check_ncclt_format.py --output FILE BINARY ROOT [NT_JSON]
+(NT_JSON: the run's -J file, with -I 1: the per-iteration columns are its numbers.)"""
 import glob
 import os
 import re
@@ -44,13 +51,14 @@ KINDS = [
     ("starting", re.compile(r"# Collective test starting: \w+_perf")),
     ("nthread", re.compile(r"# nThread \d+ nGpus \d+ minBytes \d+ maxBytes \d+ step: \d+\((factor|bytes)\) warmup iters: "
                            r"\d+ iters: \d+ agg iters: \d+ validation: \d+ graph: \d+ unalign: \d+")),
+    ("periter", re.compile(r"# Per-Iteration Report: CUDA event timing; i_\* uses max over process rows ")),
     ("using", re.compile(r"# Using devices")),
     ("rank", re.compile(r"#  Rank +\d+ Group +\d+ Pid +\d+ on +\S+ device +\d+ \[[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\] .+")),
     ("algorithm", re.compile(r"# collbench algorithm: \w+")),
-    ("groups", re.compile(r"# +out-of-place +in-place +")),
+    ("groups", re.compile(r"# +out-of-place( \(\+ per-iteration\))? +in-place( \(\+ per-iteration\)| +)")),
     ("names", re.compile(r"# +size +count +type +redop +root +time .*")),
     ("units", re.compile(r"# +\(B\) +\(elements\) .*")),
-    ("row", re.compile(r" *\d+ +\d+ +\w+ +\w* +-?\d+( +\S+){8}")),
+    ("row", re.compile(r" *\d+ +\d+ +\w+ +\w* +-?\d+( +\S+){8}(( +\S+){8})?")),
     ("skipped", re.compile(r"# +\d+ +\d+ +\w+ +\w* +-?\d+ +(out-of-place|in-place) not run: .*")),
     ("oob", re.compile(r"# Out of bounds values : \d+ (OK|FAILED)")),
     ("avg", re.compile(r"# Avg bus bandwidth    : \S+ (|OK|FAILED)")),
@@ -129,8 +137,26 @@ def run_case(prog, case):
     return table_part(p.stdout)
 
 
+# The cases that print an anchor's numbers: the anchor, and the average line the drop-in prints
+# from the rounded numbers (the anchor averaged unrounded times: 0.186264, 0.0936463).
+SAME_AS = {
+    "allreduce": ("all_reduce-np2.txt", r"# Avg bus bandwidth    : 0\.18\d+ "),
+    "iter": ("all_reduce-np2-iter.txt", r"# Avg bus bandwidth    : 0\.09\d* "),
+}
+
+
+def iter_anchor(anchor_dir):
+    """all_reduce-np2-iter.txt's column header, row field ends and line kinds (-I 1)."""
+    lines = table_part(open(os.path.join(anchor_dir, "all_reduce-np2-iter.txt"), encoding="utf-8").read())
+    header = tuple(l for l in lines if kind(l) in ("groups", "names", "units"))
+    ends = {tuple(field_ends(l)) for l in lines if kind(l) == "row"}
+    return header, ends, tuple(kinds(lines, "all_reduce-np2-iter.txt"))
+
+
 def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
     lines = run_case(prog, case)
+    if case == "iter":
+        header, ends, anchor_seq = iter_anchor(anchor_dir)
     where = f"test_ncclt_table {case}"
     seq = kinds(lines, where)
     # the drop-in adds "# collbench algorithm: NAME" before each column header
@@ -155,7 +181,7 @@ def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
         if kind(l) == "row" and "N/A     N/A     N/A" not in l and tuple(field_ends(l)) not in ends:
             fail(f"{where}: row {l!r}: fields end at {field_ends(l)}, nccl-tests' rows at {sorted(ends)}")
     rows, metas = parse(lines, where)
-    fam = {"allreduce": "allreduce", "alltoall": "alltoall", "sendrecv": "sendrecv", "multi": "allreduce",
+    fam = {"allreduce": "allreduce", "iter": "allreduce", "alltoall": "alltoall", "sendrecv": "sendrecv", "multi": "allreduce",
            "minbw": "allreduce"}[case]
     if sorted(metas) != [fam]:
         fail(f"{where}: plots read families {sorted(metas)}, expected [{fam}]")
@@ -164,25 +190,26 @@ def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
     if algos != want_algos:
         fail(f"{where}: plots read algorithms {algos}, expected {want_algos}")
     measured = [r for r in rows if r["time_us_mean"] != ""]
-    want_measured = {"allreduce": 12, "minbw": 12, "sendrecv": 6, "alltoall": 6, "multi": 22}[case]
+    want_measured = {"allreduce": 12, "iter": 10, "minbw": 12, "sendrecv": 6, "alltoall": 6, "multi": 22}[case]
     if len(measured) != want_measured:
         fail(f"{where}: plots read {len(measured)} measured rows, expected {want_measured}")
-    if case == "allreduce":
-        anchor = table_part(open(os.path.join(anchor_dir, "all_reduce-np2.txt"), encoding="utf-8").read())
+    if case in SAME_AS:
+        name, avg = SAME_AS[case]
+        anchor = table_part(open(os.path.join(anchor_dir, name), encoding="utf-8").read())
         mine = [l for l in lines if kind(l) != "algorithm"]
         if len(mine) != len(anchor):
-            fail(f"{where}: {len(mine)} lines, all_reduce-np2.txt has {len(anchor)}")
+            fail(f"{where}: {len(mine)} lines, {name} has {len(anchor)}")
         for n, (a, b) in enumerate(zip(anchor, mine), 1):
             if kind(a) == "version":
                 if not re.fullmatch(r"# nccl-tests version 2\.19\.6\+collbench-\S+ nccl-headers=22803 nccl-library=22803", b):
                     fail(f"{where}: version line {b!r}")
             elif kind(a) == "avg":
-                if not re.fullmatch(r"# Avg bus bandwidth    : 0\.18\d+ ", b):
+                if not re.fullmatch(avg, b):
                     fail(f"{where}: average line {b!r} (nccl-tests: {a!r})")
             elif a != b:
                 fail(f"{where}: line {n}: {b!r}, nccl-tests: {a!r}")
-        if not any(l == "# Avg bus bandwidth    : 0.186264 " for l in anchor):
-            fail("all_reduce-np2.txt: its average line is not the one this check knows")
+        if not any(kind(l) == "avg" for l in anchor):
+            fail(f"{name}: no average line")
     if case == "minbw":
         for path in glob.glob(os.path.join(anchor_dir, "*minbw.txt")):
             a = [l for l in table_part(open(path, encoding="utf-8").read()) if kind(l) == "avg"]
@@ -190,6 +217,28 @@ def check_case(prog, case, header, ends, anchor_seq, anchor_dir):
                 fail(f"{path}: no FAILED average line")
         if not any(re.fullmatch(r"# Avg bus bandwidth    : \S+ FAILED", l) for l in lines):
             fail(f"{where}: no FAILED average line")
+
+
+TRACE = re.compile(r" \.\. \S+ pid \d+: Test failure [\w.]+:\d+")
+
+
+def check_fail(prog, anchor_dir):
+    p = subprocess.run([prog, "fail"], capture_output=True, text=True, timeout=60)
+    where = "test_ncclt_table fail"
+    if p.returncode != 0:
+        fail(f"{where}: exit {p.returncode}: {p.stderr[-600:]}")
+    got = p.stdout.splitlines()
+    all_lines = open(os.path.join(anchor_dir, "all_reduce-g1-all.txt"), encoding="utf-8").read().splitlines()
+    minbw = open(os.path.join(anchor_dir, "all_reduce-g1-minbw.txt"), encoding="utf-8").read().splitlines()
+    if len(got) < 3:
+        fail(f"{where}: {got}")
+        return
+    if got[0] not in all_lines:
+        fail(f"{where}: {got[0]!r} is not all_reduce-g1-all.txt's NCCL failure line")
+    if not TRACE.fullmatch(got[1]) or not any(TRACE.fullmatch(l) for l in all_lines):
+        fail(f"{where}: trace line {got[1]!r} is not nccl-tests' shape")
+    if got[2] not in minbw:
+        fail(f"{where}: {got[2]!r} is not all_reduce-g1-minbw.txt's exit-7 line")
 
 
 def check_names(folder, collbench, prog):
@@ -203,6 +252,53 @@ def check_names(folder, collbench, prog):
         path = os.path.join(folder, n)
         if not os.path.islink(path) or os.path.realpath(path) != os.path.realpath(collbench):
             fail(f"{path} is not a link to {collbench}")
+
+
+def check_order(lines, where):
+    """nccl-tests' line order: in each table, the rows of one (type, redop, root) stand together
+    (a whole sweep of sizes per type, op and root; all_reduce-g1-all.txt)."""
+    done, last = set(), None
+    for l in lines:
+        if kind(l) == "algorithm":
+            done, last = set(), None
+        elif kind(l) in ("row", "skipped"):
+            f = l.lstrip("#").split()
+            key = (f[2], f[3], f[4]) if len(f) > 4 and f[3] != "-1" else (f[2], "", f[3])
+            if key != last:
+                if key in done:
+                    fail(f"{where}: {key} again after other types or ops: nccl-tests prints a whole sweep per type and op")
+                if last:
+                    done.add(last)
+                last = key
+
+
+def ncclt_float(v, width):
+    """nccl-tests' getFloatStr: %.2f, then fewer decimals, then %e, in width characters."""
+    for fmt in ("%*.2f", "%*.1f", "%*.0f"):
+        s = fmt % (width, v)
+        if len(s) <= width:
+            return s.strip()
+    return (("%*.1e" if width >= 7 else "%*.0e") % (width, v)).strip()
+
+
+def check_iter_json(path, json_path):
+    """-I 1 with -J: each row's i_min i_max i_p99 i_cv% are its -J result's min_us, max_us,
+    p99_us and cv_pct as nccl-tests prints them (the table and the file from the same times)."""
+    import json
+    results = json.load(open(json_path, encoding="utf-8"))["results"]
+    rows = [l.split() for l in table_part(open(path, encoding="utf-8").read()) if kind(l) == "row"]
+    if len(rows) != len(results) or not rows:
+        fail(f"{path}: {len(rows)} rows, {json_path}: {len(results)} results")
+        return
+    for f, r in zip(rows, results):
+        for side, at in (("out_of_place_per_iter", 9), ("in_place_per_iter", 17)):
+            p = r.get(side)
+            if not p or len(f) < at + 4:
+                fail(f"{path}: size {f[0]}: no {side} in the -J file, or no per-iteration columns")
+                continue
+            want = [ncclt_float(p[k], 7) for k in ("min_us", "max_us", "p99_us", "cv_pct")]
+            if f[at:at + 4] != want:
+                fail(f"{path}: size {f[0]} {side}: i_min i_max i_p99 i_cv% {f[at:at + 4]}, the -J file's {want}")
 
 
 def check_output(path, binary, anchor_dir):
@@ -221,6 +317,10 @@ def check_output(path, binary, anchor_dir):
         header = tuple(l for l in lines if kind(l) in ("groups", "names", "units"))
         ends |= {tuple(field_ends(l)) for l in lines if kind(l) == "row"}
     lines = table_part(open(path, encoding="utf-8", errors="replace").read())
+    if any(kind(l) == "periter" for l in lines):
+        header, ends, seq = iter_anchor(anchor_dir)
+        if binary == "hypercube_perf":  # its empty redop field: every end but that one
+            ends |= {e[:3] + e[4:] for e in ends}
     got = [k for k in kinds(lines, path) if k not in ("algorithm", "skipped")]
     # --algo LIST: the tables after the first (heading, rows, footer) before "concluded"
     more = ["hash", "groups", "names", "units", "row", "oob", "avg"]
@@ -239,6 +339,7 @@ def check_output(path, binary, anchor_dir):
     for l in rows:
         if "N/A     N/A     N/A" not in l and tuple(field_ends(l)) not in ends:
             fail(f"{path}: row {l!r}: fields end at {field_ends(l)}, nccl-tests' {binary} rows at {sorted(ends)}")
+    check_order(lines, path)
     for want in (f"# Collective test starting: {binary}", f"# Collective test concluded: {binary}",
                  "# Out of bounds values : 0 OK"):
         if want not in lines:
@@ -253,6 +354,8 @@ def main():
     elif sys.argv[1:2] == ["--output"]:
         ROOT = sys.argv[4]
         check_output(sys.argv[2], sys.argv[3], os.path.join(ROOT, "tests", "cpu", "data", "nccl-tests-2.19.6"))
+        if len(sys.argv) > 5:
+            check_iter_json(sys.argv[2], sys.argv[5])
     else:
         prog, ROOT = sys.argv[1], sys.argv[2]
         anchor_dir = os.path.join(ROOT, "tests", "cpu", "data", "nccl-tests-2.19.6")
@@ -260,8 +363,9 @@ def main():
         if len(anchors) != 22:
             fail(f"{anchor_dir}: {len(anchors)} anchors, expected 22 (11 binaries, -g 1 and 2 ranks)")
         header, ends, seq = check_anchors(anchors)
-        for case in ("allreduce", "alltoall", "sendrecv", "multi", "minbw"):
+        for case in ("allreduce", "iter", "alltoall", "sendrecv", "multi", "minbw"):
             check_case(prog, case, header, ends, seq, anchor_dir)
+        check_fail(prog, anchor_dir)
     if problems:
         print(f"check_ncclt_format: {len(problems)} problem(s)")
         return 1

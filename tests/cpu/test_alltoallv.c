@@ -179,12 +179,14 @@ static void test_matrix_bad(void) {
   bad_matrix(puts_file("blank.txt", "\n  \n\t\n"), "holds no values");
   bad_matrix(puts_file("wide.txt", "1 2 3\n4 5 6\n"), "is 2 x 3: the matrix must be square");
   bad_matrix(puts_file("ragged.txt", "1 2\n3\n"), "row 2 has 1 values, row 1 has 2");
-  bad_matrix(puts_file("neg.txt", "16 -32\n0 0\n"), "row 1, column 2: '-32' is negative");
-  bad_matrix(puts_file("frac.txt", "16 32\n1.5 0\n"), "row 2, column 1: '1.5' is not a whole number");
-  bad_matrix(puts_file("exp.txt", "1e3 0\n0 0\n"), "'1e3' is not a whole number");
-  bad_matrix(puts_file("hex.txt", "0x10 0\n0 0\n"), "'0x10' is not a whole number");
-  bad_matrix(puts_file("plus.txt", "+16 0\n0 0\n"), "'+16' is not a whole number");
-  bad_matrix(puts_file("word.txt", "16 inf\n0 0\n"), "'inf' is not a whole number");
+  bad_matrix(puts_file("neg.txt", "16 -32\n0 0\n"), "row 1, column 2 (the value at byte offset 3): a negative value");
+  bad_matrix(puts_file("frac.txt", "16 32\n1.5 0\n"),
+             "row 2, column 1 (the value at byte offset 6): byte 2 of the value is not a decimal digit: expected a "
+             "whole number of bytes");
+  bad_matrix(puts_file("exp.txt", "1e3 0\n0 0\n"), "byte 2 of the value is not a decimal digit");
+  bad_matrix(puts_file("hex.txt", "0x10 0\n0 0\n"), "byte 2 of the value is not a decimal digit");
+  bad_matrix(puts_file("plus.txt", "+16 0\n0 0\n"), "byte 1 of the value is not a decimal digit");
+  bad_matrix(puts_file("word.txt", "16 inf\n0 0\n"), "column 2 (the value at byte offset 3): byte 1 of the value");
   bad_matrix(puts_file("huge.txt", "1099511627777 0\n0 0\n"), "more than the 1099511627776 B");
   bad_matrix(puts_file("huge2.txt", "99999999999999999999999999 0\n0 0\n"), "more than the 1099511627776 B");
   /* each value fits, rank 0's total does not */
@@ -262,11 +264,14 @@ static void bad_trace(const char *path, const char *want) {
 static void test_trace_bad(void) {
   bad_trace(puts_file("t-empty.txt", "# only a comment\n\n"), "holds no tokens");
   bad_trace(puts_file("t-lone.txt", "0 1\n3\n"), "line 2: a token needs its source rank and at least one expert");
-  bad_trace(puts_file("t-neg.txt", "0 -1\n"), "line 1: an expert id: '-1' is not a decimal integer");
-  bad_trace(puts_file("t-rank.txt", "4096 1\n"), "line 1: the source rank: '4096' is more than 4095");
-  bad_trace(puts_file("t-exp.txt", "0 1048576\n"), "'1048576' is more than 1048575");
-  bad_trace(puts_file("t-frac.txt", "0 1.5\n"), "'1.5' is not a decimal integer");
-  bad_trace(puts_file("t-tail.txt", "0 1 # late comment\n"), "'#' is not a decimal integer");
+  bad_trace(puts_file("t-neg.txt", "0 -1\n"),
+            "line 1, value 2 (at byte offset 2): an expert id: byte 1 of the value is not a decimal digit: expected "
+            "an integer 0..1048575");
+  bad_trace(puts_file("t-rank.txt", "4096 1\n"), "line 1, value 1 (at byte offset 0): the source rank: a value of more "
+                                                 "than 4095");
+  bad_trace(puts_file("t-exp.txt", "0 1048576\n"), "an expert id: a value of more than 1048575");
+  bad_trace(puts_file("t-frac.txt", "0 1.5\n"), "byte 2 of the value is not a decimal digit");
+  bad_trace(puts_file("t-tail.txt", "0 1 # late comment\n"), "line 1, value 3 (at byte offset 4)");
   char many[2048];
   size_t off = (size_t)snprintf(many, sizeof many, "0");
   for (int e = 0; e < 257; e++) off += (size_t)snprintf(many + off, sizeof many - off, " %d", e);
@@ -277,6 +282,49 @@ static void test_trace_bad(void) {
   unlink(link);
   CHECK(symlink("/dev/zero", link) == 0, "symlink: %s", strerror(errno));
   bad_trace(link, "is a symbolic link");
+}
+
+/* A hostile file: terminal escapes (colour, a window title, a cursor move) where values belong.
+ * The refusal names the place (row/line, column/value, byte offset) and what was expected, and
+ * holds no byte of the file: printable ASCII only, none of the escapes' text. */
+static void no_echo(const char *err, const char *what) {
+  for (const char *c = err; *c; c++)
+    CHECK((unsigned char)*c >= 0x20 && (unsigned char)*c <= 0x7e, "%s: byte 0x%02x in the refusal", what,
+          (unsigned char)*c);
+  static const char *const kFileText[] = {"[31m", "]0;", "pwned", "[2J", "7;", "\x1b"};
+  for (size_t k = 0; k < sizeof kFileText / sizeof kFileText[0]; k++)
+    CHECK(!strstr(err, kFileText[k]), "%s: the refusal echoes the file's '%s': %s", what, kFileText[k], err);
+}
+
+static void test_hostile_bytes(void) {
+  static const char *const kEsc[] = {
+      "16 \x1b[31m32\n0 0\n",                  /* a colour, then digits */
+      "16 32\n0 \x1b]0;pwned\x07\n",           /* a window title */
+      "\x1b[2J\x1b[H 0\n0 0\n",                /* clear the screen first */
+      "16 -\x1b[31m7;\n0 0\n",                 /* a sign, then the escape */
+      "99999999999999999999\x1b[31m 0\n0 0\n", /* too long, then the escape */
+  };
+  for (size_t k = 0; k < sizeof kEsc / sizeof kEsc[0]; k++) {
+    char name[32], err[1024] = "";
+    snprintf(name, sizeof name, "esc%zu.txt", k);
+    const char *path = puts_file(name, kEsc[k]);
+    cb_a2av_matrix_t m;
+    CHECK(cb_a2av_matrix_read(path, &m, err, sizeof err) == -1, "%s accepted", name);
+    CHECK_CONTAINS(err, "byte offset");
+    no_echo(err, name);
+    cb_a2av_trace_t t;
+    snprintf(name, sizeof name, "t-esc%zu.txt", k);
+    path = puts_file(name, kEsc[k]);
+    err[0] = 0;
+    CHECK(cb_a2av_trace_read(path, &t, err, sizeof err) == -1, "%s accepted", name);
+    CHECK_CONTAINS(err, "byte offset");
+    no_echo(err, name);
+  }
+  /* the place is exact: the escape at byte offset 3, row 1, column 2 */
+  char err[1024] = "";
+  cb_a2av_matrix_t m;
+  CHECK(cb_a2av_matrix_read(puts_file("esc-at.txt", "16 \x1b[31m32\n0 0\n"), &m, err, sizeof err) == -1, "accepted");
+  CHECK_CONTAINS(err, "row 1, column 2 (the value at byte offset 3): byte 1 of the value is not a decimal digit");
 }
 
 static void test_readfile_cap(void) {
@@ -345,7 +393,7 @@ static void test_cli(void) {
   CHECK(parse(line, err, sizeof err) == CB_ARGS_ERROR, "a size below the matrix's total accepted");
   snprintf(line, sizeof line, "alltoallv --counts matrix:%s/neg.txt -b 1K -e 1K", dir);
   CHECK(parse(line, err, sizeof err) == CB_ARGS_ERROR, "a negative matrix accepted");
-  CHECK_CONTAINS(err, "is negative");
+  CHECK_CONTAINS(err, "a negative value");
   snprintf(line, sizeof line, "alltoallv --counts matrix:%s/zero.txt -b 1K -e 1K", dir);
   CHECK(parse(line, err, sizeof err) == CB_ARGS_ERROR, "a symlink to /dev/zero accepted");
   CHECK_CONTAINS(err, "is a symbolic link");
@@ -383,6 +431,7 @@ int main(int argc, char **argv) {
   test_matrix_bad();
   test_trace();
   test_trace_bad();
+  test_hostile_bytes();
   test_readfile_cap();
   test_cli();
   test_moe();

@@ -15,6 +15,7 @@
 #include "moe_config.h"
 #include "rooted.h"
 #include "strbuf.h"
+#include "sweep_order.h"
 
 #define KiB 1024ull
 #define MiB (1024ull * KiB)
@@ -57,7 +58,8 @@ static void test_defaults(void) {
   CHECK_EQ_INT(A.ops[0], CB_SUM);
   CHECK_EQ_INT(A.places, CB_PLACE_OUT | CB_PLACE_IN);
   CHECK_EQ_INT(A.modes, CB_MODE_EAGER);
-  CHECK_EQ_INT(A.iter_timing, 0); /* round timing, as nccl-tests (args.h) */
+  CHECK_EQ_INT(A.iter_timing, 0);        /* round timing, as nccl-tests (args.h) */
+  CHECK_EQ_INT(A.order, CB_ORDER_SIZES); /* every type and op at a size, then the next (sweep_order.h) */
   CHECK(A.timeout_s > 0.0, "default timeout %g", A.timeout_s);
   CHECK_EQ_INT(A.nalgos, 0);
   CHECK_EQ_STR(A.csv, "");
@@ -205,6 +207,10 @@ static void test_options(void) {
   CHECK_EQ_INT(A.iter_timing, 0);
   EXPECT_OK("allreduce --timing=iter");
   CHECK_EQ_INT(A.iter_timing, 1);
+  EXPECT_OK("allreduce -d all --order types");
+  CHECK_EQ_INT(A.order, CB_ORDER_TYPES);
+  EXPECT_OK("allreduce --order=sizes");
+  CHECK_EQ_INT(A.order, CB_ORDER_SIZES);
 
   EXPECT_OK("allreduce -T 2.5");
   CHECK(A.timeout_s == 2.5, "timeout %g", A.timeout_s);
@@ -420,6 +426,7 @@ static void test_bad_input(void) {
   EXPECT_ERR("allreduce --inplace 2", "'2'", "0, 1, both");
   EXPECT_ERR("allreduce --inplace yes", "'yes'");
   EXPECT_ERR("allreduce --timing wall", "'wall'", "iter, round");
+  EXPECT_ERR("allreduce --order type", "--order: 'type'", "sizes, types");
   EXPECT_ERR("alltoall --inplace 1", "alltoall", "in-place");
   EXPECT_ERR("sendrecv --inplace 1", "sendrecv", "in-place");
   EXPECT_ERR("allreduce --csv ''", "--csv");

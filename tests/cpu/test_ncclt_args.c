@@ -10,6 +10,7 @@
 #include "args.h"
 #include "cb_testing.h"
 #include "ncclt_args.h"
+#include "sweep_order.h"
 
 /* The environment of one case: NAME=value pairs. */
 static const char *g_env[8];
@@ -87,6 +88,28 @@ static void defaults_and_sizes(void) {
   REFUSED("'0x10'", "all_reduce_perf", "-n", "0x10");
   REFUSED("'0'", "all_reduce_perf", "-n", "0");
   REFUSED("needs a value", "all_reduce_perf", "-b");
+}
+
+/* nccl-tests' line order: a whole sweep of sizes per type, op and root (--order types) when the
+ * run has several; one of each passes nothing (both orders are the same). */
+static void sweep_order(void) {
+  OK("all_reduce_perf", "-d", "all");
+  CHECK_CONTAINS(g_joined, " --order types ");
+  parses();
+  {
+    static cb_args_t a;
+    char err[1024];
+    CHECK(cb_args_parse(g_o.argc, g_o.argv, &a, err, sizeof err) == CB_ARGS_OK && a.order == CB_ORDER_TYPES,
+          "'%s' does not run in the types order", g_joined);
+  }
+  OK("all_reduce_perf", "-o", "all");
+  CHECK_CONTAINS(g_joined, " --order types ");
+  OK("broadcast_perf", "-r", "-1");
+  CHECK_CONTAINS(g_joined, " --order types ");
+  OK("all_reduce_perf", "-d", "half", "-o", "max", "-N", "3");
+  CHECK(!strstr(g_joined, "--order"), "one type and op: '%s'", g_joined);
+  OK("sendrecv_perf", "-o", "all"); /* sendrecv ignores -o: one op */
+  CHECK(!strstr(g_joined, "--order"), "sendrecv -o all: '%s'", g_joined);
 }
 
 static void mapped_flags(void) {
@@ -295,6 +318,7 @@ static void binaries(void) {
 
 int main(void) {
   defaults_and_sizes();
+  sweep_order();
   mapped_flags();
   default_only_flags();
   gpus_and_roots();

@@ -3,7 +3,8 @@
  * built from what they accept (alltoallv_counts.c). Input: the file's bytes (the parsers see what
  * base/readfile.h hands them: text up to the first NUL).
  *
- * Beyond "no crash, no sanitizer report": a refusal is one non-empty line of valid UTF-8; an
+ * Beyond "no crash, no sanitizer report": a refusal is one non-empty line of printable ASCII (no
+ * byte of the file: a terminal escape must not reach the terminal through a message); an
  * accepted matrix is square, at most CB_A2AV_MATRIX_MAX_DIM on a side, every value and every
  * rank's send and receive total within CB_MAX_BUFFER_BYTES; written back as text it parses to
  * the same values; the counts on its side of ranks are the values rounded down to 16 bytes, the
@@ -65,10 +66,16 @@ static void round_trip(const cb_a2av_matrix_t *m) {
   free(text);
 }
 
+/* A refusal is one line naming the file, in printable ASCII only: the readers report where and
+ * what was expected, never the file's bytes (a terminal escape in a file must not reach the
+ * user's terminal through a message). */
 static void one_line(const char *err, const char *name) {
   size_t n = strlen(err);
   if (!n || strchr(err, '\n') || !cb_text_valid_utf8(err, n)) FAIL("refusal is not one line of UTF-8: '%s'", err);
   if (!strstr(err, name)) FAIL("refusal does not name the file: '%s'", err);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)err[i] < 0x20 || (unsigned char)err[i] > 0x7e)
+      FAIL("refusal holds byte 0x%02x (a byte of the file?)", (unsigned char)err[i]);
 }
 
 static void check_trace(const char *text) {
