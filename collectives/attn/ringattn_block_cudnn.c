@@ -40,6 +40,10 @@ static int check_masks(uint64_t S, int P, int causal, int layout, char *why, siz
     for (int src = 0; src < P; src++) {
       cb_attn_runs_t q = cb_attn_layout_runs(S, P, r, layout, 1), kv = cb_attn_layout_runs(S, P, src, layout, 1);
       const int64_t rows = (int64_t)(S / (uint64_t)P);
+      if (cb_attn_block_pair(&q, &kv)) {
+        snprintf(why, n, "not supported: layout %s makes a block pair with no dense form", cb_attn_layout_name(layout));
+        return -1;
+      }
       if (cb_attn_split(q, rows, kv, rows, causal, 1, 1, calls, why, n) < 0) return -1;
     }
   return 0;
