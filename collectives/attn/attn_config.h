@@ -7,7 +7,7 @@
  *   causal:     zigzag, S split into 2P chunks of c = S/(2P); rank r holds chunks r and
  *               2P-1-r (two runs), so every rank has the same share of the causal work
  * A rank's shard of q, k and v is one contiguous [batch][S/P][heads][head_dim] array whose rows
- * are those runs, in that order. */
+ * are those runs, in that order. (--layout picks another: attn_layout.h, stripe among them.) */
 #ifndef CB_ATTN_CONFIG_H
 #define CB_ATTN_CONFIG_H
 

@@ -3,7 +3,8 @@
  *
  * One block-kernel launch of collbench's kernel becomes the calls of attn_split.h: cuDNN has
  * no mask for the zigzag's two-run positions, but every (query run, key run) pair the ring
- * makes is fully visible, diagonal or invisible, which it has. Each call is one cuDNN SDPA
+ * makes is fully visible, diagonal or invisible, which it has (a stripe pair, made dense by
+ * cb_ra_attend, can also cut the diagonal: a full part, a causal square, a full rest). Each call is one cuDNN SDPA
  * forward into a scratch block output (dtype, rounded by cuDNN) and its log-sum-exp, then
  * cb_attn_merge_block folds them into the running fp32 o / lse (and writes out when final):
  * the contract of cb_attn_fwd, so ring steps combine exactly whichever kernel ran.
