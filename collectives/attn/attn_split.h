@@ -29,7 +29,7 @@
 
 #include "attn_config.h"
 
-#define CB_ATTN_MAX_CALLS 4 /* 2 query runs x 2 key runs (a run without keys has one call) */
+#define CB_ATTN_MAX_CALLS 4 /* 2 query runs x 2 key runs (a run without keys has one call); a cut diagonal 4 */
 
 typedef struct cb_attn_call {
   int64_t q_row0, q_len;   /* rows of the query block */
