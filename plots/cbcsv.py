@@ -40,7 +40,7 @@ ATTN_REQUIRED = ("seq", "causal")
 # ringattn columns (CSVs older than the family lack them: then None for every row; ulysses and
 # ring, the row's U x R, came later).
 ATTN_INT = ("seq", "batch", "heads", "kv_heads", "head_dim", "causal", "ulysses", "ring")
-LAYOUTS = ("", "contiguous", "zigzag")  # ringattn's layout column (empty: before it, or another family)
+LAYOUTS = ("", "contiguous", "zigzag", "stripe")  # ringattn's layout column (empty: before it, or another family)
 ATTN_FLOAT = ("tflops", "comm_us", "compute_us", "overlap_eff", "ring_over_single", "err_max",
               "err_mean")
 # Read when present, empty otherwise (titles and MoE configuration only).
@@ -236,7 +236,7 @@ def _parse_attn(r, rec, col, path, n):
     if r["causal"] not in (None, 0, 1):
         raise InputError(f"{path}:{n}: column causal is {r['causal']}, expected 0 or 1")
     if r["layout"] not in LAYOUTS:
-        raise InputError(f"{path}:{n}: column layout is {excerpt(r['layout'])}, expected contiguous, zigzag or empty")
+        raise InputError(f"{path}:{n}: column layout is {excerpt(r['layout'])}, expected contiguous, zigzag, stripe or empty")
     if r["pass"] not in PASSES:
         raise InputError(f"{path}:{n}: column pass is {excerpt(r['pass'])}, expected fwd, bwd, both or empty")
     if r["family"] == "ringattn" and not r["pass"]:

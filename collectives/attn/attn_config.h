@@ -7,7 +7,7 @@
  *   causal:     zigzag, S split into 2P chunks of c = S/(2P); rank r holds chunks r and
  *               2P-1-r (two runs), so every rank has the same share of the causal work
  * A rank's shard of q, k and v is one contiguous [batch][S/P][heads][head_dim] array whose rows
- * are those runs, in that order. */
+ * are those runs, in that order. (--layout picks another: attn_layout.h, stripe among them.) */
 #ifndef CB_ATTN_CONFIG_H
 #define CB_ATTN_CONFIG_H
 
@@ -77,9 +77,13 @@ int cb_attn_seq_check(uint64_t seq, int nranks, int causal, char *why, size_t n)
  * checked by the system, so a read-only parent is found only when the folder is made.) */
 int cb_attn_check_save_dir(const char *dir, char *why, size_t n);
 
-/* One or two runs of global positions (the layout of kernels/attn/attn.h's cb_attn_pos_t). */
+/* One or two runs of global positions (the layout of kernels/attn/attn.h's cb_attn_pos_t): row i
+ * of the first run is at start0 + i * stride, of the second at start1 + i * stride. stride 0
+ * means 1 (every initializer without it keeps its meaning); the stripe layout's one run has
+ * stride R, the ring's member count (attn_layout.h). */
 typedef struct cb_attn_runs {
   int64_t start0, len0, start1, len1;
+  int64_t stride;
 } cb_attn_runs_t;
 
 /* The positions rank r holds in the causal default layout (above; attn_layout.h has the others). */

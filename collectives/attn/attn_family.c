@@ -57,7 +57,7 @@ static int option(void *config, int i, const char *arg, const char *val, char *e
                                                        : 0;
   case O_LAYOUT:
     return cb_attn_parse_layouts(val, &c->layouts)
-               ? bad(err, n, "--layout", val, "contiguous, zigzag, a comma list, all")
+               ? bad(err, n, "--layout", val, "contiguous, zigzag, stripe, a comma list, all")
                : 0;
   case O_ULYSSES:
     if (cb_attn_parse_ulysses(val, c)) {
@@ -129,8 +129,8 @@ static const char help[] =
     "      --block-kernel K    collbench | cudnn | both (default both): each scheme's rows with collbench's\n"
     "                          block kernel (ring) and/or cuDNN's fused attention (ring_cudnn)\n"
     "      --pass fwd|bwd|both the forward, the backward (dQ, dK, dV) or both, the training step (default fwd)\n"
-    "      --layout L          contiguous | zigzag | a comma list | all: how the sequence is sharded (default:\n"
-    "                          zigzag when causal, contiguous otherwise)\n"
+    "      --layout L          contiguous | zigzag | stripe | a comma list | all: how the sequence is sharded\n"
+    "                          (default: zigzag when causal, contiguous otherwise)\n"
     "      --ulysses U|LIST|all  ulysses, nccl_ulysses: all-to-all in groups of U ranks, the ring across the\n"
     "                          P/U groups (default U = P; all: every U dividing P)\n";
 

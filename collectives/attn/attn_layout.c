@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const names[CB_ATTN_NLAYOUTS] = {"contiguous", "zigzag"};
+static const char *const names[CB_ATTN_NLAYOUTS] = {"contiguous", "zigzag", "stripe"};
 
 const char *cb_attn_layout_name(int layout) { return layout >= 0 && layout < CB_ATTN_NLAYOUTS ? names[layout] : "?"; }
 
@@ -52,6 +52,15 @@ static cb_attn_runs_t rows_of(int64_t a_start, int64_t a_len, int64_t b_start, i
 cb_attn_runs_t cb_attn_layout_runs(uint64_t S, int P, int r, int layout, int U) {
   const int R = P / U, g = r / U, u = r % U;
   const int64_t L = (int64_t)(S / (uint64_t)P);
+  if (layout == CB_ATTN_STRIPE) { /* the group's rows g + i*R, rank u's L of them from row u*L */
+    cb_attn_runs_t x;
+    memset(&x, 0, sizeof x);
+    x.stride = R > 1 ? R : 0;
+    x.start0 = (int64_t)u * L * R + g;
+    x.len0 = L;
+    x.start1 = x.start0 + L * R;
+    return x;
+  }
   if (layout == CB_ATTN_ZIGZAG) {
     const int64_t c = (int64_t)(S / (2ull * (uint64_t)R));
     return rows_of(c * g, c, c * (2 * R - 1 - g), u * L, L);
@@ -61,16 +70,40 @@ cb_attn_runs_t cb_attn_layout_runs(uint64_t S, int P, int r, int layout, int U) 
 }
 
 int cb_attn_layout_seq_check(uint64_t S, int P, int layout, char *why, size_t n) {
-  const int zig = layout == CB_ATTN_ZIGZAG;
+  const int zig = layout == CB_ATTN_ZIGZAG; /* contiguous and stripe: S/P rows each */
   const uint64_t parts = zig ? 2ull * (uint64_t)P : (uint64_t)P;
   if (S == 0 || S % parts) {
     snprintf(why, n, "sequence %llu does not split into %llu equal chunks (%s over %d ranks)", (unsigned long long)S,
-             (unsigned long long)parts, zig ? "zigzag: 2 chunks per rank" : "one chunk per rank", P);
+             (unsigned long long)parts,
+             zig                        ? "zigzag: 2 chunks per rank"
+             : layout == CB_ATTN_STRIPE ? "stripe: S/P rows per rank"
+                                        : "one chunk per rank",
+             P);
     return -1;
   }
   if (S > CB_ATTN_MAX_SEQ) {
     snprintf(why, n, "sequence %llu is longer than %llu", (unsigned long long)S, CB_ATTN_MAX_SEQ);
     return -1;
   }
+  return 0;
+}
+
+/* floor(a / b) for b > 0 (C division truncates toward zero) */
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+int cb_attn_block_pair(cb_attn_runs_t *q, cb_attn_runs_t *kv) {
+  const int64_t sq = q->stride > 1 ? q->stride : 1, sk = kv->stride > 1 ? kv->stride : 1;
+  if (sq == 1 && sk == 1) return 0;
+  if (sq != sk || q->len1 > 0 || kv->len1 > 0) return -1;
+  const int64_t a = floor_div(q->start0 - kv->start0, sq);
+  const int64_t ql = q->len0, kl = kv->len0;
+  memset(q, 0, sizeof *q);
+  memset(kv, 0, sizeof *kv);
+  q->start0 = a > 0 ? a : 0;
+  kv->start0 = a < 0 ? -a : 0;
+  q->len0 = ql;
+  q->start1 = q->start0 + ql;
+  kv->len0 = kl;
+  kv->start1 = kv->start0 + kl;
   return 0;
 }

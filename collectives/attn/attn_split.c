@@ -51,6 +51,29 @@ static int run_entries(run_t q, const run_t *kv, int nkv, entry_t *e, char *why,
   return m;
 }
 
+/* A cut diagonal: one query run against one key run whose positions are offset by d = q.pos0 -
+ * k.pos0 (query row i sees key row j iff j <= i + d), neither invisible, full nor diagonal (the
+ * stripe layout's pairs, attn_layout.h cb_attn_block_pair: d = -1 between ring members g < g').
+ * The query rows fall into three groups, each with its own calls (first on a group's first,
+ * final on its last):
+ *   rows [0, i0)        d >= 0: keys [0, d] (row 0, i0 = 1); d < 0: none (i0 = -d)
+ *   rows [i0, i0 + m)   keys [0, j0) in full (d >= 0), then the causal square of m rows from key
+ *                       j0 = max(d + 1, 0): row i0 + t sees keys j0 .. j0 + t
+ *   rows [i0 + m, ...)  every key (only when the square used them all)
+ * so at most 4 calls. */
+static int cut_diagonal(run_t q, run_t k, int first, int final, cb_attn_call_t *calls) {
+  const int64_t d = q.pos0 - k.pos0, j0 = d + 1 > 0 ? d + 1 : 0, i0 = j0 - d;
+  const int64_t m = q.len - i0 < k.len - j0 ? q.len - i0 : k.len - j0, a = i0 < q.len ? i0 : q.len;
+  int nc = 0;
+  if (d >= 0) calls[nc++] = (cb_attn_call_t){q.row0, a, k.row0, j0 < k.len ? j0 : k.len, 0, first, final};
+  else if (first || final) calls[nc++] = (cb_attn_call_t){q.row0, a, 0, 0, 0, first, final};
+  if (m <= 0) return nc; /* (the first group holds every query row) */
+  if (j0 > 0) calls[nc++] = (cb_attn_call_t){q.row0 + i0, m, k.row0, j0, 0, first, 0};
+  calls[nc++] = (cb_attn_call_t){q.row0 + i0, m, k.row0 + j0, m, 1, first && j0 == 0, final};
+  if (i0 + m < q.len) calls[nc++] = (cb_attn_call_t){q.row0 + i0 + m, q.len - i0 - m, k.row0, k.len, 0, first, final};
+  return nc;
+}
+
 static int split_runs(cb_attn_runs_t q, int64_t q_rows, cb_attn_runs_t kv, int64_t kv_rows, int causal, int first,
                       int final, int join, cb_attn_call_t *calls, char *why, size_t n) {
   run_t qr[2], kr[2];
@@ -85,9 +108,14 @@ static int split_runs(cb_attn_runs_t q, int64_t q_rows, cb_attn_runs_t kv, int64
 
 /* Adjacent runs joined first (the P = 1 ring's two chunks are one diagonal call, not three);
  * joining can also hide a diagonal pair (two query runs against one key run equal to the
- * first), so a refusal is retried with the runs as given. */
+ * first), so a refusal is retried with the runs as given; a pair of one run each that both
+ * refuse is a cut diagonal (so the cheaper forms win where they apply). */
 int cb_attn_split(cb_attn_runs_t q, int64_t q_rows, cb_attn_runs_t kv, int64_t kv_rows, int causal, int first,
                   int final, cb_attn_call_t *calls, char *why, size_t n) {
-  const int nc = split_runs(q, q_rows, kv, kv_rows, causal, first, final, 1, calls, why, n);
-  return nc >= 0 ? nc : split_runs(q, q_rows, kv, kv_rows, causal, first, final, 0, calls, why, n);
+  int nc = split_runs(q, q_rows, kv, kv_rows, causal, first, final, 1, calls, why, n);
+  if (nc < 0) nc = split_runs(q, q_rows, kv, kv_rows, causal, first, final, 0, calls, why, n);
+  run_t qr[2], kr[2];
+  if (nc < 0 && runs_of(q, q_rows, 1, qr) == 1 && runs_of(kv, kv_rows, 1, kr) == 1) /* a cut diagonal, last */
+    nc = cut_diagonal(qr[0], kr[0], first, final, calls);
+  return nc;
 }

@@ -8,6 +8,9 @@
  *   invisible  every key after every query (k.start > q.last): no call;
  *   full       every key at or before every query (k.last <= q.start): a non-causal call;
  *   diagonal   the same positions (same start, same length): a causal call;
+ *   cut        one query run against one key run, the diagonal shifted (positions offset by
+ *              d, the stripe layout's pairs): up to 4 calls, a full part, a causal square and
+ *              a full rest, over row groups of the queries (attn_split.c cut_diagonal);
  *   other      a mask neither form expresses: cb_attn_split fails with the reason.
  * The zigzag ring's pairs are always one of the first three: every chunk has the same length
  * c, and chunk a against chunk b is diagonal (a = b), full (b < a) or invisible (b > a).
@@ -26,7 +29,7 @@
 
 #include "attn_config.h"
 
-#define CB_ATTN_MAX_CALLS 4 /* 2 query runs x 2 key runs (a run without keys has one call) */
+#define CB_ATTN_MAX_CALLS 4 /* 2 query runs x 2 key runs (a run without keys has one call); a cut diagonal 4 */
 
 typedef struct cb_attn_call {
   int64_t q_row0, q_len;   /* rows of the query block */

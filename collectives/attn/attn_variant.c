@@ -5,21 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(CB_ATTN_NLAYOUTS == 2, "a variant's layout is the causal default or the other one");
+/* The layout slot (attn_variant.h): 0 the causal default, then the others in enum order. */
+static int layout_of_slot(int causal, int slot) {
+  const int dflt = cb_attn_default_layout(causal);
+  if (slot == 0) return dflt;
+  for (int l = 0; l < CB_ATTN_NLAYOUTS; l++)
+    if (l != dflt && --slot == 0) return l;
+  return dflt; /* (no such slot) */
+}
+
+static int slot_of_layout(int causal, int layout) {
+  const int dflt = cb_attn_default_layout(causal);
+  if (layout == dflt) return 0;
+  int slot = 1;
+  for (int l = 0; l < layout; l++)
+    if (l != dflt) slot++;
+  return slot;
+}
 
 cb_attn_variant_t cb_attn_variant(int v) {
   cb_attn_variant_t f;
   f.causal = v % 2;
-  const int dflt = cb_attn_default_layout(f.causal);
-  f.layout = (v / 2) % 2 ? 1 - dflt : dflt;
-  f.ulysses = (v / 4) % (CB_ATTN_MAX_ULYSSES + 1);
+  f.layout = layout_of_slot(f.causal, (v / 2) % CB_ATTN_NLAYOUTS);
+  f.ulysses = (v / (2 * CB_ATTN_NLAYOUTS)) % (CB_ATTN_MAX_ULYSSES + 1);
   f.bslot = v / CB_ATTN_NFORMS;
   return f;
 }
 
 int cb_attn_variant_index(cb_attn_variant_t f) {
-  return f.causal +
-         2 * ((f.layout != cb_attn_default_layout(f.causal)) + 2 * (f.ulysses + (CB_ATTN_MAX_ULYSSES + 1) * f.bslot));
+  return f.causal + 2 * (slot_of_layout(f.causal, f.layout) +
+                         CB_ATTN_NLAYOUTS * (f.ulysses + (CB_ATTN_MAX_ULYSSES + 1) * f.bslot));
 }
 
 int cb_attn_parse_ulysses(const char *s, cb_attn_config_t *c) {

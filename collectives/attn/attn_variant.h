@@ -7,8 +7,9 @@
  * the plan and the rows (cb_params_t.variant, read through attn_family.h's accessors);
  * everything below decodes it. Host-only and CUDA-free.
  *
- * A variant is one index: causal + 2 * (other + 2 * (uslot + 65 * bslot)), where other is 0 for
- * the causal default layout (zigzag when causal, contiguous otherwise) and 1 for the other one,
+ * A variant is one index: causal + 2 * (lslot + 3 * (uslot + 65 * bslot)), where lslot is 0 for
+ * the causal default layout (zigzag when causal, contiguous otherwise), then 1 and 2 for the
+ * other two in enum order (attn_layout.h: contiguous, zigzag, stripe),
  * uslot the Ulysses degree U (1..CB_ATTN_MAX_ULYSSES), or 0 for "not asked for" (the Ulysses
  * rows then run U = P, pure Ulysses), and bslot the batch's place in the --batch list. So
  * variants 0 and 1 are the two forms of a run without --layout, --ulysses and a --batch list

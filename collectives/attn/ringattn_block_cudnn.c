@@ -3,7 +3,8 @@
  *
  * One block-kernel launch of collbench's kernel becomes the calls of attn_split.h: cuDNN has
  * no mask for the zigzag's two-run positions, but every (query run, key run) pair the ring
- * makes is fully visible, diagonal or invisible, which it has. Each call is one cuDNN SDPA
+ * makes is fully visible, diagonal or invisible, which it has (a stripe pair, made dense by
+ * cb_ra_attend, can also cut the diagonal: a full part, a causal square, a full rest). Each call is one cuDNN SDPA
  * forward into a scratch block output (dtype, rounded by cuDNN) and its log-sum-exp, then
  * cb_attn_merge_block folds them into the running fp32 o / lse (and writes out when final):
  * the contract of cb_attn_fwd, so ring steps combine exactly whichever kernel ran.
@@ -40,6 +41,10 @@ static int check_masks(uint64_t S, int P, int causal, int layout, char *why, siz
     for (int src = 0; src < P; src++) {
       cb_attn_runs_t q = cb_attn_layout_runs(S, P, r, layout, 1), kv = cb_attn_layout_runs(S, P, src, layout, 1);
       const int64_t rows = (int64_t)(S / (uint64_t)P);
+      if (cb_attn_block_pair(&q, &kv)) {
+        snprintf(why, n, "not supported: layout %s makes a block pair with no dense form", cb_attn_layout_name(layout));
+        return -1;
+      }
       if (cb_attn_split(q, rows, kv, rows, causal, 1, 1, calls, why, n) < 0) return -1;
     }
   return 0;

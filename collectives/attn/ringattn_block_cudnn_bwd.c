@@ -4,7 +4,8 @@
  *
  * One block pair becomes the calls of attn_split.h, as in the forward (ringattn_block_cudnn.c): every
  * (query run, key run) pair of the zigzag ring is fully visible (a non-causal call), diagonal (a
- * top-left causal call) or invisible (no call). Each call is one cuDNN SDPA backward
+ * top-left causal call) or invisible (no call); a stripe pair's cut diagonal is a few of those
+ * over row groups (attn_split.h). Each call is one cuDNN SDPA backward
  * (attn_cudnn_bwd.h) from the rank's queries, dO, the final output and the final log-sum-exp of
  * its rows (lse over the whole sequence, from the forward: so each call's P is exact and the
  * calls' gradients add up) into scratch dQ, dK, dV in the dtype, which cb_attn_add_rows then

@@ -5,14 +5,9 @@
 
 #include "attn_cudnn_bwd.h"
 
-static cb_attn_runs_t runs_of(cb_attn_pos_t p, int64_t rows) {
-  cb_attn_runs_t r = {p.start0, p.len0, p.start1, rows > p.len0 ? rows - p.len0 : 0};
-  return r;
-}
-
 int cb_ra_cudnn_split(const cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int first, int final,
                       cb_attn_call_t *calls, char *why, size_t n) {
-  return cb_attn_split(runs_of(qpos, x->rows), x->rows, runs_of(kvpos, x->rows), x->rows, x->causal, first, final,
+  return cb_attn_split(cb_ra_runs(qpos, x->rows), x->rows, cb_ra_runs(kvpos, x->rows), x->rows, x->causal, first, final,
                        calls, why, n);
 }
 
@@ -47,9 +42,12 @@ static int prepare_pair(cb_ra_t *x, cb_attn_pos_t qpos, cb_attn_pos_t kvpos, int
 }
 
 int cb_ra_cudnn_prepare(cb_ra_t *x, int bwd, char *why, size_t n) {
-  cb_attn_pos_t contiguous = {0, x->rows, x->rows};
+  cb_attn_pos_t contiguous = {0, x->rows, x->rows, 0};
   if (prepare_pair(x, contiguous, contiguous, bwd, why, n)) return -1;
-  for (int src = 0; src < x->P; src++)
-    if (prepare_pair(x, cb_ra_pos(x->runs), cb_ra_src_pos(x, src), bwd, why, n)) return -1;
+  for (int src = 0; src < x->P; src++) {
+    cb_attn_pos_t q = cb_ra_pos(x->runs), kv = cb_ra_src_pos(x, src);
+    cb_ra_block_pos(x, &q, &kv); /* (as cb_ra_attend hands them over) */
+    if (prepare_pair(x, q, kv, bwd, why, n)) return -1;
+  }
   return 0;
 }

@@ -6,11 +6,15 @@
 #include <string.h>
 
 void cb_ra_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, int first, int final, cudaStream_t s) {
-  x->block->forward(x, cb_ra_pos(x->runs), kv, kvpos, first, final, s);
+  cb_attn_pos_t qpos = cb_ra_pos(x->runs);
+  cb_ra_block_pos(x, &qpos, &kvpos);
+  x->block->forward(x, qpos, kv, kvpos, first, final, s);
 }
 
 void cb_ra_bwd_attend(const cb_ra_t *x, const void *kv, cb_attn_pos_t kvpos, float *dkv, cudaStream_t s) {
-  x->block->backward(x, cb_ra_pos(x->runs), kv, kvpos, dkv, s);
+  cb_attn_pos_t qpos = cb_ra_pos(x->runs);
+  cb_ra_block_pos(x, &qpos, &kvpos);
+  x->block->backward(x, qpos, kv, kvpos, dkv, s);
 }
 
 void cb_ra_note_append(char *note, size_t n, const char *text) {

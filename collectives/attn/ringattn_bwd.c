@@ -19,6 +19,23 @@ void cb_ra_bwd_begin(const cb_ra_t *x, cudaStream_t s) {
   CB_CUDA(cudaMemsetAsync(x->bwd.dq, 0, x->q_elems * sizeof(float), s));
 }
 
+/* The stripe form of local_forward: the fast kernel takes consecutive positions only, so the
+ * rank's queries attend member by member, each member's K/V block (made from the seed at its
+ * stride-R positions) handed over as its dense pair (cb_ra_block_pos), as the ring does. kv: room
+ * for the whole sequence, used as the P blocks. */
+static void local_forward_members(cb_ra_t *x, void *kv, uint64_t seed, cudaStream_t s) {
+  const cb_attn_config_t *c = x->cfg;
+  for (int j = 0; j < x->P; j++) {
+    char *k = (char *)kv + (size_t)j * x->kv_bytes, *v = k + x->kv_elems * x->elem;
+    cb_attn_pos_t q = cb_ra_pos(x->runs), kp = cb_ra_src_pos(x, j);
+    cb_attn_fill(k, x->bf16, 1, c->batch, x->rows, c->kv_heads, c->head_dim, kp, seed, s);
+    cb_attn_fill(v, x->bf16, 2, c->batch, x->rows, c->kv_heads, c->head_dim, kp, seed, s);
+    cb_ra_block_pos(x, &q, &kp);
+    cb_ra_attend_rows(x, x->q, x->o, x->lse, x->out, c->batch, x->rows, q, k, v, x->rows, kp, j == 0, j == x->P - 1, 0,
+                      0, s);
+  }
+}
+
 /* --pass bwd: out and lse of the rank's queries against the whole sequence, made here from the
  * seed (the K/V the check makes the same way), so setup needs no peer. */
 static int local_forward(cb_ra_t *x, uint64_t seed, cudaStream_t s, char *why, size_t n) {
@@ -26,12 +43,16 @@ static int local_forward(cb_ra_t *x, uint64_t seed, cudaStream_t s, char *why, s
   const size_t full = (size_t)c->batch * x->S * c->kv_heads * c->head_dim;
   void *kv = NULL;
   if (cb_ra_alloc(x, &kv, 2 * full * x->elem, why, n)) return -1;
-  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S};
+  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S, 0};
   char *v = (char *)kv + full * x->elem;
-  cb_attn_fill(kv, x->bf16, 1, c->batch, (int64_t)x->S, c->kv_heads, c->head_dim, natural, seed, s);
-  cb_attn_fill(v, x->bf16, 2, c->batch, (int64_t)x->S, c->kv_heads, c->head_dim, natural, seed, s);
-  cb_ra_attend_rows(x, x->q, x->o, x->lse, x->out, c->batch, x->rows, cb_ra_pos(x->runs), kv, v, (int64_t)x->S, natural,
-                    1, 1, 0, 0, s);
+  if (x->runs.stride > 1) {
+    local_forward_members(x, kv, seed, s);
+  } else {
+    cb_attn_fill(kv, x->bf16, 1, c->batch, (int64_t)x->S, c->kv_heads, c->head_dim, natural, seed, s);
+    cb_attn_fill(v, x->bf16, 2, c->batch, (int64_t)x->S, c->kv_heads, c->head_dim, natural, seed, s);
+    cb_ra_attend_rows(x, x->q, x->o, x->lse, x->out, c->batch, x->rows, cb_ra_pos(x->runs), kv, v, (int64_t)x->S,
+                      natural, 1, 1, 0, 0, s);
+  }
   cb_wait_stream(s);
   /* the temporary K/V: given back at once */
   CB_CUDA(cudaFree(kv));
@@ -77,7 +98,7 @@ void cb_ra_bwd_free(cb_ra_t *x) {
  * positions 0..rows-1, into the home sums (cleared by the next backward). */
 void cb_ra_bwd_local(cb_inst_t *in, cudaStream_t s) {
   const cb_ra_t *x = in->priv;
-  cb_attn_pos_t contiguous = {0, x->rows, x->rows};
+  cb_attn_pos_t contiguous = {0, x->rows, x->rows, 0};
   cb_ra_bwd_begin(x, s);
   x->block->backward(x, contiguous, x->kv, contiguous, x->bwd.dkv, s);
 }

@@ -56,7 +56,7 @@ static void query_window(const cb_ra_t *x, bufs_t *u, int b, const cb_ra_window_
   const char *q = (const char *)x->q + qo * x->elem, *d = (const char *)x->bwd.dout + qo * x->elem;
   const char *k = (const char *)u->kvf + (size_t)b * kv_b * x->elem;
   const char *v = (const char *)u->kvf + ((size_t)c->batch + b) * kv_b * x->elem;
-  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S};
+  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S, 0};
   cb_ra_attend_rows(x, q, u->ow, u->lsew, u->outw, 1, w->len, w->pos, k, v, (int64_t)x->S, natural, 1, 1, 1, 0, s);
   cb_attn_bwd_delta_f32(u->ow, d, u->deltaw, 1, (int)w->len, c->heads, c->head_dim, x->bf16, s);
   char why[256] = "";
@@ -76,7 +76,7 @@ static void key_window(const cb_ra_t *x, bufs_t *u, int b, const cb_ra_window_t 
   const cb_attn_config_t *c = x->cfg;
   const size_t q_b = x->S * (size_t)c->heads * c->head_dim, kv_row = (size_t)c->kv_heads * c->head_dim;
   const size_t ko = ((size_t)b * x->rows + w->row0) * kv_row, lo = (size_t)b * c->heads * x->S;
-  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S};
+  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S, 0};
   const char *q = (const char *)u->qf + b * q_b * x->elem, *d = (const char *)u->df + b * q_b * x->elem;
   for (int naive = 0; naive < 2; naive++) {
     float *dkv = (naive ? u->dkv_low : u->dkv_ref) + ko;
@@ -95,7 +95,7 @@ static void key_window(const cb_ra_t *x, bufs_t *u, int b, const cb_ra_window_t 
 /* The whole sequence's q, dout, K/V, lse and deltas (truth and naive) for the key windows. */
 static void whole_sequence(const cb_ra_t *x, bufs_t *u, uint64_t sd, cudaStream_t s) {
   const cb_attn_config_t *c = x->cfg;
-  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S};
+  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S, 0};
   const size_t kv_full = (size_t)c->batch * x->S * c->kv_heads * c->head_dim;
   cb_attn_fill(u->qf, x->bf16, 0, c->batch, (int64_t)x->S, c->heads, c->head_dim, natural, sd, s);
   cb_attn_fill(u->df, x->bf16, 3, c->batch, (int64_t)x->S, c->heads, c->head_dim, natural, sd, s);

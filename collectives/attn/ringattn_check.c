@@ -36,9 +36,11 @@ int cb_ra_check_windows(const cb_ra_t *x, cb_ra_window_t *w) {
     for (int e = 0; e < (offs[1] > 0 ? 2 : 1) && nw < CHECK_MAX_WINDOWS; e++) {
       w[nw].row0 = run_row0[r] + offs[e];
       w[nw].len = len;
-      w[nw].pos.start0 = run_pos[r] + offs[e];
+      const int64_t st = x->runs.stride > 1 ? x->runs.stride : 1;
+      w[nw].pos.start0 = run_pos[r] + offs[e] * st;
       w[nw].pos.len0 = len;
-      w[nw].pos.start1 = w[nw].pos.start0 + len;
+      w[nw].pos.start1 = w[nw].pos.start0 + len * st;
+      w[nw].pos.stride = x->runs.stride;
       nw++;
     }
   }
@@ -75,7 +77,7 @@ long long cb_ra_fwd_check(cb_inst_t *in, cudaStream_t s, uint64_t sd, double err
   CB_CUDA(cudaMalloc((void **)&lse, (size_t)c->heads * (size_t)wrows * sizeof(float)));
   CB_CUDA(cudaMalloc((void **)&acc, 6 * sizeof(double)));
   CB_CUDA(cudaMemsetAsync(acc, 0, 6 * sizeof(double), s));
-  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S};
+  cb_attn_pos_t natural = {0, (int64_t)x->S, (int64_t)x->S, 0};
   cb_attn_fill(kf, x->bf16, 1, c->batch, (int64_t)x->S, c->kv_heads, c->head_dim, natural, sd, s);
   cb_attn_fill(vf, x->bf16, 2, c->batch, (int64_t)x->S, c->kv_heads, c->head_dim, natural, sd, s);
 

@@ -1,7 +1,8 @@
 /* The checks of a ring-attention row against the fp32 reference (kernels/attn/attn.h, attn_bwd.h):
  * the forward's output (ringattn_check.c) and the backward's dQ, dK, dV (ringattn_bwd_check.c),
  * on fresh inputs for (seed, iter) with poisoned outputs, all of this rank's rows of a short
- * problem, else windows at the start and end of every run (where the zigzag masks change). The
+ * problem, else windows at the start and end of every run (where the zigzag masks change; a
+ * stripe run's windows are its first and last rows, at stride R). The
  * pass dispatch (ringattn_pass.c) runs the forward's check for every pass (the backward starts
  * from its out and lse), then the backward's where the pass has one.
  *

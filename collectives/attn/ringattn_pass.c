@@ -67,7 +67,7 @@ static double time_us(cudaStream_t s, int reps, void (*fn)(cb_inst_t *in, cudaSt
  * positions 0..rows-1 (a plain causal or non-causal block of S/P). */
 static void local_block(cb_inst_t *in, cudaStream_t s) {
   const cb_ra_t *x = in->priv;
-  cb_attn_pos_t contiguous = {0, x->rows, x->rows};
+  cb_attn_pos_t contiguous = {0, x->rows, x->rows, 0};
   x->block->forward(x, contiguous, x->kv, contiguous, 1, 1, s);
 }
 

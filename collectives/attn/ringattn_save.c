@@ -103,7 +103,7 @@ static void to_sequence_rows(const cb_ra_t *x, const float *shards, float *seq, 
     cb_attn_runs_t runs = cb_attn_layout_runs(x->S, x->P, j, x->layout, x->U);
     for (int b = 0; b < B; b++)
       for (int64_t i = 0; i < x->rows; i++) {
-        int64_t pos = cb_attn_pos_at(runs.start0, runs.len0, runs.start1, i);
+        int64_t pos = cb_attn_pos_at(runs.start0, runs.len0, runs.start1, runs.stride, i);
         memcpy(seq + ((size_t)b * x->S + (size_t)pos) * width,
                shards + (((size_t)j * B + b) * (size_t)x->rows + (size_t)i) * width, width * sizeof(float));
       }
@@ -117,7 +117,7 @@ static void to_sequence_lse(const cb_ra_t *x, const float *shards, float *seq) {
     cb_attn_runs_t runs = cb_attn_layout_runs(x->S, x->P, j, x->layout, x->U);
     for (int bh = 0; bh < B * H; bh++)
       for (int64_t i = 0; i < x->rows; i++) {
-        int64_t pos = cb_attn_pos_at(runs.start0, runs.len0, runs.start1, i);
+        int64_t pos = cb_attn_pos_at(runs.start0, runs.len0, runs.start1, runs.stride, i);
         seq[(size_t)bh * x->S + (size_t)pos] = shards[(((size_t)j * B * H) + (size_t)bh) * (size_t)x->rows + (size_t)i];
       }
   }

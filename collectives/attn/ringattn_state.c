@@ -14,7 +14,22 @@ cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r) {
   p.start0 = r.start0;
   p.len0 = r.len0;
   p.start1 = r.start1;
+  p.stride = r.stride;
   return p;
+}
+
+cb_attn_runs_t cb_ra_runs(cb_attn_pos_t p, int64_t rows) {
+  cb_attn_runs_t r = {p.start0, p.len0, p.start1, rows > p.len0 ? rows - p.len0 : 0, p.stride};
+  return r;
+}
+
+void cb_ra_block_pos(const cb_ra_t *x, cb_attn_pos_t *qpos, cb_attn_pos_t *kvpos) {
+  cb_attn_runs_t q = cb_ra_runs(*qpos, x->rows), kv = cb_ra_runs(*kvpos, x->rows);
+  if (cb_attn_block_pair(&q, &kv))
+    CB_DIE(CB_EXIT_RUNTIME, "ring attention: a block pair of strides %lld and %lld has no dense form",
+           (long long)qpos->stride, (long long)kvpos->stride);
+  *qpos = cb_ra_pos(q);
+  *kvpos = cb_ra_pos(kv);
 }
 
 cb_attn_pos_t cb_ra_src_pos(const cb_ra_t *x, int src) {

@@ -115,8 +115,14 @@ int cb_ra_ring_local(const cb_ra_t *x, int j);
 /* cudaMalloc, counted in x->mem. The caller frees it (cudaFree). Returns 0 or -1 with why. */
 int cb_ra_alloc(cb_ra_t *x, void **p, size_t bytes, char *why, size_t n);
 
-/* cb_attn_runs_t -> the kernel's position runs. */
+/* cb_attn_runs_t -> the kernel's position runs, and back for a block of `rows` rows. */
 cb_attn_pos_t cb_ra_pos(cb_attn_runs_t r);
+cb_attn_runs_t cb_ra_runs(cb_attn_pos_t p, int64_t rows);
+
+/* A block pair as the block kernels take it (attn_layout.h cb_attn_block_pair): this rank's
+ * query rows at *qpos against a K/V block of x->rows rows at *kvpos; a stripe pair becomes its
+ * dense causal block of stride 1, any other pair is left as it is. */
+void cb_ra_block_pos(const cb_ra_t *x, cb_attn_pos_t *qpos, cb_attn_pos_t *kvpos);
 
 /* Position runs of the K/V block that member `src` holds (the ring's step i carries the block of
  * member (r - i) mod P). */

@@ -16,7 +16,8 @@
  *   lse' = log(exp(lse) + exp(lse_blk)),  o' = o * exp(lse - lse') + o_blk * exp(lse_blk - lse').
  *
  * Positions (for the causal mask): the rows of a block are one or two runs of global sequence
- * positions, row i < len0 -> start0 + i, else start1 + (i - len0), with start1 >= start0 + len0
+ * positions, row i < len0 -> start0 + i*st, else start1 + (i - len0)*st (st: the stride, 1
+ * unless the stripe layout's reference checks ask for more), with start1 >= start0 + len0*st
  * (zigzag sharding: rank r holds chunks r and 2P-1-r). Causal: query at position p sees keys at
  * positions <= p. A query row that sees no key in this block leaves o and lse untouched. Tiles
  * whose keys are all masked are skipped (no loads, no math). */
@@ -33,6 +34,11 @@ extern "C" {
 
 typedef struct cb_attn_pos {
   int64_t start0, len0, start1; /* one run: len0 >= rows of the block (start1 unused) */
+  int64_t stride;               /* 0 or 1: consecutive; s: row i of a run at its start + i*s (the
+                                   stripe layout). Only the references take s > 1 (the fast
+                                   kernels refuse it: cb_attn_check_consecutive); the ring hands
+                                   them a stripe pair as a dense one (collectives/attn/
+                                   attn_layout.h cb_attn_block_pair). */
 } cb_attn_pos_t;
 
 typedef struct cb_attn_args {
@@ -78,6 +84,10 @@ int64_t cb_attn_fwd_ctas(int64_t q_rows, int heads, int batch);
 /* The argument checks both launchers run first (exported so a caller can validate a
  * configuration before allocating): 0, or -1 with the reason in why. */
 int cb_attn_check_args(const cb_attn_args_t *a, char *why, size_t n);
+
+/* The fast kernels' extra rule: causal positions of stride 1 (the references take any stride).
+ * 0, or -1 with one line. */
+int cb_attn_check_consecutive(const cb_attn_pos_t *qpos, const cb_attn_pos_t *kvpos, int causal, char *why, size_t n);
 
 /* Plain reference with the same contract (simple kernel, one thread block per (batch, head,
  * query row), slow). lowp = 0: fp32 math throughout (the truth the checks compare with).

@@ -10,23 +10,35 @@
 /* Positions of a block of `rows` rows (attn.h), checked for the causal mask: non-negative, the
  * second run after the first, every position below INT_MAX (the kernel narrows them to int). */
 static int cb_attn_check_pos(const cb_attn_pos_t *ps, int rows, const char *what, char *why, size_t n) {
-  if (ps->start0 < 0 || ps->len0 < 0) {
-    snprintf(why, n, "attention: %s positions start0 %lld, len0 %lld must be >= 0", what, (long long)ps->start0,
-             (long long)ps->len0);
+  if (ps->start0 < 0 || ps->len0 < 0 || ps->stride < 0 || ps->stride > INT_MAX) {
+    snprintf(why, n, "attention: %s positions start0 %lld, len0 %lld, stride %lld must be >= 0 (stride <= %d)", what,
+             (long long)ps->start0, (long long)ps->len0, (long long)ps->stride, INT_MAX);
     return -1;
   }
-  const long long run0 = ps->len0 < rows ? ps->len0 : rows;
-  long long last = ps->start0 + run0;
+  const long long run0 = ps->len0 < rows ? ps->len0 : rows, st = ps->stride > 1 ? ps->stride : 1;
+  long long last = ps->start0 + run0 * st;
   if (run0 < rows) {
-    if (ps->start1 < ps->start0 + run0) {
-      snprintf(why, n, "attention: %s second run starts at %lld, inside the first (%lld + %lld)", what,
-               (long long)ps->start1, (long long)ps->start0, run0);
+    if (ps->start1 < ps->start0 + run0 * st) {
+      snprintf(why, n, "attention: %s second run starts at %lld, inside the first (%lld + %lld x %lld)", what,
+               (long long)ps->start1, (long long)ps->start0, run0, st);
       return -1;
     }
-    last = ps->start1 + (rows - run0);
+    last = ps->start1 + (rows - run0) * st;
   }
   if (last >= INT_MAX) {
     snprintf(why, n, "attention: %s positions reach %lld, beyond %d", what, last - 1, INT_MAX - 1);
+    return -1;
+  }
+  return 0;
+}
+
+extern "C" int cb_attn_check_consecutive(const cb_attn_pos_t *qpos, const cb_attn_pos_t *kvpos, int causal, char *why,
+                                         size_t n) {
+  if (causal && (qpos->stride > 1 || kvpos->stride > 1)) {
+    snprintf(why, n,
+             "attention: the fast kernels take consecutive positions only (query stride %lld, key stride %lld: hand "
+             "a stripe pair over as a dense one)",
+             (long long)qpos->stride, (long long)kvpos->stride);
     return -1;
   }
   return 0;

@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(CB_ATTN_BWD_REF_THREADS)
   const size_t lse_i = ((size_t)b * a.heads + h) * a.q_len + row;
   const float lse = a.lse[lse_i], delta = a.delta[lse_i];
   if (lse == -INFINITY) return; /* the row saw no key: contributes nothing (uniform per block) */
-  const int64_t qp = cb_attn_pos_at(a.qpos.start0, a.qpos.len0, a.qpos.start1, row);
+  const int64_t qp = cb_attn_pos_at(a.qpos.start0, a.qpos.len0, a.qpos.start1, a.qpos.stride, row);
   if (tid < D) {
     q_s[tid] = cb_scalar<T>::to_float(q[tid]);
     do_s[tid] = cb_scalar<T>::to_float(dout[tid]);
@@ -53,7 +53,8 @@ __global__ void __launch_bounds__(CB_ATTN_BWD_REF_THREADS)
   for (int c = 0; c < a.kv_len; c += CB_ATTN_BWD_REF_THREADS) {
     const int j = c + tid;
     float p = 0.0f, ds = 0.0f;
-    if (j < a.kv_len && !(a.causal && cb_attn_pos_at(a.kvpos.start0, a.kvpos.len0, a.kvpos.start1, j) > qp)) {
+    if (j < a.kv_len &&
+        !(a.causal && cb_attn_pos_at(a.kvpos.start0, a.kvpos.len0, a.kvpos.start1, a.kvpos.stride, j) > qp)) {
       float dot = 0.0f, dp = 0.0f;
       for (int d = 0; d < D; d++) {
         dot += q_s[d] * cb_scalar<T>::to_float(k[(size_t)j * kv_row + d]);

@@ -44,7 +44,8 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
 }
 
 extern "C" int cb_attn_bwd(const cb_attn_bwd_args_t *a, cudaStream_t s, char *why, size_t n) {
-  if (cb_attn_bwd_check_args(a, why, n) < 0) return -1;
+  if (cb_attn_bwd_check_args(a, why, n) < 0 || cb_attn_check_consecutive(&a->qpos, &a->kvpos, a->causal, why, n) < 0)
+    return -1;
   const cb_attn_args_t f = cb_attn_bwd_fwd_args(a);
   if (a->q_len == 0 || a->kv_len == 0) return 0; /* nothing to add */
   char use[160];

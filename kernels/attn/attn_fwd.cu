@@ -29,7 +29,8 @@ static int cb_attn_launch(const cb_attn_params &p, int batch, cudaStream_t s, ch
 }
 
 extern "C" int cb_attn_fwd_mma(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
-  if (cb_attn_check_args(a, why, n) < 0) return -1;
+  if (cb_attn_check_args(a, why, n) < 0 || cb_attn_check_consecutive(&a->qpos, &a->kvpos, a->causal, why, n) < 0)
+    return -1;
   const cb_attn_params p = cb_attn_params_of(a);
   if (a->q_len == 0) return 0; /* nothing to compute or write */
   if (a->bf16)

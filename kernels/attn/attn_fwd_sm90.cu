@@ -66,7 +66,8 @@ extern "C" int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_
 }
 
 extern "C" int cb_attn_fwd_sm90(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
-  if (cb_attn_check_args(a, why, n) < 0) return -1;
+  if (cb_attn_check_args(a, why, n) < 0 || cb_attn_check_consecutive(&a->qpos, &a->kvpos, a->causal, why, n) < 0)
+    return -1;
   if (a->q_len == 0) return 0;
   if (!cb_attn_fwd_sm90_usable(a, why, n)) return -1;
   if (a->bf16)

@@ -62,9 +62,11 @@ CB_HD float cb_attn_merge(float lse_a, float lse_b, float *w_a, float *w_b) {
 }
 
 /* Global sequence position of row i of a block whose rows are one or two runs (attn.h):
- * rows i < len0 are at start0 + i, the others at start1 + (i - len0). */
-CB_HD int64_t cb_attn_pos_at(int64_t start0, int64_t len0, int64_t start1, int64_t i) {
-  return i < len0 ? start0 + i : start1 + (i - len0);
+ * rows i < len0 are at start0 + i*stride, the others at start1 + (i - len0)*stride (stride 0
+ * means 1). */
+CB_HD int64_t cb_attn_pos_at(int64_t start0, int64_t len0, int64_t start1, int64_t stride, int64_t i) {
+  const int64_t st = stride > 1 ? stride : 1;
+  return i < len0 ? start0 + i * st : start1 + (i - len0) * st;
 }
 
 /* How many of the n rows of a block (positions as above, increasing with the row) are at a

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(CB_ATTN_REF_THREADS) cb_attn_reference_kernel(
   const T *k = static_cast<const T *>(a.k) + ((size_t)b * a.kv_len * a.kv_heads + hk) * D;
   const T *v = static_cast<const T *>(a.v) + ((size_t)b * a.kv_len * a.kv_heads + hk) * D;
   const size_t kv_row = (size_t)a.kv_heads * D;
-  const int64_t qp = cb_attn_pos_at(a.qpos.start0, a.qpos.len0, a.qpos.start1, row);
+  const int64_t qp = cb_attn_pos_at(a.qpos.start0, a.qpos.len0, a.qpos.start1, a.qpos.stride, row);
   if (tid < D) q_s[tid] = cb_attn_ref_load(q + tid);
   const size_t lse_i = ((size_t)b * a.heads + h) * a.q_len + row;
   /* read before the barriers below: thread 0 writes the new value at the end */
@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(CB_ATTN_REF_THREADS) cb_attn_reference_kernel(
 
   /* scaled score of key j, or -inf when the key is masked */
   auto score = [&](int j) -> float {
-    if (a.causal && cb_attn_pos_at(a.kvpos.start0, a.kvpos.len0, a.kvpos.start1, j) > qp) return -INFINITY;
+    if (a.causal && cb_attn_pos_at(a.kvpos.start0, a.kvpos.len0, a.kvpos.start1, a.kvpos.stride, j) > qp)
+      return -INFINITY;
     float dot = 0.0f;
     for (int d = 0; d < D; d++) dot += q_s[d] * cb_attn_ref_load(k + (size_t)j * kv_row + d);
     return lowp ? cb_attn_ref_round<T>(cb_attn_ref_round<T>(dot) * a.scale) : dot * a.scale;

@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(kFillThreads)
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
     size_t d = i % dim, h = (i / dim) % heads, r = (i / ((size_t)dim * heads)) % rows,
            b = i / ((size_t)dim * heads * rows);
-    int64_t p = cb_attn_pos_at(pos.start0, pos.len0, pos.start1, (int64_t)r);
+    int64_t p = cb_attn_pos_at(pos.start0, pos.len0, pos.start1, pos.stride, (int64_t)r);
     uint64_t key = cb_mix64(seed ^ cb_mix64(((uint64_t)t << 56) ^ ((uint64_t)b << 40) ^ (uint64_t)p));
     key = cb_mix64(key ^ ((uint64_t)h << 20) ^ (uint64_t)d);
     x[i] = from_float<T>(amp * (2.0f * uniform01(key) - 1.0f));

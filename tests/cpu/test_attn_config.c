@@ -118,7 +118,10 @@ static void test_layout_ulysses(void) {
   CHECK(ATTN->layouts == CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG) && ATTN->ulysses == 10, "--layout zigzag --ulysses 2,4");
   CHECK_EQ_INT(parse("ringattn --layout=all --ulysses=all"), CB_ARGS_OK);
   CHECK(ATTN->layouts == CB_ATTN_LAYOUT_ALL && ATTN->ulysses_all, "=all");
-  expect_error("ringattn --layout stripe", "--layout: 'stripe' (accepted: contiguous, zigzag, a comma list, all)");
+  CHECK_EQ_INT(parse("ringattn --layout stripe,zigzag"), CB_ARGS_OK);
+  CHECK(ATTN->layouts == (CB_ATTN_LAYOUT_BIT(CB_ATTN_STRIPE) | CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG)), "stripe,zigzag");
+  expect_error("ringattn --layout stripes",
+               "--layout: 'stripes' (accepted: contiguous, zigzag, stripe, a comma list, all)");
   expect_error("ringattn --layout", "needs a value");
   expect_error("ringattn --ulysses 0", "--ulysses: '0' (accepted: all, or ranks per group 1..64, comma-separated)");
   expect_error("ringattn --ulysses 2,x", "--ulysses: '2,x'");
@@ -138,7 +141,7 @@ static void test_describer_variants(void) {
   CHECK_CONTAINS(why, "--ulysses 4 does not divide 6 ranks");
   int on = 0;
   for (int v = 0; v < fi->nvariants; v++) on += fi->variant_on(ATTN, v, 8);
-  CHECK_EQ_INT(on, 4); /* causal x {contiguous, zigzag} x U = {2, 4} */
+  CHECK_EQ_INT(on, 6); /* causal x {contiguous, zigzag, stripe} x U = {2, 4} */
   CHECK_EQ_INT(parse("ringattn --ulysses all"), CB_ARGS_OK);
   CHECK_EQ_INT(fi->check_ranks(ATTN, 6, A.dtypes, A.ndtypes, why, sizeof why), 0);
   on = 0;
@@ -160,6 +163,13 @@ static void test_describer_variants(void) {
   CHECK_EQ_INT(fi->plan(&p, 4, "graph", what, sizeof what, why, sizeof why), -1); /* not 8 chunks */
   CHECK_EQ_STR(what, "ringattn bfloat16 S=4100 causal U=2 graph fwd");
   CHECK_CONTAINS(why, "8 equal chunks");
+  p.variant = cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_STRIPE, 2, 0});
+  CHECK_EQ_INT(fi->plan(&p, 4, "eager", what, sizeof what, why, sizeof why), 0); /* stripe: S/P = 1025 rows */
+  CHECK_EQ_STR(what, "ringattn bfloat16 S=4100 causal stripe U=2 eager fwd");
+  p.point = 4102;
+  CHECK_EQ_INT(fi->plan(&p, 4, "eager", what, sizeof what, why, sizeof why), -1); /* 4102 over 4 ranks */
+  CHECK_CONTAINS(why, "4 equal chunks (stripe: S/P rows per rank over 4 ranks)");
+  p.point = 4100;
 
   /* the row: the group's layout on every row; U, R and the algorithm's own bytes on timed ones */
   p.variant = cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 2, 0});

@@ -4,7 +4,8 @@
  *     each position held by exactly one rank, every rank S/P rows in at most two runs, a group's
  *     ranks in member order holding exactly its ring member's rows (the layout over R = P/U),
  *     U = 1 the ring's sharding (cb_attn_shard), U = P the natural order, the zigzag's groups
- *     with the same causal work;
+ *     with the same causal work; stripe's one run of stride R (any S a multiple of P);
+ *   - the stripe block pair as a dense causal block (cb_attn_block_pair) against brute force;
  *   - the sequence checks and their messages;
  *   - the variant index both ways, which variants a configuration turns on (defaults, --layout,
  *     --ulysses LIST and all), the first Ulysses group, the degree, the checks with the rank count.
@@ -18,22 +19,30 @@
 #include "attn_variant.h"
 #include "cb_testing.h"
 
-static int64_t pos_at(cb_attn_runs_t r, int64_t i) { return i < r.len0 ? r.start0 + i : r.start1 + (i - r.len0); }
+static int64_t pos_at(cb_attn_runs_t r, int64_t i) {
+  const int64_t st = r.stride > 1 ? r.stride : 1;
+  return i < r.len0 ? r.start0 + i * st : r.start1 + (i - r.len0) * st;
+}
 
 static void test_parse_layouts(void) {
   int bits = -1;
   CHECK(cb_attn_parse_layouts("contiguous", &bits) == 0 && bits == CB_ATTN_LAYOUT_BIT(CB_ATTN_CONTIGUOUS), "contig");
   CHECK(cb_attn_parse_layouts("zigzag", &bits) == 0 && bits == CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG), "zigzag");
-  CHECK(cb_attn_parse_layouts("zigzag,contiguous", &bits) == 0 && bits == CB_ATTN_LAYOUT_ALL, "list");
+  CHECK(cb_attn_parse_layouts("zigzag,contiguous", &bits) == 0 &&
+            bits == (CB_ATTN_LAYOUT_BIT(CB_ATTN_CONTIGUOUS) | CB_ATTN_LAYOUT_BIT(CB_ATTN_ZIGZAG)),
+        "list");
+  CHECK(cb_attn_parse_layouts("stripe", &bits) == 0 && bits == CB_ATTN_LAYOUT_BIT(CB_ATTN_STRIPE), "stripe");
+  CHECK(cb_attn_parse_layouts("stripe,zigzag,contiguous", &bits) == 0 && bits == CB_ATTN_LAYOUT_ALL, "all three");
   CHECK(cb_attn_parse_layouts("all", &bits) == 0 && bits == CB_ATTN_LAYOUT_ALL, "all");
-  const char *bad[] = {"",           "stripe", "zigzag,", ",zigzag", "ZIGZAG", "zig", "zigzag,,contiguous",
-                       "all,zigzag", " zigzag"};
+  const char *bad[] = {"",           "stripes", "zigzag,", ",zigzag", "ZIGZAG", "zig", "zigzag,,contiguous",
+                       "all,zigzag", " zigzag", "Stripe",  "stripe,", "strided"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     bits = 77;
     CHECK(cb_attn_parse_layouts(bad[i], &bits) == -1 && bits == 77, "'%s' accepted", bad[i]);
   }
   CHECK_EQ_STR(cb_attn_layout_name(CB_ATTN_CONTIGUOUS), "contiguous");
   CHECK_EQ_STR(cb_attn_layout_name(CB_ATTN_ZIGZAG), "zigzag");
+  CHECK_EQ_STR(cb_attn_layout_name(CB_ATTN_STRIPE), "stripe");
   CHECK_EQ_STR(cb_attn_layout_name(7), "?");
   CHECK_EQ_INT(cb_attn_default_layout(0), CB_ATTN_CONTIGUOUS);
   CHECK_EQ_INT(cb_attn_default_layout(1), CB_ATTN_ZIGZAG);
@@ -49,7 +58,10 @@ static void check_layout(uint64_t S, int P, int U, int layout) {
     const cb_attn_runs_t x = cb_attn_layout_runs(S, P, r, layout, U);
     CHECK(x.len0 + x.len1 == L, "S=%llu P=%d U=%d layout %d rank %d: %lld rows", (unsigned long long)S, P, U, layout, r,
           (long long)(x.len0 + x.len1));
-    CHECK(x.len1 > 0 || x.start1 == x.start0 + x.len0, "one run: start1 follows it (rank %d)", r);
+    CHECK(x.len1 > 0 || x.start1 == x.start0 + x.len0 * (x.stride > 1 ? x.stride : 1),
+          "one run: start1 follows it (rank %d)", r);
+    CHECK(layout == CB_ATTN_STRIPE ? x.len1 == 0 && x.stride == (R > 1 ? R : 0) : x.stride == 0,
+          "stripe: one run of stride R; the others stride 1 (rank %d)", r);
     CHECK(x.len1 == 0 || x.start1 >= x.start0 + x.len0, "two runs in order (rank %d)", r);
     /* the group's ring member's rows, member by member */
     const cb_attn_runs_t grp = cb_attn_layout_runs(S, R, r / U, layout, 1);
@@ -65,7 +77,12 @@ static void check_layout(uint64_t S, int P, int U, int layout) {
     }
     if (U == 1) {
       const cb_attn_runs_t ring = cb_attn_shard(S, P, r, layout == CB_ATTN_ZIGZAG);
-      CHECK(memcmp(&ring, &x, sizeof x) == 0, "U = 1: the ring's shard (P=%d rank %d layout %d)", P, r, layout);
+      if (layout != CB_ATTN_STRIPE)
+        CHECK(memcmp(&ring, &x, sizeof x) == 0, "U = 1: the ring's shard (P=%d rank %d layout %d)", P, r, layout);
+      else
+        for (int64_t i = 0; i < L; i++)
+          CHECK(pos_at(x, i) == r + i * P, "U = 1 stripe: rank %d row %lld at %lld", r, (long long)i,
+                (long long)pos_at(x, i));
     }
     if (U == P)
       CHECK(pos_at(x, 0) == r * L && pos_at(x, L - 1) == (r + 1) * L - 1, "U = P: natural order (rank %d)", r);
@@ -85,10 +102,87 @@ static void test_layout_runs(void) {
       for (uint64_t c = 1; c <= 5; c++)
         for (int layout = 0; layout < CB_ATTN_NLAYOUTS; layout++) check_layout(2 * c * (uint64_t)P, P, U, layout);
     }
+  /* stripe needs S a multiple of P only; rank r = g*U + u holds u*L*R + g + i*R */
+  for (int P = 1; P <= 8; P++)
+    for (int U = 1; U <= P; U++) {
+      if (P % U) continue;
+      for (uint64_t c = 1; c <= 5; c += 2) {
+        const uint64_t S = c * (uint64_t)P;
+        check_layout(S, P, U, CB_ATTN_STRIPE);
+        const int R = P / U;
+        const int64_t L = (int64_t)c;
+        for (int r = 0; r < P; r++) {
+          const cb_attn_runs_t x = cb_attn_layout_runs(S, P, r, CB_ATTN_STRIPE, U);
+          for (int64_t i = 0; i < L; i++)
+            CHECK(pos_at(x, i) == (int64_t)(r % U) * L * R + r / U + i * R, "stripe S=%llu P=%d U=%d rank %d row %lld",
+                  (unsigned long long)S, P, U, r, (long long)i);
+        }
+      }
+    }
   /* U = 3 of a zigzag group: the middle rank holds the end of one chunk and the start of the other */
   const cb_attn_runs_t mid = cb_attn_layout_runs(24, 6, 1, CB_ATTN_ZIGZAG, 3); /* R = 2: chunks 6 long */
   CHECK(mid.start0 == 4 && mid.len0 == 2 && mid.start1 == 18 && mid.len1 == 2, "middle member: %lld+%lld, %lld+%lld",
         (long long)mid.start0, (long long)mid.len0, (long long)mid.start1, (long long)mid.len1);
+}
+
+/* cb_attn_block_pair against brute force: every (query member, key member) pair of the stripe
+ * layout, P ranks in groups of U (the inner ring: R members of the group's rows, and the
+ * ranks' own rows), small S; the dense pair's causal mask equals the strided one entry by
+ * entry, and it has stride 1. */
+static void check_pair(cb_attn_runs_t q, cb_attn_runs_t k, const char *what) {
+  cb_attn_runs_t dq = q, dk = k;
+  CHECK(cb_attn_block_pair(&dq, &dk) == 0, "%s: refused", what);
+  CHECK(dq.stride <= 1 && dk.stride <= 1 && dq.len1 == 0 && dk.len1 == 0, "%s: one run of stride 1", what);
+  CHECK(dq.start0 >= 0 && dk.start0 >= 0, "%s: positions >= 0", what);
+  CHECK(q.stride <= 1 || dq.start0 == 0 || dk.start0 == 0, "%s: one start 0", what);
+  CHECK(dq.len0 == q.len0 && dk.len0 == k.len0, "%s: lengths kept", what);
+  for (int64_t i = 0; i < q.len0; i++)
+    for (int64_t j = 0; j < k.len0; j++) {
+      const int want = pos_at(k, j) <= pos_at(q, i), got = pos_at(dk, j) <= pos_at(dq, i);
+      CHECK(want == got, "%s: query %lld key %lld: mask %d, dense %d", what, (long long)i, (long long)j, want, got);
+    }
+}
+
+static void test_block_pair(void) {
+  char what[96];
+  for (int P = 1; P <= 8; P++)
+    for (int U = 1; U <= P; U++) {
+      if (P % U) continue;
+      const int R = P / U;
+      for (uint64_t c = 1; c <= 4; c++) {
+        const uint64_t S = c * (uint64_t)P;
+        for (int a = 0; a < P; a++) /* the ranks' own rows, every pair */
+          for (int b = 0; b < P; b++) {
+            snprintf(what, sizeof what, "S=%llu P=%d U=%d ranks %d, %d", (unsigned long long)S, P, U, a, b);
+            check_pair(cb_attn_layout_runs(S, P, a, CB_ATTN_STRIPE, U), cb_attn_layout_runs(S, P, b, CB_ATTN_STRIPE, U),
+                       what);
+          }
+        for (int a = 0; a < R; a++) /* the ring's members (the inner ring of a hybrid row) */
+          for (int b = 0; b < R; b++) {
+            snprintf(what, sizeof what, "S=%llu R=%d members %d, %d", (unsigned long long)S, R, a, b);
+            check_pair(cb_attn_layout_runs(S, R, a, CB_ATTN_STRIPE, 1), cb_attn_layout_runs(S, R, b, CB_ATTN_STRIPE, 1),
+                       what);
+          }
+      }
+    }
+  /* stride 1 pairs (contiguous, zigzag) are left as they are */
+  cb_attn_runs_t q = cb_attn_layout_runs(16, 4, 1, CB_ATTN_ZIGZAG, 1),
+                 k = cb_attn_layout_runs(16, 4, 2, CB_ATTN_ZIGZAG, 1);
+  const cb_attn_runs_t q0 = q, k0 = k;
+  CHECK(cb_attn_block_pair(&q, &k) == 0 && memcmp(&q, &q0, sizeof q) == 0 && memcmp(&k, &k0, sizeof k) == 0,
+        "zigzag pair unchanged");
+  /* a strided block against a consecutive one, or two runs with a stride: refused, unchanged */
+  q = cb_attn_layout_runs(16, 4, 1, CB_ATTN_STRIPE, 1);
+  const cb_attn_runs_t qs = q;
+  CHECK(cb_attn_block_pair(&q, &k) == -1 && memcmp(&q, &qs, sizeof q) == 0, "mixed strides refused");
+  cb_attn_runs_t two = q;
+  two.len1 = 1;
+  cb_attn_runs_t q2 = q;
+  CHECK(cb_attn_block_pair(&q2, &two) == -1, "two strided runs refused");
+  /* the cut diagonal: member 0 against member 1 of R = 4 is strictly below the diagonal */
+  q = cb_attn_layout_runs(16, 4, 0, CB_ATTN_STRIPE, 1), k = cb_attn_layout_runs(16, 4, 1, CB_ATTN_STRIPE, 1);
+  CHECK(cb_attn_block_pair(&q, &k) == 0 && q.start0 == 0 && k.start0 == 1, "member 0 vs 1: A - B = -1 (%lld, %lld)",
+        (long long)q.start0, (long long)k.start0);
 }
 
 static void test_seq_check(void) {
@@ -99,6 +193,10 @@ static void test_seq_check(void) {
   CHECK_CONTAINS(why, "does not split into 8 equal chunks (zigzag: 2 chunks per rank over 4 ranks)");
   CHECK(cb_attn_layout_seq_check(10, 4, CB_ATTN_CONTIGUOUS, why, sizeof why) == -1, "10 over 4");
   CHECK_CONTAINS(why, "does not split into 4 equal chunks (one chunk per rank over 4 ranks)");
+  CHECK(cb_attn_layout_seq_check(12, 4, CB_ATTN_STRIPE, why, sizeof why) == 0, "%s", why);
+  CHECK(cb_attn_layout_seq_check(14, 4, CB_ATTN_STRIPE, why, sizeof why) == -1, "14 over 4 stripe");
+  CHECK_CONTAINS(why, "does not split into 4 equal chunks (stripe: S/P rows per rank over 4 ranks)");
+  CHECK(cb_attn_layout_seq_check(0, 3, CB_ATTN_STRIPE, why, sizeof why) == -1, "empty stripe");
   CHECK(cb_attn_layout_seq_check(0, 1, CB_ATTN_CONTIGUOUS, why, sizeof why) == -1, "empty sequence");
   CHECK(cb_attn_layout_seq_check(CB_ATTN_MAX_SEQ * 2, 2, CB_ATTN_CONTIGUOUS, why, sizeof why) == -1, "too long");
   CHECK_CONTAINS(why, "is longer than");
@@ -135,6 +233,8 @@ static void test_variants(void) {
   CHECK_EQ_STR(names[cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_CONTIGUOUS, 64, 0})],
                "-causal-contiguous-U64");
   CHECK_EQ_STR(names[cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_ZIGZAG, 3, 0})], "-noncausal-zigzag-U3");
+  CHECK_EQ_STR(names[cb_attn_variant_index((cb_attn_variant_t){1, CB_ATTN_STRIPE, 0, 0})], "-causal-stripe");
+  CHECK_EQ_STR(names[cb_attn_variant_index((cb_attn_variant_t){0, CB_ATTN_STRIPE, 2, 0})], "-noncausal-stripe-U2");
   /* with a --batch list every variant names its batch; all names differ */
   char why[256];
   CHECK(cb_attn_parse_batches("16,1,2,3,4,5,6,7,8,9,10,11,12,13,14,4096", &c, why, sizeof why) == 0, "%s", why);
@@ -155,10 +255,14 @@ static void test_variants(void) {
   CHECK(cb_attn_variant_first(&c, on[0], 8), "slot 0 is the first");
   c.causal_modes = CB_ATTN_CAUSAL;
   c.layouts = CB_ATTN_LAYOUT_ALL;
-  CHECK_EQ_INT(count_on(&c, 8, on), 2); /* causal contiguous and zigzag */
+  CHECK_EQ_INT(count_on(&c, 8, on), 3); /* causal contiguous, zigzag and stripe */
+  c.layouts = CB_ATTN_LAYOUT_BIT(CB_ATTN_STRIPE);
+  CHECK_EQ_INT(count_on(&c, 8, on), 1);
+  CHECK(cb_attn_variant(on[0]).layout == CB_ATTN_STRIPE && cb_attn_variant(on[0]).causal, "causal stripe alone");
+  c.layouts = CB_ATTN_LAYOUT_ALL;
   CHECK(cb_attn_parse_ulysses("2,4", &c) == 0, "2,4");
   n = count_on(&c, 8, on);
-  CHECK_EQ_INT(n, 4);
+  CHECK_EQ_INT(n, 6);
   int u2 = 0, u4 = 0;
   for (int i = 0; i < n; i++) {
     const cb_attn_variant_t f = cb_attn_variant(on[i]);
@@ -166,7 +270,7 @@ static void test_variants(void) {
     CHECK_EQ_INT(cb_attn_ulysses_degree(on[i], 8), f.ulysses);
     CHECK(cb_attn_variant_first(&c, on[i], 8) == (f.ulysses == 2), "first Ulysses group: U = 2 (variant %d)", on[i]);
   }
-  CHECK(u2 == 2 && u4 == 2, "U = 2 and 4, each in both layouts");
+  CHECK(u2 == 3 && u4 == 3, "U = 2 and 4, each in the three layouts");
   CHECK(cb_attn_ulysses_check(&c, 8, why, sizeof why) == 0, "%s", why);
   CHECK(cb_attn_ulysses_check(&c, 6, why, sizeof why) == -1, "4 does not divide 6");
   CHECK_CONTAINS(why, "--ulysses 4 does not divide 6 ranks");
@@ -223,6 +327,7 @@ static void test_parse_ulysses(void) {
 int main(void) {
   test_parse_layouts();
   test_layout_runs();
+  test_block_pair();
   test_seq_check();
   test_variants();
   test_parse_ulysses();

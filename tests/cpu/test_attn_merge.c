@@ -35,7 +35,7 @@ typedef struct {
   int64_t start0, len0, start1;
 } pos_t;
 
-static int64_t pos(const pos_t *p, int64_t i) { return cb_attn_pos_at(p->start0, p->len0, p->start1, i); }
+static int64_t pos(const pos_t *p, int64_t i) { return cb_attn_pos_at(p->start0, p->len0, p->start1, 0, i); }
 
 /* ---- the merge test ---- */
 

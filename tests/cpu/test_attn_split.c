@@ -6,6 +6,8 @@
  *     merges carry first on the first and final on the last; rows without keys get a call only
  *     when first or final; at most CB_ATTN_MAX_CALLS calls;
  *   - how many calls the ring's steps take (1 or 3: the coalescing works);
+ *   - one run against one run at every offset (the cut diagonal: a full part, a causal square,
+ *     a full rest) and the stripe ring's pairs made dense (attn_layout.h cb_attn_block_pair);
  *   - random one- and two-run blocks: a split either covers exactly the visible pairs or fails
  *     with "not supported: cuDNN has no mask", and the failures are exactly the pairs that are
  *     partly visible without being diagonal. */
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "attn_config.h"
+#include "attn_layout.h"
 #include "attn_split.h"
 #include "cb_testing.h"
 
@@ -116,29 +119,37 @@ static void test_plain(void) {
   cb_attn_call_t c[CB_ATTN_MAX_CALLS];
   char why[256];
   /* the P = 1 reference: one causal call over everything (single_cudnn writes out directly) */
-  cb_attn_runs_t all = {0, 1000, 1000, 0};
+  cb_attn_runs_t all = {0, 1000, 1000, 0, 0};
   int nc = cb_attn_split(all, 1000, all, 1000, 1, 1, 1, c, why, sizeof why);
   CHECK_EQ_INT(nc, 1);
   CHECK(nc == 1 && c[0].causal && c[0].q_len == 1000 && c[0].kv_len == 1000 && c[0].first && c[0].final, "single");
   /* two adjacent runs are one run */
-  cb_attn_runs_t two = {0, 400, 400, 600};
+  cb_attn_runs_t two = {0, 400, 400, 600, 0};
   nc = cb_attn_split(two, 1000, two, 1000, 1, 0, 0, c, why, sizeof why);
   CHECK(nc == 1 && c[0].causal && c[0].q_len == 1000, "adjacent runs: %d calls", nc);
   /* joining would hide the diagonal here: the runs as given, 2 calls */
-  cb_attn_runs_t q2 = {0, 2, 2, 2}, k2 = {0, 2, 2, 0};
+  cb_attn_runs_t q2 = {0, 2, 2, 2, 0}, k2 = {0, 2, 2, 0, 0};
   nc = cb_attn_split(q2, 4, k2, 2, 1, 1, 1, c, why, sizeof why);
   CHECK(nc == 2 && c[0].causal && !c[1].causal, "unjoined: %d calls (%s)", nc, nc < 0 ? why : "");
   /* a middle step sees nothing: no call at all; a final one still writes out */
-  cb_attn_runs_t early = {0, 10, 10, 0}, late = {100, 10, 110, 0};
+  cb_attn_runs_t early = {0, 10, 10, 0, 0}, late = {100, 10, 110, 0, 0};
   nc = cb_attn_split(early, 10, late, 10, 1, 0, 0, c, why, sizeof why);
   CHECK_EQ_INT(nc, 0);
   nc = cb_attn_split(early, 10, late, 10, 1, 0, 1, c, why, sizeof why);
   CHECK(nc == 1 && c[0].kv_len == 0 && c[0].final && !c[0].first, "final without keys");
-  /* partial visibility that is not diagonal: the reason, no calls */
-  cb_attn_runs_t q = {0, 10, 10, 0}, kv = {5, 10, 15, 0};
+  /* one run against one run with the diagonal cut (keys 5 ahead): a causal square of 5 after
+   * 5 query rows that see nothing */
+  cb_attn_runs_t q = {0, 10, 10, 0, 0}, kv = {5, 10, 15, 0, 0};
   nc = cb_attn_split(q, 10, kv, 10, 1, 1, 1, c, why, sizeof why);
+  CHECK(nc == 2 && c[0].kv_len == 0 && c[0].q_len == 5 && c[1].causal && c[1].q_row0 == 5 && c[1].q_len == 5 &&
+            c[1].kv_row0 == 0,
+        "cut diagonal: %d calls", nc);
+  if (nc > 0) check_calls("cut diagonal", q, 10, kv, 10, 1, 1, 1, c, nc);
+  /* partial visibility of two runs that is not diagonal: the reason, no calls */
+  cb_attn_runs_t q5 = {0, 5, 20, 5, 0}, k5 = {2, 10, 12, 0, 0};
+  nc = cb_attn_split(q5, 10, k5, 10, 1, 1, 1, c, why, sizeof why);
   CHECK_EQ_INT(nc, -1);
-  CHECK_CONTAINS(why, "not supported: cuDNN has no mask for queries at positions 0..9 against keys at 5..14");
+  CHECK_CONTAINS(why, "not supported: cuDNN has no mask for queries at positions 0..4 against keys at 2..11");
   /* ... which non-causal does not care about */
   CHECK_EQ_INT(cb_attn_split(q, 10, kv, 10, 0, 1, 1, c, why, sizeof why), 1);
   /* empty blocks */
@@ -164,7 +175,7 @@ static void test_random(void) {
       s = s * 6364136223846793005ull + 1442695040888963407ull;
       const int64_t len0 = 1 + (int64_t)((s >> 33) % 4), len1 = (int64_t)((s >> 40) % 4);
       const int64_t start0 = (int64_t)((s >> 20) % 8), gap = (int64_t)((s >> 50) % 4);
-      b[z] = (cb_attn_runs_t){start0, len0, start0 + len0 + gap, len1};
+      b[z] = (cb_attn_runs_t){start0, len0, start0 + len0 + gap, len1, 0};
       n[z] = len0 + len1;
     }
     int expect_ok = 1;
@@ -191,9 +202,61 @@ static void test_random(void) {
   }
 }
 
+/* One run against one run, every offset: the split never refuses (invisible, full, diagonal or
+ * cut) and covers exactly the visible pairs. */
+static void test_offsets(void) {
+  cb_attn_call_t c[CB_ATTN_MAX_CALLS];
+  char why[256], what[128];
+  int bad = 0;
+  for (int64_t ql = 1; ql <= 6 && !bad; ql++)
+    for (int64_t kl = 1; kl <= 6 && !bad; kl++)
+      for (int64_t d = -8; d <= 8 && !bad; d++)
+        for (int fl = 0; fl < 4 && !bad; fl++) {
+          const int64_t qs = d > 0 ? d : 0, ks = d < 0 ? -d : 0;
+          cb_attn_runs_t q = {qs, ql, qs + ql, 0, 0}, kv = {ks, kl, ks + kl, 0, 0};
+          snprintf(what, sizeof what, "q %lld x %lld, k %lld x %lld, flags %d", (long long)qs, (long long)ql,
+                   (long long)ks, (long long)kl, fl);
+          const int nc = cb_attn_split(q, ql, kv, kl, 1, fl & 1, fl >> 1, c, why, sizeof why);
+          CHECK(nc >= 0, "%s: %s", what, why);
+          bad = nc < 0 || check_calls(what, q, ql, kv, kl, 1, fl & 1, fl >> 1, c, nc) > 0;
+        }
+}
+
+/* The stripe ring's pairs (attn_layout.h): every (member, source) pair of R members, made dense by
+ * cb_attn_block_pair, splits into calls that cover exactly the visible pairs, in 1 or 2 calls
+ * with keys (the cut diagonal of a source after the member: its square; the rest none). */
+static void test_stripe(void) {
+  cb_attn_call_t c[CB_ATTN_MAX_CALLS];
+  char why[256], what[128];
+  int bad = 0;
+  for (int R = 1; R <= 8 && !bad; R++)
+    for (uint64_t L = 1; L <= 6 && !bad; L++)
+      for (int g = 0; g < R; g++)
+        for (int src = 0; src < R; src++)
+          for (int fl = 0; fl < 4; fl++) {
+            const uint64_t S = L * (uint64_t)R;
+            cb_attn_runs_t q = cb_attn_layout_runs(S, R, g, CB_ATTN_STRIPE, 1),
+                           kv = cb_attn_layout_runs(S, R, src, CB_ATTN_STRIPE, 1);
+            CHECK(cb_attn_block_pair(&q, &kv) == 0, "pair refused");
+            snprintf(what, sizeof what, "stripe R %d L %llu member %d src %d flags %d", R, (unsigned long long)L, g,
+                     src, fl);
+            const int nc = cb_attn_split(q, (int64_t)L, kv, (int64_t)L, 1, fl & 1, fl >> 1, c, why, sizeof why);
+            CHECK(nc >= 0, "%s: %s", what, why);
+            if (nc < 0 || check_calls(what, q, (int64_t)L, kv, (int64_t)L, 1, fl & 1, fl >> 1, c, nc)) {
+              bad = 1;
+              continue;
+            }
+            int keyed = 0;
+            for (int x = 0; x < nc; x++) keyed += c[x].kv_len > 0;
+            CHECK(keyed <= 1 || (L > 1 && src > g), "%s: %d calls with keys", what, keyed);
+          }
+}
+
 int main(void) {
   test_ring();
   test_plain();
+  test_offsets();
+  test_stripe();
   test_random();
   return cb_test_finish("test_attn_split");
 }

@@ -1,7 +1,8 @@
 /* GPU test of the backward block-attention kernel (kernels/attn/attn_bwd.h, cb_attn_bwd) on one GPU,
  * and its benchmark.
  *   attn_bwd_test            correctness against a float64 host reference: bf16 and fp16, head
- *                            dims 64 and 128, causal (one run and zigzag) and not, grouped K/V
+ *                            dims 64 and 128, causal (one run, zigzag, stripe pairs made dense)
+ *                            and not, grouped K/V
  *                            heads, lengths that are no multiple of the tiles, the K/V block
  *                            split into parts that accumulate as ring steps do; exit 1 on any
  *                            failure, 77 without a GPU (or without the kernel: not sm_90)
@@ -40,7 +41,10 @@ static void *dalloc(size_t b) {
   CB_CUDA(cudaMalloc(&p, b < 16 ? 16 : b));
   return p;
 }
-static int64_t pos_at(cb_attn_pos_t p, int64_t i) { return i < p.len0 ? p.start0 + i : p.start1 + (i - p.len0); }
+static int64_t pos_at(cb_attn_pos_t p, int64_t i) {
+  const int64_t st = p.stride > 1 ? p.stride : 1;
+  return i < p.len0 ? p.start0 + i * st : p.start1 + (i - p.len0) * st;
+}
 
 typedef struct {
   const char *name;
@@ -63,7 +67,9 @@ static double maxdiff(const float *a, const double *b, size_t n) {
   return m;
 }
 
-static void run_case(const bcase_t *c, int D, int bf16) {
+/* dense: NULL, or the positions the kernel gets instead of c's (query, then keys): a stripe pair's
+ * dense block, which must give the gradients the float64 reference gives at the strided ones. */
+static void run_case(const bcase_t *c, int D, int bf16, const cb_attn_pos_t *dense) {
   const int B = c->batch, H = c->heads, KH = c->kv_heads, Q = c->q_len, K = c->kv_len, G = H / KH;
   const size_t nq = (size_t)B * Q * H * D, nk = (size_t)B * K * KH * D, nl = (size_t)B * H * Q;
   uint16_t *hq = (uint16_t *)malloc(nq * 2), *hk = (uint16_t *)malloc(nk * 2), *hv = (uint16_t *)malloc(nk * 2),
@@ -156,10 +162,11 @@ static void run_case(const bcase_t *c, int D, int bf16) {
     memset(&a, 0, sizeof a);
     a.q = q, a.k = sk, a.v = sv, a.dout = dout, a.lse = dl, a.delta = dd, a.dq = gq, a.dk = sgk, a.dv = sgv;
     a.batch = B, a.heads = H, a.kv_heads = KH, a.head_dim = D, a.q_len = Q, a.kv_len = (int)(k1 - k0);
-    a.bf16 = bf16, a.causal = c->causal, a.qpos = c->qpos, a.scale = (float)scale;
-    a.kvpos.start0 = pos_at(c->kvpos, k0);
-    a.kvpos.len0 = k0 < c->kvpos.len0 ? c->kvpos.len0 - k0 : 1LL << 40;
-    a.kvpos.start1 = k0 < c->kvpos.len0 ? c->kvpos.start1 : 0;
+    const cb_attn_pos_t kp = dense ? dense[1] : c->kvpos;
+    a.bf16 = bf16, a.causal = c->causal, a.qpos = dense ? dense[0] : c->qpos, a.scale = (float)scale;
+    a.kvpos.start0 = pos_at(kp, k0);
+    a.kvpos.len0 = k0 < kp.len0 ? kp.len0 - k0 : 1LL << 40;
+    a.kvpos.start1 = k0 < kp.len0 ? kp.start1 : 0;
     if (cb_attn_bwd(&a, 0, why, sizeof why) != 0) {
       printf("FAIL %s: refused: %s\n", c->name, why);
       refused = 1;
@@ -189,6 +196,33 @@ static void run_case(const bcase_t *c, int D, int bf16) {
   CB_CUDA(cudaFree(sk)), CB_CUDA(cudaFree(sv)), CB_CUDA(cudaFree(sgk)), CB_CUDA(cudaFree(sgv));
   free(hq), free(hk), free(hv), free(hdo), free(lse), free(delta), free(dq), free(dk), free(dv), free(prow);
   free(orow), free(hl), free(hd), free(rq), free(rk), free(rv);
+}
+
+/* Stripe pairs (queries at qs + i*R, keys at ks + j*R): the float64 reference at those positions
+ * against the kernel on the dense block, queries at A = floor((qs - ks) / R) and keys at 0
+ * (shifted so neither is negative), worked out here apart from collectives/attn/attn_layout.c. */
+static void stripe_pairs(void) {
+  typedef struct {
+    const char *name;
+    long long qs, ks, R;
+    int len, nsplit;
+  } spair_t;
+  const spair_t pairs[] = {
+      {"stripe R=4 member 0 vs 1 (cut)", 0, 1, 4, 200, 1},
+      {"stripe R=4 member 3 vs 1", 3, 1, 4, 200, 1},
+      {"stripe R=3 member 2 vs 2, 2 steps", 2, 2, 3, 150, 2},
+      {"stripe U=2 R=2 rank 1 vs 2", 200, 1, 2, 100, 1},
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    const spair_t *p = &pairs[i];
+    const long long diff = p->qs - p->ks, A = diff >= 0 ? diff / p->R : -((-diff + p->R - 1) / p->R);
+    const cb_attn_pos_t dense[2] = {run1(A > 0 ? A : 0), run1(A < 0 ? -A : 0)};
+    cb_attn_pos_t qpos = run1(p->qs), kvpos = run1(p->ks);
+    qpos.stride = kvpos.stride = p->R;
+    const bcase_t c = {p->name, 1, 4, 2, p->len, p->len, 1, p->nsplit, qpos, kvpos};
+    for (int bf16 = 1; bf16 >= 0; bf16--)
+      for (int D = 64; D <= 128; D += 64) run_case(&c, D, bf16, dense);
+  }
 }
 
 static void bench(int S, int D, int causal, int bf16) {
@@ -276,7 +310,8 @@ int main(int argc, char **argv) {
   };
   for (int bf16 = 1; bf16 >= 0; bf16--)
     for (int D = 64; D <= 128; D += 64)
-      for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i], D, bf16);
+      for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i], D, bf16, NULL);
+  stripe_pairs();
   if (do_bench) {
     const int seqs[] = {4096, 8192, 16384, 32768};
     for (int causal = 0; causal < 2; causal++)

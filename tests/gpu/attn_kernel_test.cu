@@ -129,6 +129,27 @@ static void bad_args(void) {
     fprintf(stderr, "FAIL bad args: a valid configuration refused: %s\n", why);
     failures++;
   }
+  /* strided (stripe) causal positions: the references' checks take them, the fast kernels do not */
+  a = ok, a.kvpos.stride = 4;
+  if (cb_attn_check_args(&a, why, sizeof why) != 0) {
+    fprintf(stderr, "FAIL bad args: stride 4 refused by the shared checks: %s\n", why);
+    failures++;
+  }
+  if (cb_attn_fwd_mma(&a, 0, why, sizeof why) != -1 || !strstr(why, "consecutive positions only")) {
+    fprintf(stderr, "FAIL bad args: the mma.sync kernel took stride 4 ('%s')\n", why);
+    failures++;
+  }
+  if (cb_attn_fwd_sm90(&a, 0, why, sizeof why) != -1 || !strstr(why, "consecutive positions only")) {
+    fprintf(stderr, "FAIL bad args: the Hopper kernel took stride 4 ('%s')\n", why);
+    failures++;
+  }
+  a.causal = 0; /* positions do not matter without the mask */
+  if (cb_attn_check_consecutive(&a.qpos, &a.kvpos, a.causal, why, sizeof why) != 0) {
+    fprintf(stderr, "FAIL bad args: non-causal stride 4 refused: %s\n", why);
+    failures++;
+  }
+  a = ok, a.qpos.stride = -2;
+  expect_refused(&a, "must be >= 0");
 }
 
 /* ---- correctness ---- */
@@ -175,7 +196,9 @@ static errs_t compare(const uint16_t *out, const float *o_ref, const float *lse,
   return e;
 }
 
-static void run_case(const tcase_t *c, int D, int bf16) {
+/* dense: NULL, or the positions the fast kernel gets instead of c's (query, then keys): a stripe
+ * pair's dense block, which must give what the reference gives at the strided positions. */
+static void run_case(const tcase_t *c, int D, int bf16, const cb_attn_pos_t *dense) {
   const int B = c->batch, H = c->heads, KH = c->kv_heads, Q = c->q_len, K = c->kv_len;
   const size_t nq = (size_t)B * Q * H * D, nkv = (size_t)B * K * KH * D, nl = (size_t)B * H * Q;
   uint16_t *hq = (uint16_t *)xmalloc(nq * 2), *hk = (uint16_t *)xmalloc(nkv * 2);
@@ -241,9 +264,10 @@ static void run_case(const tcase_t *c, int D, int bf16) {
                              (k1 - k0) * row_bytes, B, cudaMemcpyDeviceToDevice));
       }
       cb_attn_args_t f = a;
+      const cb_attn_pos_t kp = dense ? dense[1] : c->kvpos;
+      if (dense) f.qpos = dense[0];
       f.k = sk, f.v = sv, f.kv_len = (int)(k1 - k0);
-      cb_attn_pos_slice(c->kvpos.start0, c->kvpos.len0, c->kvpos.start1, k0, k1, &f.kvpos.start0, &f.kvpos.len0,
-                        &f.kvpos.start1);
+      cb_attn_pos_slice(kp.start0, kp.len0, kp.start1, k0, k1, &f.kvpos.start0, &f.kvpos.len0, &f.kvpos.start1);
       f.o = o[2], f.lse = lse[2], f.out = out[2];
       f.first = s == 0, f.final = s == c->nsplit - 1;
       if (var->launch(&f, 0, why, sizeof why) != 0) {
@@ -276,6 +300,40 @@ static void run_case(const tcase_t *c, int D, int bf16) {
   free(hq), free(hk), free(hv), free(ho), free(hl), free(hlf), free(hout_lp), free(hout_f);
 }
 
+/* one run of stride st from start */
+static cb_attn_pos_t strided(long long start, long long st) {
+  cb_attn_pos_t p = run1(start);
+  p.stride = st;
+  return p;
+}
+
+/* Stripe pairs (queries at qs + i*R, keys at ks + j*R): the reference at those positions against
+ * the fast kernels on the dense block, queries at A = floor((qs - ks) / R) and keys at 0 (shifted
+ * so neither is negative), worked out here apart from collectives/attn/attn_layout.c. */
+static void stripe_pairs(void) {
+  typedef struct {
+    const char *name;
+    long long qs, ks, R;
+    int q_len, kv_len, nsplit;
+  } spair_t;
+  const spair_t pairs[] = {
+      {"stripe R=4 member 0 vs 1 (cut)", 0, 1, 4, 300, 300, 1},
+      {"stripe R=4 member 3 vs 1", 3, 1, 4, 300, 300, 1},
+      {"stripe R=3 member 2 vs 2, 2 steps", 2, 2, 3, 257, 257, 2},
+      {"stripe R=8 member 1 vs 7, 3 steps", 1, 7, 8, 200, 200, 3},
+      {"stripe U=2 R=2 rank 1 vs 2", 200, 1, 2, 100, 100, 1}, /* rank u*L*R + g: L = 100 */
+      {"stripe U=2 R=2 rank 0 vs 3", 0, 201, 2, 100, 100, 1},
+  };
+  for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+    const spair_t *p = &pairs[i];
+    const long long diff = p->qs - p->ks, A = diff >= 0 ? diff / p->R : -((-diff + p->R - 1) / p->R);
+    const cb_attn_pos_t dense[2] = {run1(A > 0 ? A : 0), run1(A < 0 ? -A : 0)};
+    tcase_t c = {p->name, 1, 8, 2, p->q_len, p->kv_len, 1, p->nsplit, strided(p->qs, p->R), strided(p->ks, p->R), 3.0f};
+    for (int bf16 = 1; bf16 >= 0; bf16--)
+      for (int D = 64; D <= 128; D += 64) run_case(&c, D, bf16, dense);
+  }
+}
+
 static void correctness(void) {
   const tcase_t cases[] = {
       /* name                       B  H KH    Q     K  causal split qpos                kvpos */
@@ -295,7 +353,8 @@ static void correctness(void) {
   };
   for (int bf16 = 1; bf16 >= 0; bf16--)
     for (int D = 64; D <= 128; D += 64)
-      for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i], D, bf16);
+      for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_case(&cases[i], D, bf16, NULL);
+  stripe_pairs();
 }
 
 /* ---- benchmark ---- */

@@ -32,13 +32,13 @@ static inline float from_bits(uint16_t u, int bf16) {
 
 /* one run of positions from start (as long as any block) */
 static inline cb_attn_pos_t run1(long long start) {
-  cb_attn_pos_t p = {start, 1LL << 40, 0};
+  cb_attn_pos_t p = {start, 1LL << 40, 0, 0};
   return p;
 }
 
 /* zigzag over P = 2 ranks, chunks of c rows: rank r holds chunks r and 3 - r */
 static inline cb_attn_pos_t zig(long long c, int r) {
-  cb_attn_pos_t p = {r * c, c, (3 - r) * c};
+  cb_attn_pos_t p = {r * c, c, (3 - r) * c, 0};
   return p;
 }
 

@@ -101,14 +101,23 @@ def main(argv):
     out3 = subprocess.run([sys.executable, SUMMARY, "--quiet", path3], capture_output=True, text=True)
     if out3.returncode != 0 or "Context-parallel" in out3.stdout:
         problems.append(f"a ring-only run: exit {out3.returncode}, section present: {'Context-parallel' in out3.stdout}")
+    # the stripe layout (ring-flash-attn's) is read like the others
+    path5 = os.path.join(work, "stripe.csv")
+    with open(path5, "w") as f:
+        f.write(F.csv_text([dict(r, layout="stripe") for r in rows[1:3]], COLUMNS))
+    out5 = subprocess.run([sys.executable, SUMMARY, "--quiet", path5], capture_output=True, text=True)
+    if out5.returncode != 0 or "stripe" not in out5.stdout:
+        problems.append(f"a stripe run: exit {out5.returncode}, 'stripe' in the summary: {'stripe' in out5.stdout}, "
+                        f"stderr {out5.stderr.strip()!r}")
     # a layout the program never writes: one line naming the column, no traceback
-    bad = dict(rows[1], layout="stripe")
-    path4 = os.path.join(work, "bad-layout.csv")
-    with open(path4, "w") as f:
-        f.write(F.csv_text([bad], COLUMNS))
-    out4 = subprocess.run([sys.executable, SUMMARY, "--quiet", path4], capture_output=True, text=True)
-    if out4.returncode == 0 or "column layout is" not in out4.stderr or "Traceback" in out4.stderr:
-        problems.append(f"a layout 'stripe': exit {out4.returncode}, stderr {out4.stderr.strip()!r}")
+    for name in ("striped", "Stripe"):
+        bad = dict(rows[1], layout=name)
+        path4 = os.path.join(work, "bad-layout.csv")
+        with open(path4, "w") as f:
+            f.write(F.csv_text([bad], COLUMNS))
+        out4 = subprocess.run([sys.executable, SUMMARY, "--quiet", path4], capture_output=True, text=True)
+        if out4.returncode == 0 or "column layout is" not in out4.stderr or "Traceback" in out4.stderr:
+            problems.append(f"a layout {name!r}: exit {out4.returncode}, stderr {out4.stderr.strip()!r}")
     for p in problems:
         print("FAIL", p)
     if problems:
