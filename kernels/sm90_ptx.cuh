@@ -110,6 +110,15 @@ __device__ __forceinline__ void cb_fence_proxy_async_smem() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
+/* Stores to a shared-memory byte address (cb_smem_addr): the address math stays 32-bit, so a
+ * swizzled store's address can be one XOR of a per-row base. */
+__device__ __forceinline__ void cb_st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+__device__ __forceinline__ void cb_st_shared_v2_f32(uint32_t addr, float a, float b) {
+  asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(addr), "f"(a), "f"(b) : "memory");
+}
+
 /* Two fp32 adds to consecutive global addresses in one reduction (sm_90: red.global.v2.f32),
  * 8-byte aligned; no value returned, so the adds do not wait. */
 __device__ __forceinline__ void cb_red_add_v2(float *p, float a, float b) {

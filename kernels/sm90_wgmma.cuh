@@ -26,7 +26,7 @@
  *     offset = bytes from one 64-column atom to the next along N, stride offset = 1024 (from
  *     one group of 8 keys to the next); the k16 step s starts 16 s rows = 2048 s bytes further.
  * The wrappers below are mechanical (one per shape the kernels issue: both operands from shared
- * memory at N 64 and 128, A from registers at N 64 and 128): the register lists are long. */
+ * memory at N 32, 64 and 128, A from registers at N 64 and 128): the register lists are long. */
 #ifndef CB_SM90_WGMMA_CUH
 #define CB_SM90_WGMMA_CUH
 
@@ -39,6 +39,14 @@ __device__ __forceinline__ uint64_t cb_wgmma_desc_sw128(uint32_t smem_addr, uint
   return (uint64_t)((smem_addr & 0x3FFFFu) >> 4) | ((uint64_t)((lead_bytes >> 4) & 0x3FFFu) << 16) |
          ((uint64_t)((stride_bytes >> 4) & 0x3FFFu) << 32) | (1ull << 62);
 }
+
+/* Descriptor d moved bytes further on in shared memory: its 14-bit address field holds
+ * address / 16, and every operand of the attention kernels ends below 256 KB, so the add never
+ * carries out of the field. A kernel makes each operand's descriptor once and every wgmma's
+ * from it with one add (FlashAttention-3's, CUTLASS's form): with a warp-uniform base the
+ * compiler keeps that add on the uniform datapath instead of rebuilding the descriptor in
+ * per-thread registers for every instruction. */
+__device__ __forceinline__ uint64_t cb_wgmma_desc_add(uint64_t d, uint32_t bytes) { return d + (bytes >> 4); }
 
 /* Orders register writes by ordinary instructions before the wgmma that reads them. */
 __device__ __forceinline__ void cb_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
@@ -66,6 +74,11 @@ __device__ __forceinline__ void cb_wgmma_fence_operand(uint32_t (&r)[N][4]) {
 /* D[64 x N] += A[64 x 16] B[16 x N], A in registers, B MN-major in shared memory. */
 template <int N>
 __device__ __forceinline__ void cb_wgmma_rs_tb(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b, bool bf16);
+
+/* the 16 accumulator registers of an m64n32 wgmma, as asm operands */
+#define CB_WGMMA_D16                                                                                          \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), \
+      "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
 
 /* the 32 accumulator registers of an m64n64 wgmma, as asm operands */
 #define CB_WGMMA_D32                                                                                          \
@@ -111,11 +124,16 @@ __device__ __forceinline__ void cb_wgmma_rs_tb<128>(float (&d)[64], const uint32
   else asm volatile(CB_WGMMA_RS_TB_N128("f16") : CB_WGMMA_D64 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 }
 
-/* D[64 x N] = A[64 x 16] B[16 x N] (+ D when acc != 0), N = 64 or 128, A and B in shared
+/* D[64 x N] = A[64 x 16] B[16 x N] (+ D when acc != 0), N = 32, 64 or 128, A and B in shared
  * memory, each K-major (kTA / kTB = 0) or MN-major (1); bf16 or fp16 inputs (a compile-time
  * constant at every call). The forward's S = Q K^T (N 128, both K-major); the backward's
  * S^T = K Q^T, dP^T = V dO^T (N 64, both K-major) and dQ = dS K (dS stored [key][row], K
- * [key][dim]: both MN-major). */
+ * [key][dim]: both MN-major; N 32 at D 64, a warpgroup's half of the columns). */
+#define CB_WGMMA_SS_N32(ty)                                              \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %18, 0;\n"                           \
+  "wgmma.mma_async.sync.aligned.m64n32k16.f32." ty "." ty " {"           \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+  "}, %16, %17, p, 1, 1, %19, %20;\n}\n"
 #define CB_WGMMA_SS_N64(ty)                                                        \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                     \
   "wgmma.mma_async.sync.aligned.m64n64k16.f32." ty "." ty " {"                     \
@@ -132,8 +150,11 @@ __device__ __forceinline__ void cb_wgmma_rs_tb<128>(float (&d)[64], const uint32
   "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
 template <int N, int kTA = 0, int kTB = 0>
 __device__ __forceinline__ void cb_wgmma_ss(float (&d)[N / 2], uint64_t a, uint64_t b, int acc, bool bf16) {
-  static_assert(N == 64 || N == 128, "cb_wgmma_ss: N is 64 or 128");
-  if constexpr (N == 64) {
+  static_assert(N == 32 || N == 64 || N == 128, "cb_wgmma_ss: N is 32, 64 or 128");
+  if constexpr (N == 32) {
+    if (bf16) asm volatile(CB_WGMMA_SS_N32("bf16") : CB_WGMMA_D16 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+    else asm volatile(CB_WGMMA_SS_N32("f16") : CB_WGMMA_D16 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
+  } else if constexpr (N == 64) {
     if (bf16) asm volatile(CB_WGMMA_SS_N64("bf16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
     else asm volatile(CB_WGMMA_SS_N64("f16") : CB_WGMMA_D32 : "l"(a), "l"(b), "r"(acc), "n"(kTA), "n"(kTB));
   } else {

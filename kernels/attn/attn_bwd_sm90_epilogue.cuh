@@ -28,35 +28,33 @@ static constexpr int CB_BWD_BAR_DQ_FULL = 2;           /* named barriers 2, 3: w
 static constexpr int CB_BWD_BAR_DQ_EMPTY = 4;          /* named barriers 4, 5: ... and free again */
 static constexpr int CB_BWD_DQ_BAR_THREADS = 128 + 32; /* a consumer warpgroup and the writer warp */
 
-/* dQ's column offset and 32-column boxes of consumer warpgroup c (D = 128: its 64 columns;
- * D = 64: its half of the 64 that both computed). */
+/* dQ's first column of consumer warpgroup c: each computes and adds its own half of the D
+ * columns (attn_sm90_tile.h, cb_bwd_dq_cols). */
 template <int D>
 __device__ __forceinline__ int cb_bwd_sm90_dq_col0(int c) {
-  return D == 128 ? 64 * c : 32 * c;
+  return cb_bwd_dq_cols(D) * c;
 }
 
-/* Warpgroup c's 64 rows x 32 * boxes columns of the tile's dQ (the accumulator of dQ = dS K,
- * unscaled; D = 128: its 64 columns, D = 64: half of the 64 that both computed; the thread's
- * place wq, g, q4 as cb_bwd_sm90_thread) into buf, as the map's 128-byte swizzle lays a box out
- * (16-byte chunk k of row ml at chunk k ^ (ml % 8)), for the dQ writer to add to dq. */
+/* Warpgroup c's 64 rows x D / 2 columns of the tile's dQ (its dQ = dS K accumulator, unscaled;
+ * the thread's place wq, g, q4 as cb_bwd_sm90_thread) into its buffer at shared address buf, as
+ * the map's 128-byte swizzle lays each 32-column box out (16-byte chunk k of row ml at chunk
+ * k ^ (ml % 8)), for the dQ writer to add to dq. Each store's address is one XOR of a per-row
+ * base: column 8 j + 2 q4 of a box lies in chunk (2 j + q4 / 2) ^ (ml % 8), byte 8 (q4 % 2) of
+ * it, which is base ^ 32 j with base = 128 ml + 16 ((q4 / 2) ^ (ml % 8)) + 8 (q4 % 2) (buf is
+ * 1024-byte aligned); the second box (D = 128) is 8 KB further. */
 template <int D>
-__device__ __forceinline__ void cb_bwd_sm90_dq_add(const cb_attn_bwd_params &bp, unsigned char *buf,
-                                                   const float (&dq)[32], int c, int wq, int g, int q4) {
-  const int j0 = D == 128 ? 0 : 4 * c;
+__device__ __forceinline__ void cb_bwd_sm90_dq_add(const cb_attn_bwd_params &bp, uint32_t buf,
+                                                   const float (&dq)[cb_bwd_dq_cols(D) / 2], int c, int wq, int g,
+                                                   int q4) {
   cb_named_bar_sync(CB_BWD_BAR_DQ_EMPTY + c, CB_BWD_DQ_BAR_THREADS);
 #pragma unroll
   for (int r = 0; r < 2; r++) {
     const int ml = 16 * wq + g + 8 * r;
+    const uint32_t base = buf + ml * 128 + 16 * ((q4 / 2) ^ (ml % 8)) + 8 * (q4 % 2);
 #pragma unroll
-    for (int j = 0; j < 8; j++) {
-      if (j < j0 || j >= j0 + 4 * cb_bwd_dq_boxes(D)) continue;
-      const int cc = 8 * (j - j0) + 2 * q4; /* column within the warpgroup's part */
-      /* the values named first: the measured kernel's PTX */
-      const float x0 = dq[4 * j + 2 * r], x1 = dq[4 * j + 2 * r + 1];
-      *reinterpret_cast<float2 *>(buf + (cc / 32) * (CB_BWD_BLOCK_M * 128) + ml * 128 +
-                                  ((((cc % 32) / 4) ^ (ml % 8)) * 16) + (cc % 4) * 4) =
-          make_float2(bp.scale * x0, bp.scale * x1);
-    }
+    for (int j = 0; j < cb_bwd_dq_cols(D) / 8; j++)
+      cb_st_shared_v2_f32((base ^ (32u * (j % 4))) + (j / 4) * (CB_BWD_BLOCK_M * 128u), bp.scale * dq[4 * j + 2 * r],
+                          bp.scale * dq[4 * j + 2 * r + 1]);
   }
   cb_fence_proxy_async_smem();
   cb_named_bar_arrive(CB_BWD_BAR_DQ_FULL + c, CB_BWD_DQ_BAR_THREADS);

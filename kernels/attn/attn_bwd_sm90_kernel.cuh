@@ -87,7 +87,10 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   }
 
   cb_setmaxnreg_inc<CB_SM90_CONSUMER_REGS>();
-  const int c = wg - 1, lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4, g = lane / 4, q4 = lane % 4;
+  /* the warpgroup index broadcast from lane 0, so that the compiler sees it warp-uniform (as
+   * CUTLASS does): the descriptors made from it (the mainloop's) stay on the uniform datapath */
+  const int c = __shfl_sync(0xffffffffu, wg - 1, 0), lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4, g = lane / 4,
+            q4 = lane % 4;
   if (w.iters == 0) return; /* no query of this pair sees these keys: nothing to add */
   int kr[2], kpos[2];       /* the thread's two key rows (wgmma's accumulator rows g and g + 8) */
 #pragma unroll

@@ -8,18 +8,22 @@
  *   dS^T = P^T * (dP^T - delta)       (once dP^T is in)
  *   dS^T (16-bit) -> shared memory; both warpgroups' halves complete (named barrier 1), then
  *   dQ_tile = dS K over the CTA's 128 keys (wgmma, both operands MN-major from shared memory;
- *   at D = 128 each warpgroup takes 64 of the columns; at D = 64 both compute all 64 and each
- *   adds half of them: a branch around the wgmma would make ptxas serialize every wgmma of the
- *   kernel, its warning C7520), handed to the epilogue's TMA reductions
+ *   each warpgroup its own half of the columns), handed to the epilogue's TMA reductions
  *   (attn_bwd_sm90_epilogue.cuh) while
  *   dK += dS^T Q                      (issued after dQ; P^T / dS^T from registers, dO / Q MN-major)
- *   runs. Each of these overlaps was measured on the H200 against the form before it
- *   (docs/decisions/attention-hopper.md has the numbers and the variants that lost).
+ *   runs, and behind it the next tile's S^T (D = 64: and dP^T), so that they start before this
+ *   tile's dK is in (attn_sm90_tile.h says where each is issued and why). Each of these overlaps
+ *   was measured on the H200 against the form before it (docs/decisions/attention-hopper.md has
+ *   the numbers and the variants that lost).
  *
  * The producer warp: lane 0 issues K and V once, then each tile's Q and dO (TMA); then its 32
  * lanes load the tile's statistics (lse * log2 e and delta, 64 rows each) into shared memory and
  * arrive on q_full. Staged there rather than in the consumers' registers: 32 registers fewer per
  * consumer thread, which removed ptxas's spills at D = 128.
+ *
+ * Every wgmma's shared-memory descriptor is one add to a descriptor the consumer makes once per
+ * operand (cb_wgmma_desc_add), and the warpgroup index is warp-uniform (the kernel's): the
+ * descriptor math then runs on the uniform datapath, not per thread (R2UR 73 -> 26 at D 128).
  *
  * The dS^T buffer is double-buffered: a warpgroup overwrites buffer t % 2 at tile t + 2 only
  * after the named barrier of tile t + 1, which the other warpgroup reaches after its dQ wgmma of
@@ -124,41 +128,78 @@ __device__ __forceinline__ void cb_bwd_sm90_load(const CUtensorMap &tq, const CU
 }
 
 /* P^T of a tile in place in its scores S^T (accumulator element 4j + 2r + e = key kr[r], query
- * column m0 + 8j + 2q4 + e; sl[i]: the column's lse * log2 e), masked as the forward where the
- * tile needs it. */
+ * column m0 + 8j + 2q4 + e; sl[i]: the column's lse * log2 e, read as float2 pairs: columns
+ * 8j + 2q4 and + 1 are adjacent), masked as the forward where the tile needs it. Two
+ * straight-line paths chosen once per tile: without a mask no compare at all; with one, the
+ * exponent is selected to -inf where a key is hidden (ex2 gives 0), with no branch. */
 __device__ __forceinline__ void cb_bwd_sm90_probs(float (&st)[32], const cb_attn_params &p, int m0, bool need_mask,
                                                   const int (&kr)[2], const int (&kpos)[2], const float *sl, int q4) {
+  float2 l2[8];
 #pragma unroll
-  for (int kk = 0; kk < 4; kk++) /* 16 query columns a step: this nesting compiled 12 % faster */
+  for (int j = 0; j < 8; j++) l2[j] = *reinterpret_cast<const float2 *>(sl + 8 * j + 2 * q4);
+  const float sc = p.scale_log2;
+  if (!need_mask) {
 #pragma unroll
-    for (int j = 2 * kk; j < 2 * kk + 2; j++)
+    for (int kk = 0; kk < 4; kk++) /* 16 query columns a step: this nesting compiled 12 % faster */
 #pragma unroll
-      for (int r = 0; r < 2; r++)
+      for (int j = 2 * kk; j < 2 * kk + 2; j++)
 #pragma unroll
-        for (int e = 0; e < 2; e++) {
-          const int x = 4 * j + 2 * r + e;
-          bool vis = true;
-          if (need_mask) {
-            const int m = min(m0 + 8 * j + 2 * q4 + e, p.q_len - 1);
-            vis = kr[r] < p.kv_len && (!p.causal || kpos[r] <= cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, m));
-          }
-          st[x] = vis ? cb_ex2(fmaf(st[x], p.scale_log2, -sl[8 * j + 2 * q4 + e])) : 0.0f;
+        for (int r = 0; r < 2; r++) {
+          st[4 * j + 2 * r] = cb_ex2(fmaf(st[4 * j + 2 * r], sc, -l2[j].x));
+          st[4 * j + 2 * r + 1] = cb_ex2(fmaf(st[4 * j + 2 * r + 1], sc, -l2[j].y));
         }
+    return;
+  }
+  const bool in0 = kr[0] < p.kv_len, in1 = kr[1] < p.kv_len, causal = p.causal;
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+#pragma unroll
+    for (int e = 0; e < 2; e++) {
+      const int m = min(m0 + 8 * j + 2 * q4 + e, p.q_len - 1);
+      const int qp = cb_attn_pos(p.q_start0, p.q_len0, p.q_start1, m);
+      const float l = e ? l2[j].y : l2[j].x;
+#pragma unroll
+      for (int r = 0; r < 2; r++) {
+        const bool vis = (r ? in1 : in0) & (!causal | (kpos[r] <= qp));
+        const int x = 4 * j + 2 * r + e;
+        st[x] = cb_ex2(vis ? fmaf(st[x], sc, -l) : -INFINITY);
+      }
+    }
 }
 
-/* dS^T (16-bit) into shared memory for dQ: key row kk of the CTA at 128 * kk bytes, query
- * columns in 16-byte chunks swizzled by the row (chunk j at j ^ (kk % 8)). */
-template <typename DT>
-__device__ __forceinline__ void cb_bwd_sm90_store_ds(unsigned char *dsb, const float (&ds)[32], int c, int wq, int g,
+/* dS^T (16-bit) into the buffer at shared address dsb for dQ, the 16-bit pairs taken from the
+ * dK operand dsa (dsa[kk][0..3] = rows g, g + 8 of query chunks 2kk, 2kk + 1). Key row kk of the
+ * CTA lies at 128 kk bytes, its query columns in 16-byte chunks swizzled by the row (chunk j at
+ * j ^ (kk % 8)): the thread's column pair q4 of chunk j is then at a ^ 16 j with
+ * a = dsb + 128 kk + 16 (kk % 8) + 4 q4 (dsb is 1024-byte aligned, the row's chunk bits start at
+ * zero), one XOR per store. */
+__device__ __forceinline__ void cb_bwd_sm90_store_ds(uint32_t dsb, const uint32_t (&dsa)[4][4], int c, int wq, int g,
                                                      int q4) {
+  uint32_t off[2]; /* both rows' offsets first: the measured kernel's order (its SASS) */
 #pragma unroll
   for (int r = 0; r < 2; r++) {
     const int kk = 64 * c + 16 * wq + g + 8 * r;
-#pragma unroll
-    for (int j = 0; j < 8; j++)
-      *reinterpret_cast<uint32_t *>(dsb + kk * 128 + ((j ^ (kk % 8)) * 16) + 4 * q4) =
-          DT::pack(ds[4 * j + 2 * r], ds[4 * j + 2 * r + 1]);
+    off[r] = (uint32_t)(kk * 128 + 16 * (kk % 8) + 4 * q4);
   }
+#pragma unroll
+  for (int r = 0; r < 2; r++) {
+    const uint32_t a = dsb + off[r];
+#pragma unroll
+    for (int j = 0; j < 8; j++) cb_st_shared_b32(a ^ (16u * j), dsa[j / 2][2 * (j % 2) + r]);
+  }
+}
+
+/* acc = A B^T, 64 keys x 64 query rows over the D columns (S^T = K Q^T, dP^T = V dO^T): a, b
+ * the K-major descriptors of the warpgroup's K or V rows and of the stage's Q or dO; one commit
+ * group. */
+template <int D>
+__device__ __forceinline__ void cb_bwd_sm90_keys_by_rows(float (&acc)[32], uint64_t a, uint64_t b, bool bf16) {
+  using SM = cb_bwd_sm90_sizes<D>;
+#pragma unroll
+  for (int ks = 0; ks < D / 16; ks++) /* k16 step ks: 64-column half ks / 4, 32 bytes a step in it */
+    cb_wgmma_ss<64>(acc, cb_wgmma_desc_add(a, (ks / 4) * SM::kKHalf + (ks % 4) * 32),
+                    cb_wgmma_desc_add(b, (ks / 4) * SM::kQHalf + (ks % 4) * 32), ks > 0, bf16);
+  cb_wgmma_commit();
 }
 
 /* A consumer thread's place: warpgroup c (its 64 keys of the CTA's 128), warp wq of it, and in
@@ -180,37 +221,43 @@ __device__ __forceinline__ void cb_bwd_sm90_consume(const cb_attn_bwd_params &bp
   constexpr int S = SM::S;
   constexpr uint32_t kKHalf = SM::kKHalf, kQHalf = SM::kQHalf, kQBytes = SM::kQBytes, kDSBytes = SM::kDSBytes;
   constexpr int kConsumers = 128 * CB_SM90_CONSUMER_WGS; /* the consumer threads */
+  constexpr int kDqN = cb_bwd_dq_cols(D);                /* the warpgroup's dQ columns */
+  constexpr bool kDptAhead = cb_bwd_next_dpt_ahead(D);
   const cb_attn_params &p = bp.f;
-  unsigned char *sK = sm.sK, *sV = sm.sV, *sQ = sm.sQ, *sdO = sm.sdO, *sdS = sm.sdS, *sdQ = sm.sdQ;
   float *sStat = sm.sStat;
   uint64_t *kv_full = sm.kv_full, *q_full = sm.q_full, *q_empty = sm.q_empty;
   const int c = t.c, wq = t.wq, g = t.g, q4 = t.q4;
-  const uint32_t k_addr = cb_smem_addr(sK), v_addr = cb_smem_addr(sV), q_addr = cb_smem_addr(sQ),
-                 do_addr = cb_smem_addr(sdO), ds_addr = cb_smem_addr(sdS);
+  const uint32_t k_addr = cb_smem_addr(sm.sK), v_addr = cb_smem_addr(sm.sV), q_addr = cb_smem_addr(sm.sQ),
+                 do_addr = cb_smem_addr(sm.sdO), ds_addr = cb_smem_addr(sm.sdS);
   cb_mbar_wait(kv_full, 0);
+  /* the operands' descriptors, once: K-major the warpgroup's K and V rows, Q and dO (stage 0; S^T
+   * and dP^T), MN-major Q and dO (dK's and dV's B), dS^T (dQ's A) and K from the warpgroup's
+   * first dQ column (dQ's B: D = 64, 64 bytes into K's 128-byte rows, inside the swizzle atom as
+   * the K-major steps are) */
+  const uint64_t kd = cb_wgmma_desc_sw128(k_addr + c * 64 * 128, 16, 1024),
+                 vd = cb_wgmma_desc_sw128(v_addr + c * 64 * 128, 16, 1024), qd = cb_wgmma_desc_sw128(q_addr, 16, 1024),
+                 dod = cb_wgmma_desc_sw128(do_addr, 16, 1024), qtd = cb_wgmma_desc_sw128(q_addr, kQHalf, 1024),
+                 dotd = cb_wgmma_desc_sw128(do_addr, kQHalf, 1024), dsd = cb_wgmma_desc_sw128(ds_addr, kDSBytes, 1024);
+  const uint64_t kqd = cb_wgmma_desc_sw128(k_addr + (D == 128 ? c * kKHalf : (uint32_t)c * 64u), kKHalf, 1024);
+
+  /* S^T (D = 64: and dP^T) run a tile ahead (attn_sm90_tile.h): tile 0's are issued here, each
+   * next tile's at the end of the one before */
+  float st[32], dpt_ahead[32];
+  cb_mbar_wait(&q_full[0], 0);
+  cb_wgmma_fence();
+  cb_bwd_sm90_keys_by_rows<D>(st, kd, qd, DT::bf16);
+  if constexpr (kDptAhead) cb_bwd_sm90_keys_by_rows<D>(dpt_ahead, vd, dod, DT::bf16);
 
   for (int it = 0; it < w.iters; it++) {
-    const int hh = w.head(p, it), m0 = w.row0(it), s = it % S;
-    cb_mbar_wait(&q_full[s], (it / S) & 1);
+    const int m0 = w.row0(it), s = it % S;
+    cb_mbar_wait(&q_full[s], (it / S) & 1); /* complete already (waited for where S^T was issued):
+                                             * kept, the measured kernel's code */
     /* the tile's statistics (the producer's): query column m0 + i at sl[i], sd[i] */
     const float *sl = sStat + (2 * s) * CB_BWD_BLOCK_M, *sd = sl + CB_BWD_BLOCK_M;
-    const uint32_t qs = q_addr + s * kQBytes, dos = do_addr + s * kQBytes;
-    float st[32], dpt[32];
+    float dpt_here[32]; /* D = 128: dP^T is issued here, in the tile (a tile ahead it spilled) */
+    float(&dpt)[32] = kDptAhead ? dpt_ahead : dpt_here;
     cb_wgmma_fence();
-#pragma unroll
-    for (int ks = 0; ks < D / 16; ks++) { /* S^T = K Q^T: its own group, so P can start before dP^T is in */
-      const uint32_t off = (ks / 4) * kKHalf + (ks % 4) * 32;
-      cb_wgmma_ss<64>(st, cb_wgmma_desc_sw128(k_addr + off + c * 64 * 128, 16, 1024),
-                      cb_wgmma_desc_sw128(qs + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
-    }
-    cb_wgmma_commit();
-#pragma unroll
-    for (int ks = 0; ks < D / 16; ks++) { /* dP^T = V dO^T */
-      const uint32_t off = (ks / 4) * kKHalf + (ks % 4) * 32;
-      cb_wgmma_ss<64>(dpt, cb_wgmma_desc_sw128(v_addr + off + c * 64 * 128, 16, 1024),
-                      cb_wgmma_desc_sw128(dos + (ks / 4) * kQHalf + (ks % 4) * 32, 16, 1024), ks > 0, DT::bf16);
-    }
-    cb_wgmma_commit();
+    if constexpr (!kDptAhead) cb_bwd_sm90_keys_by_rows<D>(dpt, vd, cb_wgmma_desc_add(dod, s * kQBytes), DT::bf16);
     cb_wgmma_wait<1>(); /* S^T is in; dP^T may still run */
     cb_wgmma_fence_operand(st);
 
@@ -224,43 +271,55 @@ __device__ __forceinline__ void cb_bwd_sm90_consume(const cb_attn_bwd_params &bp
     cb_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < 4; kk++) /* dV += P^T dO: 16 query rows a step */
-      cb_wgmma_rs_tb<D>(dv, pa[kk], cb_wgmma_desc_sw128(dos + kk * 2048, kQHalf, 1024), DT::bf16);
+      cb_wgmma_rs_tb<D>(dv, pa[kk], cb_wgmma_desc_add(dotd, s * kQBytes + kk * 2048), DT::bf16);
     cb_wgmma_commit();
     cb_wgmma_wait<1>(); /* dP^T is in; dV may still run */
     cb_wgmma_fence_operand(dpt);
 #pragma unroll
-    for (int j = 0; j < 8; j++)
+    for (int j = 0; j < 8; j++) { /* dS^T, delta read as float2 pairs */
+      const float2 d2 = *reinterpret_cast<const float2 *>(sd + 8 * j + 2 * q4);
 #pragma unroll
-      for (int x = 4 * j; x < 4 * j + 4; x++) dpt[x] = st[x] * (dpt[x] - sd[8 * j + 2 * q4 + (x & 1)]); /* dS^T */
+      for (int x = 4 * j; x < 4 * j + 4; x++) dpt[x] = st[x] * (dpt[x] - ((x & 1) ? d2.y : d2.x));
+    }
     cb_sm90_pack_p<DT, 64>(dpt, dsa);
-    cb_bwd_sm90_store_ds<DT>(sdS + (it & 1) * kDSBytes, dpt, c, wq, g, q4);
+    cb_bwd_sm90_store_ds(ds_addr + (it & 1) * kDSBytes, dsa, c, wq, g, q4);
     cb_fence_proxy_async_smem();
     cb_named_bar_sync(1, kConsumers); /* both warpgroups' dS^T halves are in shared memory */
-    float dq[32];
+    float dq[kDqN / 2];
     cb_wgmma_fence();
-    {
-      const uint32_t dsa_addr = ds_addr + (it & 1) * kDSBytes, kcol = k_addr + (D == 128 ? c : 0) * kKHalf;
 #pragma unroll
-      for (int kk = 0; kk < CB_BWD_BLOCK_N / 16; kk++) /* dQ = dS K over the 128 keys */
-        cb_wgmma_ss<64, 1, 1>(dq, cb_wgmma_desc_sw128(dsa_addr + kk * 2048, kDSBytes, 1024),
-                              cb_wgmma_desc_sw128(kcol + kk * 2048, kKHalf, 1024), kk > 0, DT::bf16);
-      cb_wgmma_commit();
-    }
+    for (int kk = 0; kk < CB_BWD_BLOCK_N / 16; kk++) /* dQ = dS K over the 128 keys, the warpgroup's columns */
+      cb_wgmma_ss<kDqN, 1, 1>(dq, cb_wgmma_desc_add(dsd, (it & 1) * kDSBytes + kk * 2048),
+                              cb_wgmma_desc_add(kqd, kk * 2048), kk > 0, DT::bf16);
+    cb_wgmma_commit();
     cb_wgmma_fence();
 #pragma unroll
     for (int kk = 0; kk < 4; kk++) /* dK += dS^T Q, after dQ: dQ's reductions run while it does */
-      cb_wgmma_rs_tb<D>(dk, dsa[kk], cb_wgmma_desc_sw128(qs + kk * 2048, kQHalf, 1024), DT::bf16);
+      cb_wgmma_rs_tb<D>(dk, dsa[kk], cb_wgmma_desc_add(qtd, s * kQBytes + kk * 2048), DT::bf16);
     cb_wgmma_commit();
     cb_wgmma_wait<1>(); /* dQ is in; dK may still run */
     cb_wgmma_fence_operand(dq);
-    cb_bwd_sm90_dq_add<D>(bp, sdQ + c * SM::kDqBytes, dq, c, wq, g, q4);
-    cb_wgmma_wait<0>();
+    cb_bwd_sm90_dq_add<D>(bp, cb_smem_addr(sm.sdQ) + c * SM::kDqBytes, dq, c, wq, g, q4);
+
+    /* the next tile's S^T (D = 64: and dP^T), now that dQ's registers are free; the last tile
+     * issues a dummy on its own stage */
+    const bool more = it + 1 < w.iters;
+    const int sn = more ? (it + 1) % S : s;
+    if (more) cb_mbar_wait(&q_full[sn], ((it + 1) / S) & 1);
+    if constexpr (cb_bwd_next_st_after_dk(D)) cb_wgmma_wait<0>(); /* D = 128: dK in first */
+    cb_wgmma_fence();
+    cb_bwd_sm90_keys_by_rows<D>(st, kd, cb_wgmma_desc_add(qd, sn * kQBytes), DT::bf16);
+    if constexpr (kDptAhead) cb_bwd_sm90_keys_by_rows<D>(dpt, vd, cb_wgmma_desc_add(dod, sn * kQBytes), DT::bf16);
+    cb_wgmma_wait<kDptAhead ? 2 : 1>(); /* dK is in; the next S^T (and dP^T) may still run */
     cb_wgmma_fence_operand(dk);
     cb_wgmma_fence_operand(dv);
     cb_wgmma_fence_operand(pa);
     cb_wgmma_fence_operand(dsa);
     cb_mbar_arrive(&q_empty[s]);
   }
+  cb_wgmma_wait<0>(); /* the last tile's dummy S^T (and dP^T) */
+  cb_wgmma_fence_operand(st);
+  if constexpr (kDptAhead) cb_wgmma_fence_operand(dpt_ahead);
 }
 
 #endif

@@ -24,13 +24,17 @@
  * dV (64 x D fp32 each: D / 2 + D / 2 registers per thread) stay in registers over the whole sweep;
  * query tiles of BLOCK_M = 64 rows (Q, dO and their statistics) stream through a 3-stage ring.
  * Per query tile a consumer holds S^T and dP^T (64 keys x 64 queries fp32: 32 + 32 registers),
- * P^T and dS^T as 16-bit A operands (16 + 16) and dQ's 64 x 64 accumulator (32) besides dK and dV
- * (D = 128: 128); ptxas fits that in the 240 without spilling. Shared memory: K, V 2 x 128 x D;
+ * P^T and dS^T as 16-bit A operands (16 + 16) and its half of dQ's columns (64 x D / 2: D / 4)
+ * besides dK and dV (D = 128: 128); ptxas fits that in the 240 without spilling, with the next
+ * tile's S^T in flight (below). Shared memory: K, V 2 x 128 x D;
  * Q, dO 3 stages x 2 x 64 x D; dS^T 2 x 128 x 64 16-bit; the dQ buffers 2 x 64 x (32 per box)
  * fp32; the statistics; D = 128: 226.6 KB of 227.
  * Why these: FlashAttention-3's causal D = 128 shape (64 x 128, two consumer warpgroups splitting
  * the keys, P^T and dS^T from registers in the dV and dK products); 3 stages measured +-1 %
- * against 2 on their own and shipped with the dQ reductions they went with. */
+ * against 2 on their own and shipped with the dQ reductions they went with. The consumer's
+ * schedule (cb_bwd_dq_cols, cb_bwd_next_st_after_dk, cb_bwd_next_dpt_ahead below) took D = 128
+ * from 0.86x to 1.01x SDPA's cuDNN backward and D = 64 from 0.67x to 0.95x (H200, bf16, H 32,
+ * S 16K; docs/decisions/attention-hopper.md). */
 #ifndef CB_ATTN_SM90_TILE_H
 #define CB_ATTN_SM90_TILE_H
 
@@ -59,9 +63,22 @@ static constexpr int CB_BWD_BLOCK_N = 64 * CB_SM90_CONSUMER_WGS; /* keys per CTA
 static constexpr int CB_BWD_BLOCK_M = 64;                        /* query rows per tile */
 static constexpr int CB_BWD_STAGES = 3;                          /* Q / dO tiles in flight */
 
-/* 32-column boxes of dQ each backward consumer warpgroup adds per query tile (D = 128: its 64
- * columns; D = 64: its half of them, attn_bwd_sm90_epilogue.cuh) */
-static constexpr int cb_bwd_dq_boxes(int D) { return D == 128 ? 2 : 1; }
+/* dQ = dS K: each consumer warpgroup computes its own half of the D columns for all 64 rows of
+ * the tile (m64n32 at D = 64), and adds those. At D = 64 both once computed all 64 and each added
+ * half: a branch around the wgmma would make ptxas serialize every wgmma of the kernel (C7520),
+ * but splitting the columns needs none and halves the wgmma. */
+static constexpr int cb_bwd_dq_cols(int D) { return D / 2; }
+/* 32-column boxes of dQ each consumer warpgroup adds per query tile (the TMA reductions') */
+static constexpr int cb_bwd_dq_boxes(int D) { return cb_bwd_dq_cols(D) / 32; }
+/* Software pipelining across query tiles: the next tile's S^T is issued at the end of this one,
+ * so that it runs across the tile boundary instead of being issued and waited for at the start
+ * of each tile. At D = 64 it is issued behind dK (once dQ's registers are free) and runs under
+ * it; at D = 128 only once dK is in: issuing it behind dK there makes ptxas serialize every wgmma
+ * (C7512: registers). Every tile issues one, the last a dummy on its own stage, so that no branch
+ * surrounds a wgmma (C7520). */
+static constexpr bool cb_bwd_next_st_after_dk(int D) { return D == 128; }
+/* D = 64: the next tile's dP^T is issued there too (at D = 128 it spills) */
+static constexpr bool cb_bwd_next_dpt_ahead(int D) { return D == 64; }
 
 /* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants
  * 1024-byte aligned tiles), the tiles, then the mbarriers. */
