@@ -32,9 +32,13 @@ static void backward(const cb_ra_t *x, cb_attn_pos_t qpos, const void *kv, cb_at
   CB_CUDA_LAUNCH("cb_attn_bwd");
 }
 
-/* the probe: a GPU or build without the backward kernel says why here, as the row's reason */
+/* the probe: a GPU or build without the backward kernel says why here, as the row's reason. The
+ * rank's own block, handed over as every step's is (cb_ra_block_pos: a stripe block's positions
+ * are strided, the kernel takes their dense pair) */
 static int bwd_init(cb_ra_t *x, float *sums, char *why, size_t n) {
-  cb_attn_bwd_args_t a = own_pair(x, cb_ra_pos(x->runs), x->kv, cb_ra_pos(x->runs), sums);
+  cb_attn_pos_t q = cb_ra_pos(x->runs), kv = q;
+  cb_ra_block_pos(x, &q, &kv);
+  cb_attn_bwd_args_t a = own_pair(x, q, x->kv, kv, sums);
   if (cb_attn_bwd(&a, x->w->stream, why, n)) return -1;
   CB_CUDA_LAUNCH("cb_attn_bwd");
   return 0;
