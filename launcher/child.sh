@@ -85,13 +85,11 @@ cb_child_start() {
 cb_child_wait() {
   local pid=$1 rc
   while :; do
-    if [ "$cb_child_pending" = 1 ]; then
-      cb_child_deliver "$pid"
-      rc=0
-    else
-      wait "$pid"
-      rc=$?
-    fi
+    # a pending SIGTERM first (it returns once sent, or the child is gone: the wait then
+    # collects its status)
+    [ "$cb_child_pending" = 0 ] || cb_child_deliver "$pid"
+    wait "$pid"
+    rc=$?
     kill -0 "$pid" 2> /dev/null || break
   done
   # a wait cut short by a trapped signal as the step ended returns 128 + that signal: the step's
@@ -145,4 +143,5 @@ cb_child_deliver() {
       sleep 0.01
     fi
   done
+  cb_child_pending=0
 }
