@@ -24,7 +24,15 @@
 #                              of its session; returns its status (128 + N: killed by signal N)
 #   cb_child_signal            called from a signal trap: the running step gets SIGTERM once,
 #                              SIGKILL for its whole session on a later signal
-cb_child_pid="" cb_child_signalled=0
+#
+# A step's SIGTERM goes to its process group, never to the pid alone: until setsid has made the
+# step's session the child is a fork of this shell, which still holds this shell's traps for a
+# moment, and a signal it takes there is lost (seen under load: mpirun then ran to its end). So a
+# signal that comes before the group exists is kept pending (cb_child_pending) and cb_child_wait
+# sends it as soon as the group appears; a child that never gets that far (blocked before its
+# exec) is killed after CB_CHILD_PENDING_S seconds: nothing of the step has started then.
+cb_child_pid="" cb_child_signalled=0 cb_child_pending=0 cb_child_pending_t=0
+CB_CHILD_PENDING_S=3
 
 # The pids of the processes of session SID, one per line (from /proc: field 6 of stat, read
 # after the command name, which may hold spaces and parentheses).
@@ -64,7 +72,7 @@ cb_child_start() {
   case $1 in --log | --out) how=$1 name=$2; shift 2 ;; esac
   local var=$1
   shift
-  cb_child_signalled=0
+  cb_child_signalled=0 cb_child_pending=0
   case $how in
     --log) setsid "$@" < /dev/null > "$tmpdir/$name" 2>&1 & ;;
     --out) setsid "$@" < /dev/null > "$tmpdir/$name" & ;;
@@ -77,6 +85,9 @@ cb_child_start() {
 cb_child_wait() {
   local pid=$1 rc
   while :; do
+    # a pending SIGTERM first (it returns once sent, or the child is gone: the wait then
+    # collects its status)
+    [ "$cb_child_pending" = 0 ] || cb_child_deliver "$pid"
     wait "$pid"
     rc=$?
     kill -0 "$pid" 2> /dev/null || break
@@ -88,7 +99,7 @@ cb_child_wait() {
     local again=$?
     [ "$again" = 127 ] || rc=$again
   fi
-  cb_child_pid=""
+  cb_child_pid="" cb_child_pending=0
   cb_session_end "$pid"
   return "$rc"
 }
@@ -107,11 +118,30 @@ cb_child_signal() {
   [ -n "$pid" ] || return 0
   cb_child_signalled=$((cb_child_signalled + 1))
   if [ "$cb_child_signalled" = 1 ]; then
-    # once: a second SIGTERM makes mpirun abort without ending its ranks. A child that has not
-    # yet made its session (no such process group) is still in ours: then the pid alone.
-    kill -TERM -- "-$pid" 2> /dev/null || kill -TERM "$pid" 2> /dev/null
+    # once: a second SIGTERM makes mpirun abort without ending its ranks. No such group yet:
+    # the child has not made its session; cb_child_wait sends it once the group exists.
+    kill -TERM -- "-$pid" 2> /dev/null || cb_child_pending=1 cb_child_pending_t=$SECONDS
   else
-    kill -KILL $(cb_session_pids "$pid") 2> /dev/null
+    cb_child_pending=0
+    kill -KILL "$pid" $(cb_session_pids "$pid") 2> /dev/null
   fi
   return 0
+}
+
+# cb_child_deliver PID: the pending SIGTERM, sent to PID's group once it exists (polled: the
+# child is between fork and setsid, milliseconds); SIGKILL for PID if it is still not there
+# CB_CHILD_PENDING_S seconds after the signal. Returns once it was sent or PID is gone.
+cb_child_deliver() {
+  local pid=$1
+  while [ "$cb_child_pending" = 1 ] && kill -0 "$pid" 2> /dev/null; do
+    if kill -TERM -- "-$pid" 2> /dev/null; then
+      cb_child_pending=0
+    elif [ $((SECONDS - cb_child_pending_t)) -ge "$CB_CHILD_PENDING_S" ]; then
+      cb_child_pending=0
+      kill -KILL "$pid" 2> /dev/null
+    else
+      sleep 0.01
+    fi
+  done
+  cb_child_pending=0
 }

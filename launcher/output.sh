@@ -27,12 +27,14 @@ cb_output_launch() {
     echo "collbench-run: cannot create FIFOs in $tmpdir" >&2
     return 3
   fi
-  (trap '' INT TERM HUP; exec head -c "$CB_OUTPUT_MAX") < "$tmpdir/file.fifo" 1>&"$ofd" &
+  # each helper ignores the signals before it opens its FIFO (an open blocks until the other
+  # end is there: a signal then would end a helper on a redirection of the subshell itself)
+  (trap '' INT TERM HUP; exec head -c "$CB_OUTPUT_MAX" < "$tmpdir/file.fifo") 1>&"$ofd" &
   head_pid=$!
-  (trap '' INT TERM HUP; grep -q 'standard output' && kill -s PIPE "$$") < "$tmpdir/tee.fifo" &
+  (trap '' INT TERM HUP; grep -q 'standard output' < "$tmpdir/tee.fifo" && kill -s PIPE "$$") &
   watch_pid=$!
-  (trap '' INT TERM HUP; LC_ALL=C exec tee --output-error=warn -- "$tmpdir/file.fifo") < "$tmpdir/run.fifo" \
-    2> "$tmpdir/tee.fifo" &
+  (trap '' INT TERM HUP; LC_ALL=C exec tee --output-error=warn -- "$tmpdir/file.fifo" < "$tmpdir/run.fifo" \
+    2> "$tmpdir/tee.fifo") &
   tee_pid=$!
   exec {ofd}>&-
   cb_child_start --log run.fifo pid "$@"
@@ -40,8 +42,32 @@ cb_output_launch() {
   [ "${interrupted:-0}" = 0 ] || [ "$cb_child_signalled" != 0 ] || cb_child_signal
   cb_child_wait "$pid"
   rc=$?
+  # A step killed before it opened run.fifo (a signal between its fork and its exec) leaves tee
+  # blocked in its open, and head and the watcher behind it. A FIFO opened read-write and closed
+  # here (that open never blocks) gives a blocked open its other end, then end of file: run.fifo
+  # at once (the step is gone), file.fifo and tee.fifo when their reader is gone while tee lives
+  # (tee blocked opening them) or once tee is gone (no writer can come any more).
+  cb_output_unblock "$tmpdir/run.fifo"
+  while kill -0 "$tee_pid" 2> /dev/null; do
+    if kill -0 "$head_pid" 2> /dev/null && kill -0 "$watch_pid" 2> /dev/null; then
+      wait "$tee_pid"
+    else
+      kill -0 "$head_pid" 2> /dev/null || cb_output_unblock "$tmpdir/file.fifo"
+      kill -0 "$watch_pid" 2> /dev/null || cb_output_unblock "$tmpdir/tee.fifo"
+      sleep 0.05
+    fi
+  done
+  cb_output_unblock "$tmpdir/file.fifo" "$tmpdir/tee.fifo"
   for pid in "$tee_pid" "$head_pid" "$watch_pid"; do
     while kill -0 "$pid" 2> /dev/null; do wait "$pid"; done
   done
   return "$rc"
+}
+
+# cb_output_unblock FIFO...: each FIFO opened read-write and closed at once
+cb_output_unblock() {
+  local f fd
+  for f in "$@"; do
+    exec {fd}<> "$f" && exec {fd}>&-
+  done
 }

@@ -10,8 +10,11 @@ their peers hold their GPUs until the watchdog).
             (`collbench-run | head -3`)
   outside   mpirun sent SIGTERM or SIGINT or killed, a rank killed, a rank crashing
   steps     a signal during the build (make running a long command), during the --profile step
-            (an ncu that runs the profiled command), between the results folder's creation and
-            mpirun (a slow `nvidia-smi nvlink`), and after the run finished (its charts)
+            (an ncu that runs the profiled command), as soon as the results folder exists (it
+            lands anywhere from the folder's files to mpirun's first rows: nothing holds that
+            window open, so the folder is either removed, the run not started, or kept and
+            marked incomplete; what must never happen is a lost signal), and after the run
+            finished (its charts)
 
 After each: collbench-run ends within seconds of the signal, no process of the run is left (found
 by a marker in their environment), the exit code says interrupted (128 + the signal; 3 for a
@@ -72,7 +75,8 @@ def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_s
     profile (the profiled run has written 3 rows), json (results.json written: the run is over).
     how: group-SIG, pid-SIG, mpirun-SIG, rank1-SIG, head (stdout closed after 3 lines), wait (no
     signal: the run ends by itself).
-    want_folder: incomplete (why in incomplete.txt), complete, none."""
+    want_folder: incomplete (why in incomplete.txt), complete, none, none-or-incomplete (a
+    signal whose moment the test cannot hold: either is right)."""
     tmp = tempfile.mkdtemp(prefix=f"cb-intr-{name}.")
     mark = f"CBTEST_MARK_{uuid.uuid4().hex}"
     if real:  # this machine's GPUs and the real collbench (real: the rank layout options)
@@ -161,6 +165,8 @@ def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_s
         if bad in text:
             problems.append(f"{name}: the output holds {bad!r}: {text[-1500:]!r}")
     dirs = sorted(glob.glob(os.path.join(out, "*")))
+    if want_folder == "none-or-incomplete":
+        want_folder = "incomplete" if dirs else "none"
     if want_folder == "none":
         if dirs:
             problems.append(f"{name}: a results folder was left: {dirs} {[os.listdir(d) for d in dirs]}")
@@ -179,7 +185,7 @@ def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_s
             problems.append(f"{name}: no results.json in the complete run {d}")
         return
     final = rows(os.path.join(d, "results.csv"))
-    if final < seen or (final >= 40 and not real):
+    if max(final, 0) < seen or (final >= 40 and not real):  # -1: no results.csv (signal before the rows)
         problems.append(f"{name}: {final} rows at the end, {seen} seen when signalled, 40 in the full run")
     if os.path.exists(os.path.join(d, "results.json")):
         problems.append(f"{name}: a cut-short run has results.json")
@@ -218,8 +224,8 @@ elif group == "outside":
 elif group == "steps":
     case("build-TERM", nop + one, "build", "pid-TERM", 143, "none", build_seconds=120)
     case("build-INT-group", nop + one, "build", "group-INT", 130, "none", build_seconds=120)
-    case("folder-TERM", nop + one, "folder", "pid-TERM", 143, "none", nvlink_delay=5)
-    case("folder-HUP-group", nop + one, "folder", "group-HUP", 129, "none", nvlink_delay=5)
+    case("folder-TERM", nop + one, "folder", "pid-TERM", 143, "none-or-incomplete")
+    case("folder-HUP-group", nop + one, "folder", "group-HUP", 129, "none-or-incomplete")
     case("profile-TERM", nop + ["--profile", "ncu:nccl:8"] + one, "profile", "pid-TERM", 143, "complete", hold=0,
          extra_path=run_fixture.ncu_passthrough, row_s=0.1)
     case("charts-TERM", one, "json", "pid-TERM", 143, "complete", hold=0, row_s=0.02)
