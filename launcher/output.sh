@@ -33,8 +33,7 @@ cb_output_launch() {
   head_pid=$!
   (trap '' INT TERM HUP; grep -q 'standard output' < "$tmpdir/tee.fifo" && kill -s PIPE "$$") &
   watch_pid=$!
-  (trap '' INT TERM HUP; LC_ALL=C exec tee --output-error=warn -- "$tmpdir/file.fifo" < "$tmpdir/run.fifo" \
-    2> "$tmpdir/tee.fifo") &
+  (trap '' INT TERM HUP; LC_ALL=C exec tee --output-error=warn -- "$tmpdir/file.fifo" < "$tmpdir/run.fifo" 2> "$tmpdir/tee.fifo") &
   tee_pid=$!
   exec {ofd}>&-
   cb_child_start --log run.fifo pid "$@"
@@ -47,27 +46,27 @@ cb_output_launch() {
   # here (that open never blocks) gives a blocked open its other end, then end of file: run.fifo
   # at once (the step is gone), file.fifo and tee.fifo when their reader is gone while tee lives
   # (tee blocked opening them) or once tee is gone (no writer can come any more).
-  cb_output_unblock "$tmpdir/run.fifo"
+  cb_output_unblock run.fifo
   while kill -0 "$tee_pid" 2> /dev/null; do
     if kill -0 "$head_pid" 2> /dev/null && kill -0 "$watch_pid" 2> /dev/null; then
       wait "$tee_pid"
     else
-      kill -0 "$head_pid" 2> /dev/null || cb_output_unblock "$tmpdir/file.fifo"
-      kill -0 "$watch_pid" 2> /dev/null || cb_output_unblock "$tmpdir/tee.fifo"
+      kill -0 "$head_pid" 2> /dev/null || cb_output_unblock file.fifo
+      kill -0 "$watch_pid" 2> /dev/null || cb_output_unblock tee.fifo
       sleep 0.05
     fi
   done
-  cb_output_unblock "$tmpdir/file.fifo" "$tmpdir/tee.fifo"
+  cb_output_unblock file.fifo tee.fifo
   for pid in "$tee_pid" "$head_pid" "$watch_pid"; do
     while kill -0 "$pid" 2> /dev/null; do wait "$pid"; done
   done
   return "$rc"
 }
 
-# cb_output_unblock FIFO...: each FIFO opened read-write and closed at once
+# cb_output_unblock NAME...: each FIFO $tmpdir/NAME opened read-write and closed at once
 cb_output_unblock() {
   local f fd
   for f in "$@"; do
-    exec {fd}<> "$f" && exec {fd}>&-
+    exec {fd}<> "$tmpdir/$f" && exec {fd}>&-
   done
 }
