@@ -266,6 +266,7 @@ static void run_case(const tcase_t *c, int D, int bf16, const cb_attn_pos_t *den
       cb_attn_args_t f = a;
       const cb_attn_pos_t kp = dense ? dense[1] : c->kvpos;
       if (dense) f.qpos = dense[0];
+      f.kvpos = kp; /* its stride too: the dense pair's is 1 */
       f.k = sk, f.v = sv, f.kv_len = (int)(k1 - k0);
       cb_attn_pos_slice(kp.start0, kp.len0, kp.start1, k0, k1, &f.kvpos.start0, &f.kvpos.len0, &f.kvpos.start1);
       f.o = o[2], f.lse = lse[2], f.out = out[2];
