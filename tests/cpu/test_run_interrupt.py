@@ -144,6 +144,17 @@ def case(name, args, when, how, want_rc, want_folder, why=None, hold=60, build_s
             for q in pids:
                 os.kill(q, sig)
     t_sig = time.time()
+    if how == "head":
+        # a closed stdout is noticed when the run next prints, as anywhere in a pipeline (a GPU
+        # row at 1 GB can take a minute): the 20 s count from the first row after the close
+        csvs = glob.glob(os.path.join(out, "*", "results.csv"))
+        n0 = rows(csvs[0]) if csvs else 0
+        while p.poll() is None and time.time() - t_sig < 240:
+            csvs = glob.glob(os.path.join(out, "*", "results.csv"))
+            if csvs and rows(csvs[0]) > n0:
+                break
+            time.sleep(0.1)
+        t_sig = time.time()
     try:
         rc = p.wait(timeout=20)
     except subprocess.TimeoutExpired:
