@@ -5,11 +5,13 @@
  * the tensors, the call is refused with the reason ("not supported: ..."), which the ring's rows
  * carry. */
 #include <cuda.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "attn.h"
 #include "attn_bwd.h"
 #include "attn_bwd_sm90_kernel.cuh"
+#include "attn_bwd_sm90_schedule.h"
 #include "attn_params.h"
 #include "sm90_tma.h"
 
@@ -22,6 +24,16 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
   bp.f = cb_attn_params_of(f);
   bp.dout = a->dout, bp.lse = a->lse, bp.delta = a->delta, bp.dq = a->dq, bp.dk = a->dk, bp.dv = a->dv;
   bp.scale = a->scale;
+  int dev = 0, sms = 0, l2 = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention backward: cannot read the device's SM count and L2 size: %s", cudaGetErrorString(e));
+    return -1;
+  }
+  long free_at[CB_BWD_MODEL_SMS];
+  bp.grid = cb_bwd_sm90_grid_of(bp.f, a->batch, D, sms < CB_BWD_MODEL_SMS ? sms : CB_BWD_MODEL_SMS, (size_t)l2, free_at);
   CUtensorMap tq, tk, tv, tdo, tdq;
   if (cb_sm90_map(&tq, a->q, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
       cb_sm90_map(&tdo, a->dout, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
@@ -31,15 +43,18 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
     return -1;
   const size_t smem = cb_attn_bwd_sm90_smem_bytes(D);
   auto kernel = cb_attn_bwd_sm90_kernel<T, D>;
-  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) {
     snprintf(why, n, "attention backward: cannot set %zu bytes of shared memory per CTA: %s", smem,
              cudaGetErrorString(e));
     return -1;
   }
-  const dim3 grid((unsigned)((a->kv_len + CB_BWD_BLOCK_N - 1) / CB_BWD_BLOCK_N), (unsigned)a->kv_heads,
-                  (unsigned)a->batch);
-  kernel<<<grid, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, tdo, tdq, bp);
+  const long ctas = (long)cb_bwd_key_tiles(bp.f) * a->kv_heads * a->batch * bp.grid.split;
+  if (ctas > INT_MAX) {
+    snprintf(why, n, "attention backward: %ld CTAs exceed the grid's %d", ctas, INT_MAX);
+    return -1;
+  }
+  kernel<<<(unsigned)ctas, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, tdo, tdq, bp);
   return 0;
 }
 

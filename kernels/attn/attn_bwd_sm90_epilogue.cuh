@@ -72,7 +72,7 @@ __device__ __forceinline__ void cb_bwd_sm90_dq_write(const CUtensorMap &tdq, con
 #pragma unroll
   for (int c = 0; c < CB_SM90_CONSUMER_WGS; c++) cb_named_bar_arrive(CB_BWD_BAR_DQ_EMPTY + c, CB_BWD_DQ_BAR_THREADS);
   for (int it = 0; it < w.iters; it++) {
-    const int hh = w.head(p, it), m0 = w.row0(it);
+    const int hh = w.head(it), m0 = w.row0(it);
 #pragma unroll
     for (int c = 0; c < CB_SM90_CONSUMER_WGS; c++) {
       cb_named_bar_sync(CB_BWD_BAR_DQ_FULL + c, CB_BWD_DQ_BAR_THREADS);
@@ -93,7 +93,9 @@ __device__ __forceinline__ void cb_bwd_sm90_dq_write(const CUtensorMap &tdq, con
 }
 
 /* dK (scaled) and dV of the thread's two key rows kr[r] of kv head hk, batch b (q4: the thread's
- * column pair), added into the fp32 accumulators. */
+ * column pair), added into the fp32 accumulators: read-add-write when this CTA is the only one
+ * with these rows, atomically (vector float2 adds) when the query heads are split across CTAs
+ * (attn_bwd_sm90_schedule.h). */
 template <int D>
 __device__ __forceinline__ void cb_bwd_sm90_dkdv_add(const cb_attn_bwd_params &bp, const float (&dk)[D / 2],
                                                      const float (&dv)[D / 2], const int (&kr)[2], int q4, int hk,
@@ -108,10 +110,14 @@ __device__ __forceinline__ void cb_bwd_sm90_dkdv_add(const cb_attn_bwd_params &b
     for (int j = 0; j < D / 8; j++) {
       float2 *pk = reinterpret_cast<float2 *>(bp.dk + base + 8 * j),
              *pv = reinterpret_cast<float2 *>(bp.dv + base + 8 * j);
-      float2 a = *pk, v = *pv;
-      a.x += scale * dk[4 * j + 2 * r], a.y += scale * dk[4 * j + 2 * r + 1];
-      v.x += dv[4 * j + 2 * r], v.y += dv[4 * j + 2 * r + 1];
-      *pk = a, *pv = v;
+      const float2 a = make_float2(scale * dk[4 * j + 2 * r], scale * dk[4 * j + 2 * r + 1]),
+                   v = make_float2(dv[4 * j + 2 * r], dv[4 * j + 2 * r + 1]);
+      if (bp.grid.split > 1) {
+        atomicAdd(pk, a), atomicAdd(pv, v);
+      } else {
+        const float2 k0 = *pk, v0 = *pv;
+        *pk = make_float2(k0.x + a.x, k0.y + a.y), *pv = make_float2(v0.x + v.x, v0.y + v.y);
+      }
     }
   }
 }

@@ -4,12 +4,14 @@
  * attn_bwd_preprocess.cu), FlashAttention-2's backward on FlashAttention-3's machinery: TMA
  * loads on an mbarrier pipeline, a producer warp and two consumer warpgroups (setmaxnreg), wgmma.
  *
- * Work split. One CTA per (tile of BLOCK_N = 128 keys, kv head, batch); each consumer warpgroup
- * owns 64 of the keys and keeps their dK and dV (64 x D fp32 each) in registers for the whole
- * sweep, over every query head that reads this kv head and every 64-row query tile that sees a
- * key of the tile (causal: the tiles above the diagonal are never loaded). So dK and dV need no
- * atomics (no other CTA writes these rows); dQ, which every key tile contributes to, is added
- * to global memory tile by tile by TMA tensor reductions.
+ * Work split. One CTA per (tile of BLOCK_N = 128 keys, kv head, batch, part of the query heads);
+ * each consumer warpgroup owns 64 of the keys and keeps their dK and dV (64 x D fp32 each) in
+ * registers for the whole sweep, over its query heads that read this kv head and every 64-row
+ * query tile that sees a key of the tile (causal: the tiles above the diagonal are never loaded).
+ * With all of the group's query heads in one CTA, dK and dV need no atomics (no other CTA writes
+ * these rows); grouped shapes with too few CTAs for the GPU split the heads
+ * (attn_bwd_sm90_schedule.h has the split and the launch order). dQ, which every key tile
+ * contributes to, is added to global memory tile by tile by TMA tensor reductions.
  *
  * Roles. Warpgroup 0 is the producer: after giving most of its registers away, its first warp
  * loads K and V once and Q, dO and the rows' statistics tile by tile into a 3-stage ring
@@ -25,6 +27,7 @@
 
 #include "attn_bwd_sm90_epilogue.cuh"
 #include "attn_bwd_sm90_mainloop.cuh"
+#include "attn_bwd_sm90_schedule.h"
 #include "attn_params.h"
 #include "attn_sm90_tile.h"
 #include "sm90_ptx.cuh"
@@ -51,20 +54,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   uint64_t *kv_full = bars, *q_full = bars + 1, *q_empty = bars + 1 + S;
   const cb_bwd_sm90_smem sm = {sK, sV, sQ, sdO, sdS, sdQ, sStat, kv_full, q_full, q_empty};
 
-  cb_bwd_sm90_work w;
-  w.hk = blockIdx.y, w.b = blockIdx.z, w.n0 = blockIdx.x * CB_BWD_BLOCK_N;
-  const int nq = (p.q_len + CB_BWD_BLOCK_M - 1) / CB_BWD_BLOCK_M;
-  w.i_lo = 0; /* causal: the first query tile whose last row sees key n0 */
-  if (p.causal) {
-    int lo = 0, hi = nq;
-    while (lo < hi) {
-      const int mid = (lo + hi) / 2;
-      if (cb_attn_row_keys(p, min(mid * CB_BWD_BLOCK_M + CB_BWD_BLOCK_M - 1, p.q_len - 1)) > w.n0) hi = mid;
-      else lo = mid + 1;
-    }
-    w.i_lo = lo;
-  }
-  w.ntile = nq - w.i_lo, w.iters = p.group * w.ntile;
+  const cb_bwd_sm90_work w = cb_bwd_sm90_work_of(p, bp.grid, blockIdx.x);
 
   if (threadIdx.x == 0) {
     cb_mbar_init(kv_full, 1);

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "attn_bwd_sm90_epilogue.cuh"
+#include "attn_bwd_sm90_schedule.h"
 #include "attn_params.h"
 #include "attn_sm90_softmax.cuh"
 #include "attn_sm90_tile.h"
@@ -71,15 +72,6 @@ struct cb_bwd_sm90_smem {
   uint64_t *kv_full, *q_full, *q_empty;
 };
 
-/* The CTA's work: its 128 keys from n0 of kv head hk, batch b, against `iters` query tiles: for
- * each of the `group` query heads that read the kv head, the ntile tiles from i_lo on (causal:
- * the first whose last row sees key n0). */
-struct cb_bwd_sm90_work {
-  int hk, b, n0, i_lo, ntile, iters;
-  __device__ __forceinline__ int head(const cb_attn_params &p, int it) const { return hk * p.group + it / ntile; }
-  __device__ __forceinline__ int row0(int it) const { return (i_lo + it % ntile) * CB_BWD_BLOCK_M; }
-};
-
 /* The producer warp (its 32 lanes; the caller has returned the rest of its warpgroup). */
 template <int D>
 __device__ __forceinline__ void cb_bwd_sm90_load(const CUtensorMap &tq, const CUtensorMap &tk, const CUtensorMap &tv,
@@ -103,7 +95,7 @@ __device__ __forceinline__ void cb_bwd_sm90_load(const CUtensorMap &tq, const CU
     }
   }
   for (int it = 0; it < w.iters; it++) {
-    const int hh = w.head(p, it), m0 = w.row0(it), s = it % S;
+    const int hh = w.head(it), m0 = w.row0(it), s = it % S;
     const size_t row_stat = ((size_t)w.b * p.heads + hh) * p.q_len; /* lse / delta of (b, hh, row 0) */
     cb_mbar_wait(&q_empty[s], ((it / S) & 1) ^ 1);
     if (lane == 0) { /* the tile's TMA first, its statistics' loads behind it */

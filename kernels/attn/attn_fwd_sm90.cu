@@ -8,11 +8,13 @@
  * rows past q_len. */
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "attn.h"
 #include "attn_fwd_sm90_kernel.cuh"
 #include "attn_params.h"
+#include "attn_sm90_order.h"
 #include "sm90_tma.h"
 
 static_assert(cb_attn_fwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
@@ -20,7 +22,19 @@ static_assert(cb_attn_fwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
 
 template <typename T, int D>
 static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
-  const cb_attn_params p = cb_attn_params_of(a);
+  cb_attn_params p = cb_attn_params_of(a);
+  int dev = 0, l2 = 0, sms = 0;
+  cudaError_t e = cudaGetDevice(&dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+  if (e != cudaSuccess) {
+    snprintf(why, n, "attention (wgmma): cannot read the device's L2 size and SM count: %s", cudaGetErrorString(e));
+    return -1;
+  }
+  const int qtiles = (a->q_len + cb_fwd_block_m(D) - 1) / cb_fwd_block_m(D);
+  /* a causal section's pairs share K and V (16-bit) of kv heads: a group of pairs per kv head */
+  p.sections = cb_sm90_sections((size_t)a->kv_len * D * 4 / p.group, (size_t)l2 / 2, a->heads * a->batch,
+                                (2 * sms + qtiles - 1) / qtiles); /* half of L2, two waves at least */
   CUtensorMap tq, tk, tv;
   const int bf16 = a->bf16;
   if (cb_sm90_map(&tq, a->q, bf16, D, a->heads, a->q_len, a->batch, cb_fwd_block_m(D), why, n)) return -1;
@@ -33,15 +47,18 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
   }
   const size_t smem = cb_attn_fwd_sm90_smem_bytes(D);
   auto kernel = cb_attn_fwd_sm90_kernel<T, D>;
-  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) {
     snprintf(why, n, "attention (wgmma): cannot set %zu bytes of shared memory per CTA: %s", smem,
              cudaGetErrorString(e));
     return -1;
   }
-  const dim3 grid((unsigned)((a->q_len + cb_fwd_block_m(D) - 1) / cb_fwd_block_m(D)), (unsigned)a->heads,
-                  (unsigned)a->batch);
-  kernel<<<grid, cb_fwd_threads(D), smem, s>>>(tq, tk, tv, p);
+  const long ctas = (long)qtiles * a->heads * a->batch;
+  if (ctas > INT_MAX) {
+    snprintf(why, n, "attention (wgmma): %ld CTAs exceed the grid's %d", ctas, INT_MAX);
+    return -1;
+  }
+  kernel<<<(unsigned)ctas, cb_fwd_threads(D), smem, s>>>(tq, tk, tv, p);
   return 0;
 }
 

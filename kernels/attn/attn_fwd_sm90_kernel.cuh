@@ -42,6 +42,7 @@
 
 #include "attn_fwd_sm90_epilogue.cuh"
 #include "attn_params.h"
+#include "attn_sm90_order.h"
 #include "attn_sm90_softmax.cuh"
 #include "attn_sm90_tile.h"
 #include "mma_ptx.cuh"
@@ -72,8 +73,16 @@ __global__ void __launch_bounds__(cb_fwd_threads(D), 1)
   uint64_t *q_full = bars, *k_full = bars + 1, *k_empty = bars + 1 + S, *v_full = bars + 1 + 2 * S,
            *v_empty = bars + 1 + 3 * S;
 
-  const int qtile = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x; /* causal: heaviest first */
-  const int h = blockIdx.y, b = blockIdx.z;
+  /* one CTA per (query tile, head, batch), launched in this order: not causal, the tile fastest
+   * (a head's CTAs share its K and V in L2); causal, longest first (the last query tiles see the
+   * most keys) in sections of pairs whose K and V fit L2 (attn_sm90_order.h) */
+  const int qtiles = (p.q_len + kBlockM - 1) / kBlockM, pairs = gridDim.x / qtiles;
+  int qtile = (int)blockIdx.x % qtiles, pair = (int)blockIdx.x / qtiles;
+  if (p.causal) {
+    cb_sm90_order(blockIdx.x, qtiles, pairs, p.sections, &qtile, &pair);
+    qtile = qtiles - 1 - qtile;
+  }
+  const int h = pair % p.heads, b = pair / p.heads;
   const int row0 = qtile * kBlockM;
   const int rows = min(kBlockM, p.q_len - row0);
   /* keys this tile sees: a prefix of nvis; the first nfull are visible to every row */

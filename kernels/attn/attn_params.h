@@ -21,6 +21,7 @@ struct cb_attn_params {
   int k_start0, k_len0, k_start1; /* k_len0 <= kv_len */
   float scale_log2;               /* scale * log2(e) */
   int causal, first, final;
+  int sections; /* the Hopper forward's causal launch order: sections of (head, batch) pairs (attn_sm90_order.h) */
 };
 
 static inline cb_attn_params cb_attn_params_of(const cb_attn_args_t *a) {
@@ -54,6 +55,13 @@ static inline cb_attn_params cb_attn_params_of(const cb_attn_args_t *a) {
   return p;
 }
 
+/* The backward's grid besides the attention's shape (attn_bwd_sm90_schedule.h): batch, the split
+ * of each kv head's query heads (> 1: CTAs add dK and dV atomically) and the causal order's
+ * sections (of units, attn_sm90_order.h). */
+struct cb_bwd_sm90_grid {
+  int batch, split, sections;
+};
+
 /* What the Hopper backward kernel reads (attn_bwd_sm90_kernel.cuh), built by its launcher
  * (attn_bwd_sm90.cu) from cb_attn_bwd_args_t (attn_bwd.h). */
 struct cb_attn_bwd_params {
@@ -62,6 +70,7 @@ struct cb_attn_bwd_params {
   const float *lse, *delta;
   float *dq, *dk, *dv;
   float scale; /* dQ and dK are scaled by it (dS is taken against the scaled scores) */
+  cb_bwd_sm90_grid grid;
 };
 
 /* Global position of row i of a block (one or two runs, attn.h), in int. */

@@ -1,0 +1,167 @@
+/* CPU test of the Hopper backward's work split (kernels/attn/attn_bwd_sm90_schedule.h) and of the
+ * causal launch order both Hopper kernels use (attn_sm90_order.h), the host code the launchers
+ * and the kernels share:
+ *   - the order is a bijection of blocks onto (tile rank, pair), section after section, rank-major
+ *     within one, the sections' sizes within one of each other;
+ *   - every (batch, query head, key tile) is swept by exactly one CTA, whose kv head reads that
+ *     query head, for every split that divides the group and every count of sections, causal or
+ *     not, with ring offsets;
+ *   - a CTA's first query tile is the first that sees one of its keys (checked row by row);
+ *   - causal CTAs are launched longest first within a section;
+ *   - the split: 16 heads on 2 kv heads at S = 4K on 132 SMs (64 CTAs unsplit) splits in 2 (the
+ *     model's finish times, worked out below), ungrouped and large shapes are not split.
+ * nvcc-compiled host code; no GPU needed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "attn_bwd_sm90_schedule.h"
+#include "cb_testing.h"
+
+static cb_attn_params shape(int heads, int kv_heads, int q_len, int kv_len, int causal, int q_start, int k_start) {
+  cb_attn_params p;
+  memset(&p, 0, sizeof p);
+  p.heads = heads, p.kv_heads = kv_heads, p.group = heads / kv_heads;
+  p.q_len = p.q_len0 = q_len, p.kv_len = p.k_len0 = kv_len;
+  p.causal = causal, p.q_start0 = q_start, p.k_start0 = k_start;
+  return p;
+}
+
+/* does any row of query tile i see key n0? */
+static int tile_sees(const cb_attn_params &p, int i, int n0) {
+  for (int r = i * CB_BWD_BLOCK_M; r < p.q_len && r < (i + 1) * CB_BWD_BLOCK_M; r++)
+    if (cb_attn_row_keys(p, r) > n0) return 1;
+  return 0;
+}
+
+/* the section of `pair` */
+static int section_of(int pairs, int sections, int pair) {
+  for (int s = 0; s < sections; s++) {
+    int first, n;
+    cb_sm90_section_pairs(pairs, sections, s, &first, &n);
+    if (pair >= first && pair < first + n) return s;
+  }
+  return -1;
+}
+
+static void check_cover(const cb_attn_params &p, int batch, int split, int sections) {
+  const int tiles = cb_bwd_key_tiles(p), qt = cb_bwd_query_tiles(p), ctas = tiles * p.kv_heads * batch * split;
+  const size_t cells = (size_t)batch * p.heads * tiles;
+  int *seen = (int *)calloc(cells, sizeof(int));
+  const cb_bwd_sm90_grid g = {batch, split, sections};
+  int bad = 0, order_bad = 0, prev = 1 << 30, prev_sec = -1;
+  for (int blk = 0; blk < ctas; blk++) {
+    const cb_bwd_sm90_work w = cb_bwd_sm90_work_of(p, g, blk);
+    if (p.causal) { /* a new section starts longest first again */
+      const int unit = (w.b * p.kv_heads + w.hk) * split + (w.h0 - w.hk * p.group) / (p.group / split);
+      const int sec = section_of(p.kv_heads * batch * split, sections, unit);
+      if (sec != prev_sec) prev = 1 << 30;
+      if (sec < prev_sec) order_bad++;
+      prev_sec = sec;
+    }
+    if (w.n0 % CB_BWD_BLOCK_N || w.n0 >= p.kv_len || w.b >= batch || w.hk >= p.kv_heads || w.i_lo < 0 || w.i_lo > qt ||
+        w.ntile != qt - w.i_lo || w.iters != p.group / split * w.ntile) {
+      bad++;
+      continue;
+    }
+    /* the first query tile: the first that sees a key of the tile's first (lowest) position */
+    int first = 0;
+    while (first < qt && !tile_sees(p, first, w.n0)) first++;
+    if (w.i_lo != (p.causal ? first : 0)) bad++;
+    for (int j = 0; j < p.group / split; j++) { /* (no query tile sees the keys: the CTA owns them, adds nothing) */
+      const int h = w.ntile ? w.head(j * w.ntile) : w.h0 + j;
+      if (h / p.group != w.hk) bad++;
+      else seen[((size_t)w.b * p.heads + h) * tiles + w.n0 / CB_BWD_BLOCK_N]++;
+    }
+    if (p.causal && w.iters > prev) order_bad++;
+    prev = w.iters;
+  }
+  int wrong = 0;
+  for (size_t i = 0; i < cells; i++) wrong += seen[i] != 1;
+  CHECK(bad == 0 && wrong == 0,
+        "heads %d/%d, S %d x %d, causal %d, batch %d, split %d, sections %d: %d bad CTAs, %d cells not swept once",
+        p.heads, p.kv_heads, p.q_len, p.kv_len, p.causal, batch, split, sections, bad, wrong);
+  CHECK(order_bad == 0, "causal CTAs not launched longest first (%d inversions)", order_bad);
+  free(seen);
+}
+
+/* cb_sm90_order: every (rank, pair) once; section after section, rank-major within one; the
+ * sections' sizes within one of each other */
+static void check_order(int tiles, int pairs, int sections) {
+  int *seen = (int *)calloc((size_t)tiles * pairs, sizeof(int)), bad = 0, lo = pairs, hi = 0;
+  for (int s = 0, next = 0; s < sections; s++) {
+    int first, n;
+    cb_sm90_section_pairs(pairs, sections, s, &first, &n);
+    if (first != next) bad++;
+    next = first + n, lo = n < lo ? n : lo, hi = n > hi ? n : hi;
+  }
+  for (int blk = 0, prev_rank = 0, prev_sec = 0; blk < tiles * pairs; blk++) {
+    int rank = -1, pair = -1;
+    cb_sm90_order(blk, tiles, pairs, sections, &rank, &pair);
+    if (rank < 0 || rank >= tiles || pair < 0 || pair >= pairs) {
+      bad++;
+      continue;
+    }
+    seen[(size_t)rank * pairs + pair]++;
+    const int sec = section_of(pairs, sections, pair);
+    if (sec < prev_sec || (sec == prev_sec && rank < prev_rank)) bad++;
+    prev_rank = sec == prev_sec ? rank : 0, prev_sec = sec;
+  }
+  int wrong = 0;
+  for (int i = 0; i < tiles * pairs; i++) wrong += seen[i] != 1;
+  CHECK(bad == 0 && wrong == 0 && hi - lo <= 1,
+        "order of %d tiles x %d pairs in %d sections: %d out of order, %d not once, sizes %d-%d", tiles, pairs, sections,
+        bad, wrong, lo, hi);
+  free(seen);
+}
+
+int main(void) {
+  for (int tiles = 1; tiles <= 9; tiles += 4)
+    for (int pairs = 1; pairs <= 13; pairs += 3)
+      for (int sections = 1; sections <= pairs; sections++) check_order(tiles, pairs, sections);
+  CHECK_EQ_INT(cb_sm90_sections(1 << 20, 25 << 20, 64, 1), 3);  /* 25 MB hold 25 pairs of 1 MB: 22 + 21 + 21 */
+  CHECK_EQ_INT(cb_sm90_sections(1 << 20, 25 << 20, 8, 1), 1);   /* every pair fits */
+  CHECK_EQ_INT(cb_sm90_sections(64 << 20, 25 << 20, 8, 0), 8);  /* none fits: one pair each */
+  CHECK_EQ_INT(cb_sm90_sections(64 << 20, 25 << 20, 8, 3), 3);  /* at least min_pairs: 3 + 3 + 2 */
+  CHECK_EQ_INT(cb_sm90_sections(2 << 20, 30 << 20, 32, 1), 3);  /* 15 fit: 11 + 11 + 10, not 15 + 15 + 2 */
+  static const int lens[][2] = {{4096, 4096}, {1000, 1000}, {300, 700}, {700, 300}, {64, 129}};
+  for (int causal = 0; causal < 2; causal++)
+    for (const auto &l : lens)
+      for (int group = 1; group <= 8; group *= 2)
+        for (int split = 1; split <= group; split *= 2)
+          for (int sections = 1; sections <= 2 * split; sections++) { /* 2 kv heads x split units (batch 1) */
+            check_cover(shape(2 * group, 2, l[0], l[1], causal, 0, 0), 2, split, 2 * sections - 1);
+            /* a ring step's offsets: the queries after the keys, or half-way through them */
+            check_cover(shape(2 * group, 2, l[0], l[1], causal, l[1], 0), 1, split, sections);
+            check_cover(shape(2 * group, 2, l[0], l[1], causal, l[1] / 2, 0), 1, split, sections);
+          }
+
+  long free_at[CB_BWD_MODEL_SMS];
+  /* 16 / 2 heads, 4K, not causal, 132 SMs. Finish times (query tiles): unsplit 64 CTAs of
+   * 8 x 64 + 2 = 514; split 2: 128 of 258 = 258; 4: 256 of 130 on 132 SMs = 260; 8: 512 of 66 = 264 */
+  const cb_attn_params g16 = shape(16, 2, 4096, 4096, 0, 0, 0);
+  for (int split = 1, want[] = {514, 258, 0, 260, 0, 0, 0, 264}; split <= 8; split *= 2) {
+    const cb_bwd_sm90_grid g = {1, split, 1};
+    CHECK_EQ_INT(cb_bwd_sm90_makespan(g16, g, 132, free_at), want[split - 1]);
+  }
+  const size_t l2 = 50 << 20; /* an H200's */
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 132, l2, free_at).split, 2);
+  /* causal: the longest CTA of the unsplit grid (8 x 64 tiles) bounds it; a split shortens it */
+  CHECK(cb_bwd_sm90_grid_of(shape(16, 2, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split > 1,
+        "causal 16 / 2 at 4K is not split");
+  /* not split: no group; a grid of many waves; one SM (every split only adds CTA costs) */
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 32, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split, 1);
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 8, 32768, 32768, 0, 0, 0), 1, 128, 132, l2, free_at).split, 1);
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 1, l2, free_at).split, 1);
+  /* the sections: 32 kv heads at 32K, D 128: Q and dO 16 MB per unit, one unit each in a quarter
+   * of L2; 16 / 2 heads at 4K: 3 by L2, but the model finishes later with them than without */
+  const cb_bwd_sm90_grid short_causal = cb_bwd_sm90_grid_of(shape(16, 2, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at);
+  CHECK_EQ_INT(cb_sm90_sections(cb_bwd_unit_bytes(shape(16, 2, 4096, 4096, 1, 0, 0), short_causal.split, 128), l2 / 4,
+                                2 * short_causal.split, 1),
+               3);
+  CHECK_EQ_INT(short_causal.sections, 1);
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 32, 32768, 32768, 1, 0, 0), 1, 128, 132, l2, free_at).sections, 32);
+  /* causal: at most two query heads per CTA, however large */
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 8, 32768, 32768, 1, 0, 0), 4, 128, 132, l2, free_at).split, 2);
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(24, 8, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split, 3);
+  return cb_test_finish("test_attn_bwd_schedule");
+}
