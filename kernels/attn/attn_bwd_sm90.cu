@@ -33,7 +33,8 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
     return -1;
   }
   long free_at[CB_BWD_MODEL_SMS];
-  bp.grid = cb_bwd_sm90_grid_of(bp.f, a->batch, D, sms < CB_BWD_MODEL_SMS ? sms : CB_BWD_MODEL_SMS, (size_t)l2, free_at);
+  bp.grid =
+      cb_bwd_sm90_grid_of(bp.f, a->batch, D, sms < CB_BWD_MODEL_SMS ? sms : CB_BWD_MODEL_SMS, (size_t)l2, free_at);
   CUtensorMap tq, tk, tv, tdo, tdq;
   if (cb_sm90_map(&tq, a->q, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
       cb_sm90_map(&tdo, a->dout, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||

@@ -101,8 +101,8 @@ static inline long cb_bwd_sm90_makespan(const cb_attn_params &p, const cb_bwd_sm
     cb_sm90_section_pairs(units, g.sections, s, &first, &n);
     (void)first;
     for (int tile = 0; tile < tiles; tile++) {
-      const long cost = (long)nh * (cb_bwd_query_tiles(p) - cb_bwd_first_query_tile(p, tile * CB_BWD_BLOCK_N)) +
-                        CB_BWD_CTA_COST;
+      const long cost =
+          (long)nh * (cb_bwd_query_tiles(p) - cb_bwd_first_query_tile(p, tile * CB_BWD_BLOCK_N)) + CB_BWD_CTA_COST;
       for (int i = 0; i < n; i++) {
         const long t = free_at[0] + cost;
         if (t > end) end = t;

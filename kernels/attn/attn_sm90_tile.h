@@ -21,7 +21,8 @@
  * shape lost 2-20 %. (A new key tile width needs its S wrapper in sm90_wgmma.cuh.)
  *
  * Backward. A CTA owns BLOCK_N = 128 keys of one kv head, 64 per consumer warpgroup, whose dK and
- * dV (64 x D fp32 each: D / 2 + D / 2 registers per thread) stay in registers over the whole sweep;
+ * dV (64 x D fp32 each: D / 2 + D / 2 registers per thread) stay in registers over the whole sweep
+ * of its query heads (all of the kv head's, or a part: attn_bwd_sm90_schedule.h);
  * query tiles of BLOCK_M = 64 rows (Q, dO and their statistics) stream through a 3-stage ring.
  * Per query tile a consumer holds S^T and dP^T (64 keys x 64 queries fp32: 32 + 32 registers),
  * P^T and dS^T as 16-bit A operands (16 + 16) and its half of dQ's columns (64 x D / 2: D / 4)

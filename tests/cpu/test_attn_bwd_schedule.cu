@@ -109,8 +109,8 @@ static void check_order(int tiles, int pairs, int sections) {
   int wrong = 0;
   for (int i = 0; i < tiles * pairs; i++) wrong += seen[i] != 1;
   CHECK(bad == 0 && wrong == 0 && hi - lo <= 1,
-        "order of %d tiles x %d pairs in %d sections: %d out of order, %d not once, sizes %d-%d", tiles, pairs, sections,
-        bad, wrong, lo, hi);
+        "order of %d tiles x %d pairs in %d sections: %d out of order, %d not once, sizes %d-%d", tiles, pairs,
+        sections, bad, wrong, lo, hi);
   free(seen);
 }
 
@@ -118,11 +118,11 @@ int main(void) {
   for (int tiles = 1; tiles <= 9; tiles += 4)
     for (int pairs = 1; pairs <= 13; pairs += 3)
       for (int sections = 1; sections <= pairs; sections++) check_order(tiles, pairs, sections);
-  CHECK_EQ_INT(cb_sm90_sections(1 << 20, 25 << 20, 64, 1), 3);  /* 25 MB hold 25 pairs of 1 MB: 22 + 21 + 21 */
-  CHECK_EQ_INT(cb_sm90_sections(1 << 20, 25 << 20, 8, 1), 1);   /* every pair fits */
-  CHECK_EQ_INT(cb_sm90_sections(64 << 20, 25 << 20, 8, 0), 8);  /* none fits: one pair each */
-  CHECK_EQ_INT(cb_sm90_sections(64 << 20, 25 << 20, 8, 3), 3);  /* at least min_pairs: 3 + 3 + 2 */
-  CHECK_EQ_INT(cb_sm90_sections(2 << 20, 30 << 20, 32, 1), 3);  /* 15 fit: 11 + 11 + 10, not 15 + 15 + 2 */
+  CHECK_EQ_INT(cb_sm90_sections(1 << 20, 25 << 20, 64, 1), 3); /* 25 MB hold 25 pairs of 1 MB: 22 + 21 + 21 */
+  CHECK_EQ_INT(cb_sm90_sections(1 << 20, 25 << 20, 8, 1), 1);  /* every pair fits */
+  CHECK_EQ_INT(cb_sm90_sections(64 << 20, 25 << 20, 8, 0), 8); /* none fits: one pair each */
+  CHECK_EQ_INT(cb_sm90_sections(64 << 20, 25 << 20, 8, 3), 3); /* at least min_pairs: 3 + 3 + 2 */
+  CHECK_EQ_INT(cb_sm90_sections(2 << 20, 30 << 20, 32, 1), 3); /* 15 fit: 11 + 11 + 10, not 15 + 15 + 2 */
   static const int lens[][2] = {{4096, 4096}, {1000, 1000}, {300, 700}, {700, 300}, {64, 129}};
   for (int causal = 0; causal < 2; causal++)
     for (const auto &l : lens)
@@ -154,7 +154,8 @@ int main(void) {
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 1, l2, free_at).split, 1);
   /* the sections: 32 kv heads at 32K, D 128: Q and dO 16 MB per unit, one unit each in a quarter
    * of L2; 16 / 2 heads at 4K: 3 by L2, but the model finishes later with them than without */
-  const cb_bwd_sm90_grid short_causal = cb_bwd_sm90_grid_of(shape(16, 2, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at);
+  const cb_bwd_sm90_grid short_causal =
+      cb_bwd_sm90_grid_of(shape(16, 2, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at);
   CHECK_EQ_INT(cb_sm90_sections(cb_bwd_unit_bytes(shape(16, 2, 4096, 4096, 1, 0, 0), short_causal.split, 128), l2 / 4,
                                 2 * short_causal.split, 1),
                3);
