@@ -32,12 +32,14 @@ CB_HD void cb_sm90_section_pairs(int pairs, int sections, int s, int *first, int
 }
 
 /* CTA `block`'s tile rank (0: the longest) and (head, batch) pair, of `tiles` tiles x `pairs`
- * pairs in `sections` sections (1 <= sections <= pairs). */
+ * pairs in `sections` sections (1 <= sections <= pairs; tiles x pairs fits int, and so does every
+ * product below: the larger sections' blocks are at most all of them). */
 CB_HD void cb_sm90_order(int block, int tiles, int pairs, int sections, int *rank, int *pair) {
-  const int base = pairs / sections, extra = pairs % sections, big = (base + 1) * tiles;
+  const int base = pairs / sections, extra = pairs % sections;
+  const int big = extra ? (base + 1) * tiles : 0, head = extra * big; /* the larger sections' blocks */
   int s, in;
-  if (block < extra * big) s = block / big, in = block % big;
-  else s = extra + (block - extra * big) / (base * tiles), in = (block - extra * big) % (base * tiles);
+  if (block < head) s = block / big, in = block % big;
+  else s = extra + (block - head) / (base * tiles), in = (block - head) % (base * tiles);
   int first, n;
   cb_sm90_section_pairs(pairs, sections, s, &first, &n);
   *rank = in / n, *pair = first + in % n;
