@@ -17,7 +17,9 @@
  *   dq             [batch][q_len][heads][head_dim]      fp32, accumulated (+=)
  *   dk, dv         [batch][kv_len][kv_heads][head_dim]  fp32, accumulated (+=)
  * Positions: as attn.h (one or two runs per block; zigzag). A row with lse = -inf contributes
- * nothing. */
+ * nothing. The sums' order is not fixed: dq is added tile by tile by TMA reductions from every
+ * key tile, and dk, dv atomically where grouped query heads are split across CTAs
+ * (attn_bwd_sm90_schedule.h), so the fp32 results may differ in their last bits from run to run. */
 #ifndef CB_ATTN_BWD_H
 #define CB_ATTN_BWD_H
 

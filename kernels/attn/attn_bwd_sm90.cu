@@ -32,6 +32,12 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
     snprintf(why, n, "attention backward: cannot read the device's SM count and L2 size: %s", cudaGetErrorString(e));
     return -1;
   }
+  /* the largest grid any split makes, bounded first: the schedule's arithmetic is in int */
+  const long most = (long)cb_bwd_key_tiles(bp.f) * a->heads * a->batch;
+  if (most > INT_MAX) {
+    snprintf(why, n, "attention backward: %ld key tiles x heads x batch exceed the grid's %d CTAs", most, INT_MAX);
+    return -1;
+  }
   long free_at[CB_BWD_MODEL_SMS];
   bp.grid =
       cb_bwd_sm90_grid_of(bp.f, a->batch, D, sms < CB_BWD_MODEL_SMS ? sms : CB_BWD_MODEL_SMS, (size_t)l2, free_at);
@@ -50,11 +56,7 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
              cudaGetErrorString(e));
     return -1;
   }
-  const long ctas = (long)cb_bwd_key_tiles(bp.f) * a->kv_heads * a->batch * bp.grid.split;
-  if (ctas > INT_MAX) {
-    snprintf(why, n, "attention backward: %ld CTAs exceed the grid's %d", ctas, INT_MAX);
-    return -1;
-  }
+  const long ctas = (long)cb_bwd_key_tiles(bp.f) * a->kv_heads * a->batch * bp.grid.split; /* <= most */
   kernel<<<(unsigned)ctas, CB_SM90_THREADS, smem, s>>>(tq, tk, tv, tdo, tdq, bp);
   return 0;
 }

@@ -35,6 +35,8 @@ static constexpr int CB_BWD_SPLIT_WAVES = 4;
 /* causal: query heads one CTA sweeps at most (fewer heads, a shorter reuse distance of Q and dO
  * in L2: H200, 32 heads on 8 kv heads, S 8K-32K, two heads per CTA 4-8 % faster than four) */
 static constexpr int CB_BWD_CAUSAL_HEADS = 2;
+/* the sections' check runs the model on grids of this many waves at most */
+static constexpr int CB_BWD_MODEL_WAVES = 16;
 /* the model's SMs at most (its scratch is on the launcher's stack) */
 static constexpr int CB_BWD_MODEL_SMS = 1024;
 
@@ -123,12 +125,14 @@ static inline long cb_bwd_sm90_makespan(const cb_attn_params &p, const cb_bwd_sm
 
 /* The grid of `split` with its sections: those whose Q and dO fit a quarter of L2, unless the
  * model finishes more than 2 % later with them than with one section (short sequences: a CTA's
- * work is a large part of the whole, and the last section's longest CTAs would start late). */
+ * work is a large part of the whole, and the last section's longest CTAs would start late). The
+ * model runs on grids of up to CB_BWD_MODEL_WAVES waves (its time grows with the grid: longer,
+ * the last section is a small part of the whole). */
 static inline cb_bwd_sm90_grid cb_bwd_sm90_grid_with(const cb_attn_params &p, int batch, int split, int head_dim,
                                                      int sms, size_t l2_bytes, long *free_at) {
   const int units = p.kv_heads * batch * split;
   cb_bwd_sm90_grid g = {batch, split, cb_sm90_sections(cb_bwd_unit_bytes(p, split, head_dim), l2_bytes / 4, units, 1)};
-  if (p.causal && g.sections > 1 && sms >= 1) {
+  if (p.causal && g.sections > 1 && sms >= 1 && (long)cb_bwd_key_tiles(p) * units <= (long)CB_BWD_MODEL_WAVES * sms) {
     const cb_bwd_sm90_grid one = {batch, split, 1};
     if (cb_bwd_sm90_makespan(p, g, sms, free_at) * 50 > cb_bwd_sm90_makespan(p, one, sms, free_at) * 51) g = one;
   }
@@ -138,7 +142,7 @@ static inline cb_bwd_sm90_grid cb_bwd_sm90_grid_with(const cb_attn_params &p, in
 /* The grid for this shape (head dim D, `batch`) on `sms` SMs with `l2_bytes` of L2: the split
  * the model finishes first with, and its sections; `free_at` holds `sms` entries (the model's
  * scratch). Causal grids sweep at most CB_BWD_CAUSAL_HEADS query heads per CTA whatever the
- * model says. */
+ * model says. The caller has bounded key tiles x heads x batch (the largest grid) to int. */
 static inline cb_bwd_sm90_grid cb_bwd_sm90_grid_of(const cb_attn_params &p, int batch, int head_dim, int sms,
                                                    size_t l2_bytes, long *free_at) {
   int first = 1; /* the smallest split: causal, the first that leaves at most CB_BWD_CAUSAL_HEADS per CTA */

@@ -32,6 +32,11 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
     return -1;
   }
   const int qtiles = (a->q_len + cb_fwd_block_m(D) - 1) / cb_fwd_block_m(D);
+  const long ctas = (long)qtiles * a->heads * a->batch; /* bounded first: the order's arithmetic is in int */
+  if (ctas > INT_MAX) {
+    snprintf(why, n, "attention (wgmma): %ld CTAs exceed the grid's %d", ctas, INT_MAX);
+    return -1;
+  }
   /* a causal section's pairs share K and V (16-bit) of kv heads: a group of pairs per kv head */
   p.sections = cb_sm90_sections((size_t)a->kv_len * D * 4 / p.group, (size_t)l2 / 2, a->heads * a->batch,
                                 (2 * sms + qtiles - 1) / qtiles); /* half of L2, two waves at least */
@@ -51,11 +56,6 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
   if (e != cudaSuccess) {
     snprintf(why, n, "attention (wgmma): cannot set %zu bytes of shared memory per CTA: %s", smem,
              cudaGetErrorString(e));
-    return -1;
-  }
-  const long ctas = (long)qtiles * a->heads * a->batch;
-  if (ctas > INT_MAX) {
-    snprintf(why, n, "attention (wgmma): %ld CTAs exceed the grid's %d", ctas, INT_MAX);
     return -1;
   }
   kernel<<<(unsigned)ctas, cb_fwd_threads(D), smem, s>>>(tq, tk, tv, p);

@@ -26,6 +26,15 @@ static cb_attn_params shape(int heads, int kv_heads, int q_len, int kv_len, int 
   return p;
 }
 
+/* a zigzag pair's blocks: queries in two runs, [0, q/2) and from 3 kv_len, keys in [0, kv/2) and
+ * from 2 kv_len (positions increase within each block) */
+static cb_attn_params zigzag(int heads, int kv_heads, int q_len, int kv_len, int causal) {
+  cb_attn_params p = shape(heads, kv_heads, q_len, kv_len, causal, 0, 0);
+  p.q_len0 = q_len / 2, p.q_start1 = 3 * kv_len;
+  p.k_len0 = kv_len / 2, p.k_start1 = 2 * kv_len;
+  return p;
+}
+
 /* does any row of query tile i see key n0? */
 static int tile_sees(const cb_attn_params &p, int i, int n0) {
   for (int r = i * CB_BWD_BLOCK_M; r < p.q_len && r < (i + 1) * CB_BWD_BLOCK_M; r++)
@@ -133,6 +142,8 @@ int main(void) {
             /* a ring step's offsets: the queries after the keys, or half-way through them */
             check_cover(shape(2 * group, 2, l[0], l[1], causal, l[1], 0), 1, split, sections);
             check_cover(shape(2 * group, 2, l[0], l[1], causal, l[1] / 2, 0), 1, split, sections);
+            /* zigzag blocks: two runs each, the second far after the first */
+            check_cover(zigzag(2 * group, 2, l[0], l[1], causal), 1, split, sections);
           }
 
   long free_at[CB_BWD_MODEL_SMS];
@@ -145,13 +156,20 @@ int main(void) {
   }
   const size_t l2 = 50 << 20; /* an H200's */
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 132, l2, free_at).split, 2);
-  /* causal: the longest CTA of the unsplit grid (8 x 64 tiles) bounds it; a split shortens it */
-  CHECK(cb_bwd_sm90_grid_of(shape(16, 2, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split > 1,
-        "causal 16 / 2 at 4K is not split");
+  /* causal 4 / 2 heads (two per CTA allowed unsplit: the model decides), 4K: 64 CTAs unsplit, the
+   * longest (key tile 0) 2 x 64 + 2 = 130 tiles; split 2: 128 CTAs, at most one per SM, the
+   * longest 64 + 2 = 66 */
+  const cb_attn_params c4 = shape(4, 2, 4096, 4096, 1, 0, 0);
+  const cb_bwd_sm90_grid c4_one = {1, 1, 1}, c4_two = {1, 2, 1};
+  CHECK_EQ_INT(cb_bwd_sm90_makespan(c4, c4_one, 132, free_at), 130);
+  CHECK_EQ_INT(cb_bwd_sm90_makespan(c4, c4_two, 132, free_at), 66);
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(c4, 1, 128, 132, l2, free_at).split, 2);
   /* not split: no group; a grid of many waves; one SM (every split only adds CTA costs) */
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 32, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split, 1);
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 8, 32768, 32768, 0, 0, 0), 1, 128, 132, l2, free_at).split, 1);
-  CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 1, l2, free_at).split, 1);
+  /* 40 SMs: unsplit 64 CTAs in 2 waves of 514 = 1028; split 2, 128 CTAs in 4 waves of 258 = 1032:
+   * a split that adds waves only adds CTA costs */
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 40, l2, free_at).split, 1);
   /* the sections: 32 kv heads at 32K, D 128: Q and dO 16 MB per unit, one unit each in a quarter
    * of L2; 16 / 2 heads at 4K: 3 by L2, but the model finishes later with them than without */
   const cb_bwd_sm90_grid short_causal =
