@@ -13,6 +13,7 @@
 #include "attn_bwd_sm90_kernel.cuh"
 #include "attn_bwd_sm90_schedule.h"
 #include "attn_params.h"
+#include "attn_sm90_device.h"
 #include "sm90_tma.h"
 
 static_assert(cb_attn_bwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
@@ -24,14 +25,8 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
   bp.f = cb_attn_params_of(f);
   bp.dout = a->dout, bp.lse = a->lse, bp.delta = a->delta, bp.dq = a->dq, bp.dk = a->dk, bp.dv = a->dv;
   bp.scale = a->scale;
-  int dev = 0, sms = 0, l2 = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
-  if (e != cudaSuccess) {
-    snprintf(why, n, "attention backward: cannot read the device's SM count and L2 size: %s", cudaGetErrorString(e));
-    return -1;
-  }
+  int sms = 0, l2 = 0;
+  if (cb_sm90_device(&sms, &l2, "attention backward", why, n) < 0) return -1;
   /* the largest grid any split makes, bounded first: the schedule's arithmetic is in int */
   const long most = (long)cb_bwd_key_tiles(bp.f) * a->heads * a->batch;
   if (most > INT_MAX) {
@@ -50,7 +45,7 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
     return -1;
   const size_t smem = cb_attn_bwd_sm90_smem_bytes(D);
   auto kernel = cb_attn_bwd_sm90_kernel<T, D>;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) {
     snprintf(why, n, "attention backward: cannot set %zu bytes of shared memory per CTA: %s", smem,
              cudaGetErrorString(e));

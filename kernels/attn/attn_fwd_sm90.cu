@@ -14,6 +14,7 @@
 #include "attn.h"
 #include "attn_fwd_sm90_kernel.cuh"
 #include "attn_params.h"
+#include "attn_sm90_device.h"
 #include "attn_sm90_order.h"
 #include "sm90_tma.h"
 
@@ -23,14 +24,8 @@ static_assert(cb_attn_fwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
 template <typename T, int D>
 static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
   cb_attn_params p = cb_attn_params_of(a);
-  int dev = 0, l2 = 0, sms = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e != cudaSuccess) {
-    snprintf(why, n, "attention (wgmma): cannot read the device's L2 size and SM count: %s", cudaGetErrorString(e));
-    return -1;
-  }
+  int sms = 0, l2 = 0;
+  if (cb_sm90_device(&sms, &l2, "attention (wgmma)", why, n) < 0) return -1;
   const int qtiles = (a->q_len + cb_fwd_block_m(D) - 1) / cb_fwd_block_m(D);
   const long ctas = (long)qtiles * a->heads * a->batch; /* bounded first: the order's arithmetic is in int */
   if (ctas > INT_MAX) {
@@ -52,7 +47,7 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
   }
   const size_t smem = cb_attn_fwd_sm90_smem_bytes(D);
   auto kernel = cb_attn_fwd_sm90_kernel<T, D>;
-  e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+  const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) {
     snprintf(why, n, "attention (wgmma): cannot set %zu bytes of shared memory per CTA: %s", smem,
              cudaGetErrorString(e));
