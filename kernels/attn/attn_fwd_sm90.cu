@@ -18,15 +18,15 @@
 #include "attn_sm90_order.h"
 #include "sm90_tma.h"
 
-static_assert(cb_attn_fwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
-              "the D = 128 forward must fit an sm_90 CTA's shared memory");
+static_assert(cb_attn_fwd_sm90_smem_bytes(128, 2) <= CB_SM90_SMEM_MAX &&
+                  cb_attn_fwd_sm90_smem_bytes(64, 3) <= CB_SM90_SMEM_MAX,
+              "every forward tile must fit an sm_90 CTA's shared memory");
 
-template <typename T, int D>
-static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
-  cb_attn_params p = cb_attn_params_of(a);
-  int sms = 0, l2 = 0;
-  if (cb_sm90_device(&sms, &l2, "attention (wgmma)", why, n) < 0) return -1;
-  const int qtiles = (a->q_len + cb_fwd_block_m(D) - 1) / cb_fwd_block_m(D);
+/* The kernel with W consumer warpgroups on its grid: tq's map, the launch. */
+template <typename T, int D, int W>
+static int cb_sm90_launch_w(const cb_attn_args_t *a, cb_attn_params p, int l2, int sms, cudaStream_t s, char *why,
+                            size_t n) {
+  const int qtiles = (a->q_len + cb_fwd_block_m(W) - 1) / cb_fwd_block_m(W);
   const long ctas = (long)qtiles * a->heads * a->batch; /* bounded first: the order's arithmetic is in int */
   if (ctas > INT_MAX) {
     snprintf(why, n, "attention (wgmma): %ld CTAs exceed the grid's %d", ctas, INT_MAX);
@@ -37,7 +37,7 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
                                 (2 * sms + qtiles - 1) / qtiles); /* half of L2, two waves at least */
   CUtensorMap tq, tk, tv;
   const int bf16 = a->bf16;
-  if (cb_sm90_map(&tq, a->q, bf16, D, a->heads, a->q_len, a->batch, cb_fwd_block_m(D), why, n)) return -1;
+  if (cb_sm90_map(&tq, a->q, bf16, D, a->heads, a->q_len, a->batch, cb_fwd_block_m(W), why, n)) return -1;
   if (a->kv_len == 0) { /* no key tile is ever loaded (every CTA has 0 tiles): any valid map will do */
     tk = tq;
     tv = tq;
@@ -45,16 +45,26 @@ static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, si
              cb_sm90_map(&tv, a->v, bf16, D, a->kv_heads, a->kv_len, a->batch, CB_SM90_BLOCK_N, why, n)) {
     return -1;
   }
-  const size_t smem = cb_attn_fwd_sm90_smem_bytes(D);
-  auto kernel = cb_attn_fwd_sm90_kernel<T, D>;
+  const size_t smem = cb_attn_fwd_sm90_smem_bytes(D, W);
+  auto kernel = cb_attn_fwd_sm90_kernel<T, D, W>;
   const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   if (e != cudaSuccess) {
     snprintf(why, n, "attention (wgmma): cannot set %zu bytes of shared memory per CTA: %s", smem,
              cudaGetErrorString(e));
     return -1;
   }
-  kernel<<<(unsigned)ctas, cb_fwd_threads(D), smem, s>>>(tq, tk, tv, p);
+  kernel<<<(unsigned)ctas, cb_fwd_threads(W), smem, s>>>(tq, tk, tv, p);
   return 0;
+}
+
+template <typename T, int D>
+static int cb_sm90_launch(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n) {
+  const cb_attn_params p = cb_attn_params_of(a);
+  int sms = 0, l2 = 0;
+  if (cb_sm90_device(&sms, &l2, "attention (wgmma)", why, n) < 0) return -1;
+  if (D == 64 && cb_fwd_wgs(D, a->causal, a->q_len, (long)a->heads * a->batch, sms) == 2)
+    return cb_sm90_launch_w<T, D, 2>(a, p, l2, sms, s, why, n);
+  return cb_sm90_launch_w<T, D, cb_fwd_consumer_wgs(D)>(a, p, l2, sms, s, why, n);
 }
 
 extern "C" int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n) {

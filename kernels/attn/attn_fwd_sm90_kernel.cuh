@@ -52,14 +52,14 @@
 /* named barriers 1 and 2: the consumer warpgroups' turns (ping-pong) */
 static constexpr int CB_SM90_BAR_TURN = 1;
 
-template <typename T, int D>
-__global__ void __launch_bounds__(cb_fwd_threads(D), 1)
+template <typename T, int D, int W>
+__global__ void __launch_bounds__(cb_fwd_threads(W), 1)
     cb_attn_fwd_sm90_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                             const __grid_constant__ CUtensorMap tv, const cb_attn_params p) {
   using DT = cb_mma_op<T>;
   constexpr int S = CB_SM90_STAGES, kBlockN = CB_SM90_BLOCK_N;
   constexpr int kHalves = D / 64;
-  constexpr int kWGs = cb_fwd_consumer_wgs(D), kBlockM = cb_fwd_block_m(D);
+  constexpr int kWGs = W, kBlockM = cb_fwd_block_m(W);
   constexpr uint32_t kQHalf = kBlockM * 128, kKVHalf = kBlockN * 128; /* bytes */
   constexpr uint32_t kQBytes = kHalves * kQHalf, kKVBytes = kHalves * kKVHalf;
   constexpr int kConsumers = 128 * kWGs;
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(cb_fwd_threads(D), 1)
   }
 
   /* ---- consumers ---- */
-  cb_setmaxnreg_inc<cb_fwd_consumer_regs(D)>();
+  cb_setmaxnreg_inc<cb_fwd_consumer_regs(W)>();
   const int c = wg - 1, lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
   int row[2], lim[2];
   row[0] = row0 + c * 64 + wq * 16 + lane / 4;

@@ -51,11 +51,12 @@ static constexpr size_t CB_SM90_SMEM_MAX = 227 * 1024; /* dynamic shared memory 
 static constexpr int CB_SM90_BLOCK_M = 128; /* query rows per CTA at D = 128: 2 consumer warpgroups x 64 */
 /* D = 64 runs FlashAttention-3's 192-row tiles: 3 consumer warpgroups of 160 registers each
  * (128 x 24 + 384 x 160 = 64512; O 32 + S 64 + P 32 of them), so that two warpgroups' GEMMs can
- * run while the third does its softmax */
+ * run while the third does its softmax; except where the 128-row tiles of two warpgroups finish
+ * first (cb_fwd_wgs below). W: the consumer warpgroups. */
 static constexpr int cb_fwd_consumer_wgs(int D) { return D == 64 ? 3 : CB_SM90_CONSUMER_WGS; }
-static constexpr int cb_fwd_block_m(int D) { return 64 * cb_fwd_consumer_wgs(D); }
-static constexpr int cb_fwd_threads(int D) { return 128 * (1 + cb_fwd_consumer_wgs(D)); }
-static constexpr int cb_fwd_consumer_regs(int D) { return cb_fwd_consumer_wgs(D) == 3 ? 160 : CB_SM90_CONSUMER_REGS; }
+static constexpr int cb_fwd_block_m(int W) { return 64 * W; }
+static constexpr int cb_fwd_threads(int W) { return 128 * (1 + W); }
+static constexpr int cb_fwd_consumer_regs(int W) { return W == 3 ? 160 : CB_SM90_CONSUMER_REGS; }
 static constexpr int CB_SM90_BLOCK_N = 128; /* keys per K/V tile */
 static constexpr int CB_SM90_STAGES = 2;    /* K and V tiles in flight each */
 
@@ -83,8 +84,8 @@ static constexpr bool cb_bwd_next_dpt_ahead(int D) { return D == 64; }
 
 /* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants
  * 1024-byte aligned tiles), the tiles, then the mbarriers. */
-static constexpr size_t cb_attn_fwd_sm90_smem_bytes(int D) {
-  return 1024 + (size_t)(cb_fwd_block_m(D) + 2 * CB_SM90_STAGES * CB_SM90_BLOCK_N) * D * 2 +
+static constexpr size_t cb_attn_fwd_sm90_smem_bytes(int D, int W) {
+  return 1024 + (size_t)(cb_fwd_block_m(W) + 2 * CB_SM90_STAGES * CB_SM90_BLOCK_N) * D * 2 +
          8 * (1 + 4 * CB_SM90_STAGES);
 }
 /* the backward's: K, V, the Q / dO ring, dS^T (2 x 128 keys x 128 bytes), the dQ buffers, the
@@ -94,6 +95,21 @@ static constexpr size_t cb_attn_bwd_sm90_smem_bytes(int D) {
   return 1024 + (size_t)(2 * CB_BWD_BLOCK_N + 2 * CB_BWD_STAGES * CB_BWD_BLOCK_M) * D * 2 +
          2 * (size_t)CB_BWD_BLOCK_N * 128 + (size_t)CB_SM90_CONSUMER_WGS * cb_bwd_dq_boxes(D) * CB_BWD_BLOCK_M * 128 +
          CB_BWD_STAGES * 2 * CB_BWD_BLOCK_M * 4 + 8 * (1 + 2 * CB_BWD_STAGES);
+}
+
+/* The forward's consumer warpgroups for a shape on `sms` SMs: cb_fwd_consumer_wgs(D), except at
+ * D = 64 without a mask, where every CTA costs the same and the grid runs in whole waves: there
+ * the 128-row tiles (two warpgroups; 0.958x the 192-row form's rows per second, H200, S 16K:
+ * 463.6 against 483.7 TFLOP/s) when their waves finish first. 32 heads at 4K: 704 CTAs of 192
+ * rows take 6 waves (5.3 of work), 1024 of 128 rows 8: 6 x 192 = 1152 against 8 x 128 / 0.958 =
+ * 1069 row-times. Causal grids launch longest first (attn_sm90_order.h) and keep the default. */
+static inline int cb_fwd_wgs(int D, int causal, int q_len, long pairs, int sms) {
+  if (D != 64 || causal || sms < 1) return cb_fwd_consumer_wgs(D);
+  const long t3 = ((q_len + cb_fwd_block_m(3) - 1) / cb_fwd_block_m(3)) * pairs,
+             t2 = ((q_len + cb_fwd_block_m(2) - 1) / cb_fwd_block_m(2)) * pairs;
+  const double w3 = (double)((t3 + sms - 1) / sms) * cb_fwd_block_m(3),
+               w2 = (double)((t2 + sms - 1) / sms) * cb_fwd_block_m(2) / 0.958;
+  return w2 < w3 ? 2 : 3;
 }
 
 #endif

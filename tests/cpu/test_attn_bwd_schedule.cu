@@ -8,6 +8,8 @@
  *     not, with ring offsets;
  *   - a CTA's first query tile is the first that sees one of its keys (checked row by row);
  *   - causal CTAs are launched longest first within a section;
+ *   - the forward's consumer warpgroups: D 64 without a mask takes the 128-row tiles where their
+ *     waves finish first (32 heads at 4K on 132 SMs), the 192-row ones elsewhere;
  *   - the split: 16 heads on 2 kv heads at S = 4K on 132 SMs (64 CTAs unsplit) splits in 2 (the
  *     model's finish times, worked out below), ungrouped and large shapes are not split.
  * nvcc-compiled host code; no GPU needed. */
@@ -183,5 +185,9 @@ int main(void) {
   /* causal: at most two query heads per CTA, however large */
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 8, 32768, 32768, 1, 0, 0), 4, 128, 132, l2, free_at).split, 2);
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(24, 8, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split, 3);
+  CHECK_EQ_INT(cb_fwd_wgs(64, 0, 4096, 32, 132), 2);  /* 6 waves x 192 rows against 8 x 128 / 0.958 */
+  CHECK_EQ_INT(cb_fwd_wgs(64, 0, 8192, 32, 132), 3);  /* 11 x 192 = 2112 against 16 x 133.6 = 2138 */
+  CHECK_EQ_INT(cb_fwd_wgs(64, 1, 4096, 32, 132), 3);  /* causal: longest first, the default */
+  CHECK_EQ_INT(cb_fwd_wgs(128, 0, 4096, 32, 132), 2); /* D 128: two warpgroups always */
   return cb_test_finish("test_attn_bwd_schedule");
 }
