@@ -70,6 +70,15 @@ struct cb_mma_op {
     }
     return u;
   }
+  /* the two values of a pack()ed pair, as floats */
+  static __device__ __forceinline__ float2 unpack(uint32_t u) {
+    if constexpr (bf16) return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
+    else {
+      __half2 v;
+      memcpy(&v, &u, 4);
+      return __half22float2(v);
+    }
+  }
   static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
     if constexpr (bf16) asm volatile(CB_MMA_16816("bf16") CB_MMA_16816_OPERANDS);
     else asm volatile(CB_MMA_16816("f16") CB_MMA_16816_OPERANDS);

@@ -1,9 +1,9 @@
 /* Launcher of the Hopper backward block-attention kernel (attn_bwd_sm90_kernel.cuh): cb_attn_bwd
  * of attn_bwd.h. Its arguments are checked by cb_attn_bwd_check_args (attn_bwd_args.cu: the
- * backward's buffers, then the forward's rules on the same shape); TMA maps of Q, dO (64-row
- * boxes) and K, V (128-row boxes) (sm90_tma.h). sm_90 only: elsewhere, or where TMA cannot take
- * the tensors, the call is refused with the reason ("not supported: ..."), which the ring's rows
- * carry. */
+ * backward's buffers, then the forward's rules on the same shape); TMA maps of Q, dO (boxes of
+ * the head dim's query tile), K, V (128-row boxes) and dq (64-row boxes) (sm90_tma.h). sm_90
+ * only: elsewhere, or where TMA cannot take the tensors, the call is refused with the reason ("not supported: ..."),
+ * which the ring's rows carry. */
 #include <cuda.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,8 +16,9 @@
 #include "attn_sm90_device.h"
 #include "sm90_tma.h"
 
-static_assert(cb_attn_bwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX,
-              "the D = 128 backward must fit an sm_90 CTA's shared memory");
+static_assert(cb_attn_bwd_sm90_smem_bytes(128) <= CB_SM90_SMEM_MAX &&
+                  cb_attn_bwd_sm90_smem_bytes(64) <= CB_SM90_SMEM_MAX,
+              "the backward must fit an sm_90 CTA's shared memory");
 
 template <typename T, int D>
 static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, cudaStream_t s, char *why, size_t n) {
@@ -37,11 +38,11 @@ static int cb_bwd_launch(const cb_attn_bwd_args_t *a, const cb_attn_args_t *f, c
   bp.grid =
       cb_bwd_sm90_grid_of(bp.f, a->batch, D, sms < CB_BWD_MODEL_SMS ? sms : CB_BWD_MODEL_SMS, (size_t)l2, free_at);
   CUtensorMap tq, tk, tv, tdo, tdq;
-  if (cb_sm90_map(&tq, a->q, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
-      cb_sm90_map(&tdo, a->dout, a->bf16, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n) ||
+  if (cb_sm90_map(&tq, a->q, a->bf16, D, a->heads, a->q_len, a->batch, cb_bwd_block_m(D), why, n) ||
+      cb_sm90_map(&tdo, a->dout, a->bf16, D, a->heads, a->q_len, a->batch, cb_bwd_block_m(D), why, n) ||
       cb_sm90_map(&tk, a->k, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
       cb_sm90_map(&tv, a->v, a->bf16, D, a->kv_heads, a->kv_len, a->batch, CB_BWD_BLOCK_N, why, n) ||
-      cb_sm90_map_f32(&tdq, a->dq, D, a->heads, a->q_len, a->batch, CB_BWD_BLOCK_M, why, n))
+      cb_sm90_map_f32(&tdq, a->dq, D, a->heads, a->q_len, a->batch, CB_BWD_DQ_ROWS, why, n))
     return -1;
   const size_t smem = cb_attn_bwd_sm90_smem_bytes(D);
   auto kernel = cb_attn_bwd_sm90_kernel<T, D>;

@@ -28,23 +28,26 @@ static constexpr int CB_BWD_BAR_DQ_FULL = 2;           /* named barriers 2, 3: w
 static constexpr int CB_BWD_BAR_DQ_EMPTY = 4;          /* named barriers 4, 5: ... and free again */
 static constexpr int CB_BWD_DQ_BAR_THREADS = 128 + 32; /* a consumer warpgroup and the writer warp */
 
-/* dQ's first column of consumer warpgroup c: each computes and adds its own half of the D
- * columns (attn_sm90_tile.h, cb_bwd_dq_cols). */
+/* Where consumer warpgroup c's 64 x 64 block of a tile's dQ lies in the tile (BM x D): D = 128,
+ * the columns from 64 c; D = 64 (128-row tiles), the rows from 64 c (attn_sm90_tile.h). */
 template <int D>
 __device__ __forceinline__ int cb_bwd_sm90_dq_col0(int c) {
-  return cb_bwd_dq_cols(D) * c;
+  return cb_bwd_block_m(D) == CB_BWD_DQ_ROWS ? CB_BWD_DQ_COLS * c : 0;
+}
+template <int D>
+__device__ __forceinline__ int cb_bwd_sm90_dq_row0(int c) {
+  return cb_bwd_block_m(D) == CB_BWD_DQ_ROWS ? 0 : CB_BWD_DQ_ROWS * c;
 }
 
-/* Warpgroup c's 64 rows x D / 2 columns of the tile's dQ (its dQ = dS K accumulator, unscaled;
- * the thread's place wq, g, q4 as cb_bwd_sm90_thread) into its buffer at shared address buf, as
- * the map's 128-byte swizzle lays each 32-column box out (16-byte chunk k of row ml at chunk
+/* Warpgroup c's 64 x 64 block of the tile's dQ (its dQ = dS K accumulator, unscaled; the
+ * thread's place wq, g, q4 as cb_bwd_sm90_thread) into its buffer at shared address buf, as the
+ * map's 128-byte swizzle lays each 32-column box out (16-byte chunk k of row ml at chunk
  * k ^ (ml % 8)), for the dQ writer to add to dq. Each store's address is one XOR of a per-row
  * base: column 8 j + 2 q4 of a box lies in chunk (2 j + q4 / 2) ^ (ml % 8), byte 8 (q4 % 2) of
  * it, which is base ^ 32 j with base = 128 ml + 16 ((q4 / 2) ^ (ml % 8)) + 8 (q4 % 2) (buf is
- * 1024-byte aligned); the second box (D = 128) is 8 KB further. */
-template <int D>
+ * 1024-byte aligned); the second box is 8 KB further. */
 __device__ __forceinline__ void cb_bwd_sm90_dq_add(const cb_attn_bwd_params &bp, uint32_t buf,
-                                                   const float (&dq)[cb_bwd_dq_cols(D) / 2], int c, int wq, int g,
+                                                   const float (&dq)[CB_BWD_DQ_COLS / 2], int c, int wq, int g,
                                                    int q4) {
   cb_named_bar_sync(CB_BWD_BAR_DQ_EMPTY + c, CB_BWD_DQ_BAR_THREADS);
 #pragma unroll
@@ -52,8 +55,8 @@ __device__ __forceinline__ void cb_bwd_sm90_dq_add(const cb_attn_bwd_params &bp,
     const int ml = 16 * wq + g + 8 * r;
     const uint32_t base = buf + ml * 128 + 16 * ((q4 / 2) ^ (ml % 8)) + 8 * (q4 % 2);
 #pragma unroll
-    for (int j = 0; j < cb_bwd_dq_cols(D) / 8; j++)
-      cb_st_shared_v2_f32((base ^ (32u * (j % 4))) + (j / 4) * (CB_BWD_BLOCK_M * 128u), bp.scale * dq[4 * j + 2 * r],
+    for (int j = 0; j < CB_BWD_DQ_COLS / 8; j++)
+      cb_st_shared_v2_f32((base ^ (32u * (j % 4))) + (j / 4) * (CB_BWD_DQ_ROWS * 128u), bp.scale * dq[4 * j + 2 * r],
                           bp.scale * dq[4 * j + 2 * r + 1]);
   }
   cb_fence_proxy_async_smem();
@@ -61,12 +64,13 @@ __device__ __forceinline__ void cb_bwd_sm90_dq_add(const cb_attn_bwd_params &bp,
 }
 
 /* The dQ writer warp (the producer warpgroup's second): for every tile and consumer warpgroup,
- * once its buffer is full, lane 0 adds it to dq (rows m0.. of head hh) and waits until the
- * reductions have read it; then the buffer is free again. sdQ: the two buffers. */
+ * once its buffer is full, lane 0 adds it to dq (its block of the tile at rows m0.. of head hh)
+ * and waits until the reductions have read it; then the buffer is free again. sdQ: the two
+ * buffers. Rows past q_len fall outside the map: the TMA unit drops them. */
 template <int D, typename W>
 __device__ __forceinline__ void cb_bwd_sm90_dq_write(const CUtensorMap &tdq, const cb_attn_params &p,
                                                      unsigned char *sdQ, const W &w) {
-  constexpr uint32_t kDqBytes = cb_bwd_dq_boxes(D) * CB_BWD_BLOCK_M * 128;
+  constexpr uint32_t kDqBytes = CB_BWD_DQ_BOXES * CB_BWD_DQ_ROWS * 128;
   const bool lane0 = threadIdx.x % 32 == 0;
   if (lane0) cb_tma_prefetch_map(&tdq);
 #pragma unroll
@@ -79,9 +83,9 @@ __device__ __forceinline__ void cb_bwd_sm90_dq_write(const CUtensorMap &tdq, con
       if (lane0) {
         unsigned char *buf = sdQ + c * kDqBytes;
 #pragma unroll
-        for (int bx = 0; bx < cb_bwd_dq_boxes(D); bx++)
-          cb_tma_reduce_add_4d(&tdq, buf + bx * (CB_BWD_BLOCK_M * 128), cb_bwd_sm90_dq_col0<D>(c) + 32 * bx, hh, m0,
-                               w.b);
+        for (int bx = 0; bx < CB_BWD_DQ_BOXES; bx++)
+          cb_tma_reduce_add_4d(&tdq, buf + bx * (CB_BWD_DQ_ROWS * 128), cb_bwd_sm90_dq_col0<D>(c) + 32 * bx, hh,
+                               m0 + cb_bwd_sm90_dq_row0<D>(c), w.b);
         cb_bulk_commit();
         cb_bulk_wait_read();
       }

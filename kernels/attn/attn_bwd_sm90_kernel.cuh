@@ -14,7 +14,7 @@
  * contributes to, is added to global memory tile by tile by TMA tensor reductions.
  *
  * Roles. Warpgroup 0 is the producer: after giving most of its registers away, its first warp
- * loads K and V once and Q, dO and the rows' statistics tile by tile into a 3-stage ring
+ * loads K and V once and Q, dO and the rows' statistics tile by tile into a ring of stages
  * (cb_bwd_sm90_load), its second adds each tile's dQ to global memory (cb_bwd_sm90_dq_write);
  * warpgroups 1 and 2 are the consumers (cb_bwd_sm90_consume), then each adds
  * its dK and dV (cb_bwd_sm90_dkdv_add). Barriers and the shared-memory layout:
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
     cb_attn_bwd_sm90_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
                             const __grid_constant__ CUtensorMap tv, const __grid_constant__ CUtensorMap tdo,
                             const __grid_constant__ CUtensorMap tdq, const cb_attn_bwd_params bp) {
-  constexpr int S = CB_BWD_STAGES;
+  constexpr int S = cb_bwd_stages(D);
   constexpr int kConsumers = 128 * CB_SM90_CONSUMER_WGS; /* the consumer threads */
   const cb_attn_params &p = bp.f;
 
@@ -50,11 +50,11 @@ __global__ void __launch_bounds__(CB_SM90_THREADS, 1)
   unsigned char *sdS = sdO + S * SM::kQBytes;
   unsigned char *sdQ = sdS + 2 * SM::kDSBytes;
   float *sStat = reinterpret_cast<float *>(sdQ + CB_SM90_CONSUMER_WGS * SM::kDqBytes);
-  uint64_t *bars = reinterpret_cast<uint64_t *>(sStat + S * 2 * CB_BWD_BLOCK_M);
+  uint64_t *bars = reinterpret_cast<uint64_t *>(sStat + S * 2 * SM::BM);
   uint64_t *kv_full = bars, *q_full = bars + 1, *q_empty = bars + 1 + S;
   const cb_bwd_sm90_smem sm = {sK, sV, sQ, sdO, sdS, sdQ, sStat, kv_full, q_full, q_empty};
 
-  const cb_bwd_sm90_work w = cb_bwd_sm90_work_of(p, bp.grid, blockIdx.x);
+  const cb_bwd_sm90_work<SM::BM> w = cb_bwd_sm90_work_of<SM::BM>(p, bp.grid, blockIdx.x);
 
   if (threadIdx.x == 0) {
     cb_mbar_init(kv_full, 1);

@@ -28,7 +28,7 @@
 #include "attn_sm90_tile.h"
 #include "hostdev.h"
 
-/* a CTA's fixed cost, in query tiles of work (the model's only constant) */
+/* a CTA's fixed cost, in 64-row query tiles of work (the model's only constant) */
 static constexpr int CB_BWD_CTA_COST = 2;
 /* splits are tried while the CTAs fit this many waves */
 static constexpr int CB_BWD_SPLIT_WAVES = 4;
@@ -41,28 +41,30 @@ static constexpr int CB_BWD_MODEL_WAVES = 16;
 static constexpr int CB_BWD_MODEL_SMS = 1024;
 
 CB_HD int cb_bwd_key_tiles(const cb_attn_params &p) { return (p.kv_len + CB_BWD_BLOCK_N - 1) / CB_BWD_BLOCK_N; }
-CB_HD int cb_bwd_query_tiles(const cb_attn_params &p) { return (p.q_len + CB_BWD_BLOCK_M - 1) / CB_BWD_BLOCK_M; }
+/* query tiles of bm rows */
+CB_HD int cb_bwd_query_tiles(const cb_attn_params &p, int bm) { return (p.q_len + bm - 1) / bm; }
 
-/* The first query tile whose last row sees key n0 (0 when not causal); positions increase with
- * the row, so a binary search. */
-CB_HD int cb_bwd_first_query_tile(const cb_attn_params &p, int n0) {
-  int lo = 0, hi = cb_bwd_query_tiles(p);
+/* The first query tile (of bm rows) whose last row sees key n0 (0 when not causal); positions
+ * increase with the row, so a binary search. */
+CB_HD int cb_bwd_first_query_tile(const cb_attn_params &p, int n0, int bm) {
+  int lo = 0, hi = cb_bwd_query_tiles(p, bm);
   if (!p.causal) return 0;
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
-    const int last = mid * CB_BWD_BLOCK_M + CB_BWD_BLOCK_M - 1;
+    const int last = mid * bm + bm - 1;
     if (cb_attn_row_keys(p, last < p.q_len - 1 ? last : p.q_len - 1) > n0) hi = mid;
     else lo = mid + 1;
   }
   return lo;
 }
 
-/* One CTA's work: its 128 keys from n0 of kv head hk, batch b, against `iters` query tiles: for
- * each of its `nh` query heads from h0, the ntile tiles from i_lo on. */
+/* One CTA's work: its 128 keys from n0 of kv head hk, batch b, against `iters` query tiles of BM
+ * rows: for each of its `nh` query heads from h0, the ntile tiles from i_lo on. */
+template <int BM>
 struct cb_bwd_sm90_work {
   int hk, b, n0, h0, i_lo, ntile, iters;
   CB_HD int head(int it) const { return h0 + it / ntile; }
-  CB_HD int row0(int it) const { return (i_lo + it % ntile) * CB_BWD_BLOCK_M; }
+  CB_HD int row0(int it) const { return (i_lo + it % ntile) * BM; }
 };
 
 /* Bytes of Q and dO (16-bit) one (kv head, batch, part) unit's query heads read. */
@@ -70,31 +72,35 @@ static inline size_t cb_bwd_unit_bytes(const cb_attn_params &p, int split, int h
   return (size_t)(p.group / split) * p.q_len * head_dim * 4;
 }
 
-/* The share of CTA `block` (of key tiles x kv heads x batch x split, in the order above). */
-CB_HD cb_bwd_sm90_work cb_bwd_sm90_work_of(const cb_attn_params &p, const cb_bwd_sm90_grid &g, int block) {
+/* The share of CTA `block` (of key tiles x kv heads x batch x split, in the order above), in
+ * query tiles of BM rows (the kernel's, g.block_m: a template parameter, so that the tile
+ * arithmetic is shifts and the struct one register smaller in the producer's 24). */
+template <int BM>
+CB_HD cb_bwd_sm90_work<BM> cb_bwd_sm90_work_of(const cb_attn_params &p, const cb_bwd_sm90_grid &g, int block) {
   const int tiles = cb_bwd_key_tiles(p), units = p.kv_heads * g.batch * g.split;
   int tile, unit;
   if (p.causal) cb_sm90_order(block, tiles, units, g.sections, &tile, &unit);
   else tile = block % tiles, unit = block / tiles;
   const int part = unit % g.split, rest = unit / g.split;
-  cb_bwd_sm90_work w;
+  cb_bwd_sm90_work<BM> w;
   w.hk = rest % p.kv_heads, w.b = rest / p.kv_heads, w.n0 = tile * CB_BWD_BLOCK_N;
   const int nh = p.group / g.split;
   w.h0 = w.hk * p.group + part * nh;
-  w.i_lo = cb_bwd_first_query_tile(p, w.n0);
-  w.ntile = cb_bwd_query_tiles(p) - w.i_lo, w.iters = nh * w.ntile;
+  w.i_lo = cb_bwd_first_query_tile(p, w.n0, BM);
+  w.ntile = cb_bwd_query_tiles(p, BM) - w.i_lo, w.iters = nh * w.ntile;
   return w;
 }
 
-/* The model's finish time of grid g (in query tiles of work): CTAs in launch order, each to the
+/* The model's finish time of grid g (in 64-row query tiles of work): CTAs in launch order, each to the
  * SM that frees first. Not causal, every CTA costs the same: whole waves. Causal, the CTAs of one
  * key tile in a section (consecutive in the order) cost the same and the SMs' free times are a
  * min-heap. `free_at` holds `sms` entries. */
 static inline long cb_bwd_sm90_makespan(const cb_attn_params &p, const cb_bwd_sm90_grid &g, int sms, long *free_at) {
   const int tiles = cb_bwd_key_tiles(p), units = p.kv_heads * g.batch * g.split, nh = p.group / g.split;
+  const int bm = g.block_m, w = bm / 64; /* a tile's work in 64-row tiles */
   if (!p.causal) {
     const long ctas = (long)tiles * units;
-    return (ctas + sms - 1) / sms * ((long)nh * cb_bwd_query_tiles(p) + CB_BWD_CTA_COST);
+    return (ctas + sms - 1) / sms * ((long)nh * cb_bwd_query_tiles(p, bm) * w + CB_BWD_CTA_COST);
   }
   long end = 0;
   for (int s = 0; s < sms; s++) free_at[s] = 0;
@@ -104,7 +110,8 @@ static inline long cb_bwd_sm90_makespan(const cb_attn_params &p, const cb_bwd_sm
     (void)first;
     for (int tile = 0; tile < tiles; tile++) {
       const long cost =
-          (long)nh * (cb_bwd_query_tiles(p) - cb_bwd_first_query_tile(p, tile * CB_BWD_BLOCK_N)) + CB_BWD_CTA_COST;
+          (long)nh * (cb_bwd_query_tiles(p, bm) - cb_bwd_first_query_tile(p, tile * CB_BWD_BLOCK_N, bm)) * w +
+          CB_BWD_CTA_COST;
       for (int i = 0; i < n; i++) {
         const long t = free_at[0] + cost;
         if (t > end) end = t;
@@ -131,9 +138,10 @@ static inline long cb_bwd_sm90_makespan(const cb_attn_params &p, const cb_bwd_sm
 static inline cb_bwd_sm90_grid cb_bwd_sm90_grid_with(const cb_attn_params &p, int batch, int split, int head_dim,
                                                      int sms, size_t l2_bytes, long *free_at) {
   const int units = p.kv_heads * batch * split;
-  cb_bwd_sm90_grid g = {batch, split, cb_sm90_sections(cb_bwd_unit_bytes(p, split, head_dim), l2_bytes / 4, units, 1)};
+  cb_bwd_sm90_grid g = {batch, split, cb_sm90_sections(cb_bwd_unit_bytes(p, split, head_dim), l2_bytes / 4, units, 1),
+                        cb_bwd_block_m(head_dim)};
   if (p.causal && g.sections > 1 && sms >= 1 && (long)cb_bwd_key_tiles(p) * units <= (long)CB_BWD_MODEL_WAVES * sms) {
-    const cb_bwd_sm90_grid one = {batch, split, 1};
+    const cb_bwd_sm90_grid one = {batch, split, 1, g.block_m};
     if (cb_bwd_sm90_makespan(p, g, sms, free_at) * 50 > cb_bwd_sm90_makespan(p, one, sms, free_at) * 51) g = one;
   }
   return g;

@@ -56,10 +56,11 @@ static inline cb_attn_params cb_attn_params_of(const cb_attn_args_t *a) {
 }
 
 /* The backward's grid besides the attention's shape (attn_bwd_sm90_schedule.h): batch, the split
- * of each kv head's query heads (> 1: CTAs add dK and dV atomically) and the causal order's
- * sections (of units, attn_sm90_order.h). */
+ * of each kv head's query heads (> 1: CTAs add dK and dV atomically), the causal order's
+ * sections (of units, attn_sm90_order.h) and the query rows per tile (the head dim's,
+ * attn_sm90_tile.h: cb_bwd_block_m). */
 struct cb_bwd_sm90_grid {
-  int batch, split, sections;
+  int batch, split, sections, block_m;
 };
 
 /* What the Hopper backward kernel reads (attn_bwd_sm90_kernel.cuh), built by its launcher

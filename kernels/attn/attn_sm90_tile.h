@@ -22,20 +22,25 @@
  *
  * Backward. A CTA owns BLOCK_N = 128 keys of one kv head, 64 per consumer warpgroup, whose dK and
  * dV (64 x D fp32 each: D / 2 + D / 2 registers per thread) stay in registers over the whole sweep
- * of its query heads (all of the kv head's, or a part: attn_bwd_sm90_schedule.h);
- * query tiles of BLOCK_M = 64 rows (Q, dO and their statistics) stream through a 3-stage ring.
- * Per query tile a consumer holds S^T and dP^T (64 keys x 64 queries fp32: 32 + 32 registers),
- * P^T and dS^T as 16-bit A operands (16 + 16) and its half of dQ's columns (64 x D / 2: D / 4)
- * besides dK and dV (D = 128: 128); ptxas fits that in the 240 without spilling, with the next
- * tile's S^T in flight (below). Shared memory: K, V 2 x 128 x D;
- * Q, dO 3 stages x 2 x 64 x D; dS^T 2 x 128 x 64 16-bit; the dQ buffers 2 x 64 x (32 per box)
- * fp32; the statistics; D = 128: 226.6 KB of 227.
- * Why these: FlashAttention-3's causal D = 128 shape (64 x 128, two consumer warpgroups splitting
- * the keys, P^T and dS^T from registers in the dV and dK products); 3 stages measured +-1 %
- * against 2 on their own and shipped with the dQ reductions they went with. The consumer's
- * schedule (cb_bwd_dq_cols, cb_bwd_next_st_after_dk, cb_bwd_next_dpt_ahead below) took D = 128
- * from 0.86x to 1.01x SDPA's cuDNN backward and D = 64 from 0.67x to 0.95x (H200, bf16, H 32,
- * S 16K; docs/decisions/attention-hopper.md). */
+ * of its query heads (all of the kv head's, or a part: attn_bwd_sm90_schedule.h); query tiles of
+ * BLOCK_M rows (Q, dO and their statistics) stream through a ring of stages. BLOCK_M x D is
+ * 8192 at both head dims (D = 128: 64 rows, 3 stages; D = 64: 128 rows, 2 stages), so dQ's tile
+ * splits into one 64 x 64 block per consumer warpgroup (32 registers): at D = 128 each takes half
+ * of the columns, at D = 64 half of the rows. Per query tile a consumer holds S^T and dP^T
+ * (64 keys x BLOCK_M queries fp32: BLOCK_M / 2 registers each) and P^T and dS^T as 16-bit A
+ * operands (BLOCK_M / 4 each) besides dK and dV: D = 128: 128 + 32 + 32 + 16 + 16, D = 64:
+ * 64 + 64 + 64 + 32 + 32 (P^T's fp32 form dies as it is packed: cb_bwd_ds_from_16bit_p); the
+ * consumers fit either in their 240 without spilling (ptxas: the producer warp, at 24 registers,
+ * keeps a loop invariant or two on the stack, 4 / 8 bytes reloaded once per tile). Shared
+ * memory: K, V 2 x 128 x D; Q, dO stages x 2 x BLOCK_M x D; dS^T 2 x 128 x BLOCK_M 16-bit; the dQ
+ * buffers 2 x 64 x 64 fp32; the statistics: D = 128: 226.6 KB of 227, D = 64: 195 KB.
+ * Why these: FlashAttention-3's shapes (D = 128: 64 x 128, D = 64: 128 x 128; two consumer
+ * warpgroups splitting the keys, P^T and dS^T from registers in the dV and dK products). At
+ * D = 64 the 64-row tiles left the tensor pipe 43 % busy (Nsight Compute, S 16K): each GEMM's K
+ * is 64, so the per-tile work (softmax recompute, dS^T store, the barriers) weighed twice what it
+ * does at D = 128. 3 stages at D = 128 measured +-1 % against 2 and shipped with the dQ
+ * reductions they went with. The consumer's schedule (cb_bwd_next_st_after_dk below) and the
+ * figures: docs/decisions/attention-hopper.md. */
 #ifndef CB_ATTN_SM90_TILE_H
 #define CB_ATTN_SM90_TILE_H
 
@@ -62,16 +67,14 @@ static constexpr int CB_SM90_STAGES = 2;    /* K and V tiles in flight each */
 
 /* backward */
 static constexpr int CB_BWD_BLOCK_N = 64 * CB_SM90_CONSUMER_WGS; /* keys per CTA: 64 per consumer warpgroup */
-static constexpr int CB_BWD_BLOCK_M = 64;                        /* query rows per tile */
-static constexpr int CB_BWD_STAGES = 3;                          /* Q / dO tiles in flight */
-
-/* dQ = dS K: each consumer warpgroup computes its own half of the D columns for all 64 rows of
- * the tile (m64n32 at D = 64), and adds those. At D = 64 both once computed all 64 and each added
- * half: a branch around the wgmma would make ptxas serialize every wgmma of the kernel (C7520),
- * but splitting the columns needs none and halves the wgmma. */
-static constexpr int cb_bwd_dq_cols(int D) { return D / 2; }
-/* 32-column boxes of dQ each consumer warpgroup adds per query tile (the TMA reductions') */
-static constexpr int cb_bwd_dq_boxes(int D) { return cb_bwd_dq_cols(D) / 32; }
+/* query rows per tile and the Q / dO tiles in flight */
+static constexpr int cb_bwd_block_m(int D) { return D == 64 ? 128 : 64; }
+static constexpr int cb_bwd_stages(int D) { return D == 64 ? 2 : 3; }
+/* dQ: one 64 x 64 block of the tile per consumer warpgroup (rows x columns), added to dq in
+ * boxes of 64 rows x 32 columns by the TMA reductions */
+static constexpr int CB_BWD_DQ_ROWS = 64;
+static constexpr int CB_BWD_DQ_COLS = 64;
+static constexpr int CB_BWD_DQ_BOXES = CB_BWD_DQ_COLS / 32;
 /* Software pipelining across query tiles: the next tile's S^T is issued at the end of this one,
  * so that it runs across the tile boundary instead of being issued and waited for at the start
  * of each tile. At D = 64 it is issued behind dK (once dQ's registers are free) and runs under
@@ -79,8 +82,10 @@ static constexpr int cb_bwd_dq_boxes(int D) { return cb_bwd_dq_cols(D) / 32; }
  * (C7512: registers). Every tile issues one, the last a dummy on its own stage, so that no branch
  * surrounds a wgmma (C7520). */
 static constexpr bool cb_bwd_next_st_after_dk(int D) { return D == 128; }
-/* D = 64: the next tile's dP^T is issued there too (at D = 128 it spills) */
-static constexpr bool cb_bwd_next_dpt_ahead(int D) { return D == 64; }
+/* D = 64: dS^T = P^T (dP^T - delta) takes P^T from its 16-bit pairs (the dV operand), so that
+ * its fp32 form (64 registers) dies at the packing; holding both beside S^T, dP^T, dK and dV,
+ * ptxas serialized every wgmma (C7512) */
+static constexpr bool cb_bwd_ds_from_16bit_p(int D) { return D == 64; }
 
 /* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants
  * 1024-byte aligned tiles), the tiles, then the mbarriers. */
@@ -88,13 +93,14 @@ static constexpr size_t cb_attn_fwd_sm90_smem_bytes(int D, int W) {
   return 1024 + (size_t)(cb_fwd_block_m(W) + 2 * CB_SM90_STAGES * CB_SM90_BLOCK_N) * D * 2 +
          8 * (1 + 4 * CB_SM90_STAGES);
 }
-/* the backward's: K, V, the Q / dO ring, dS^T (2 x 128 keys x 128 bytes), the dQ buffers, the
- * statistics ([stage][lse, delta][64] fp32), then the mbarriers (kv_full, q_full and q_empty per
- * stage) */
+/* the backward's: K, V, the Q / dO ring, dS^T (2 x 128 keys x BLOCK_M 16-bit), the dQ buffers, the
+ * statistics ([stage][lse, delta][BLOCK_M] fp32), then the mbarriers (kv_full, q_full and q_empty
+ * per stage) */
 static constexpr size_t cb_attn_bwd_sm90_smem_bytes(int D) {
-  return 1024 + (size_t)(2 * CB_BWD_BLOCK_N + 2 * CB_BWD_STAGES * CB_BWD_BLOCK_M) * D * 2 +
-         2 * (size_t)CB_BWD_BLOCK_N * 128 + (size_t)CB_SM90_CONSUMER_WGS * cb_bwd_dq_boxes(D) * CB_BWD_BLOCK_M * 128 +
-         CB_BWD_STAGES * 2 * CB_BWD_BLOCK_M * 4 + 8 * (1 + 2 * CB_BWD_STAGES);
+  return 1024 + (size_t)(2 * CB_BWD_BLOCK_N + 2 * cb_bwd_stages(D) * cb_bwd_block_m(D)) * D * 2 +
+         2 * (size_t)CB_BWD_BLOCK_N * cb_bwd_block_m(D) * 2 +
+         (size_t)CB_SM90_CONSUMER_WGS * CB_BWD_DQ_ROWS * CB_BWD_DQ_COLS * 4 +
+         cb_bwd_stages(D) * 2 * cb_bwd_block_m(D) * 4 + 8 * (1 + 2 * cb_bwd_stages(D));
 }
 
 /* The forward's consumer warpgroups for a shape on `sms` SMs: cb_fwd_consumer_wgs(D), except at

@@ -37,9 +37,9 @@ static cb_attn_params zigzag(int heads, int kv_heads, int q_len, int kv_len, int
   return p;
 }
 
-/* does any row of query tile i see key n0? */
-static int tile_sees(const cb_attn_params &p, int i, int n0) {
-  for (int r = i * CB_BWD_BLOCK_M; r < p.q_len && r < (i + 1) * CB_BWD_BLOCK_M; r++)
+/* does any row of query tile i (of bm rows) see key n0? */
+static int tile_sees(const cb_attn_params &p, int i, int n0, int bm) {
+  for (int r = i * bm; r < p.q_len && r < (i + 1) * bm; r++)
     if (cb_attn_row_keys(p, r) > n0) return 1;
   return 0;
 }
@@ -54,14 +54,16 @@ static int section_of(int pairs, int sections, int pair) {
   return -1;
 }
 
+template <int BM>
 static void check_cover(const cb_attn_params &p, int batch, int split, int sections) {
-  const int tiles = cb_bwd_key_tiles(p), qt = cb_bwd_query_tiles(p), ctas = tiles * p.kv_heads * batch * split;
+  const int bm = BM;
+  const int tiles = cb_bwd_key_tiles(p), qt = cb_bwd_query_tiles(p, bm), ctas = tiles * p.kv_heads * batch * split;
   const size_t cells = (size_t)batch * p.heads * tiles;
   int *seen = (int *)calloc(cells, sizeof(int));
-  const cb_bwd_sm90_grid g = {batch, split, sections};
+  const cb_bwd_sm90_grid g = {batch, split, sections, bm};
   int bad = 0, order_bad = 0, prev = 1 << 30, prev_sec = -1;
   for (int blk = 0; blk < ctas; blk++) {
-    const cb_bwd_sm90_work w = cb_bwd_sm90_work_of(p, g, blk);
+    const cb_bwd_sm90_work<BM> w = cb_bwd_sm90_work_of<BM>(p, g, blk);
     if (p.causal) { /* a new section starts longest first again */
       const int unit = (w.b * p.kv_heads + w.hk) * split + (w.h0 - w.hk * p.group) / (p.group / split);
       const int sec = section_of(p.kv_heads * batch * split, sections, unit);
@@ -70,13 +72,14 @@ static void check_cover(const cb_attn_params &p, int batch, int split, int secti
       prev_sec = sec;
     }
     if (w.n0 % CB_BWD_BLOCK_N || w.n0 >= p.kv_len || w.b >= batch || w.hk >= p.kv_heads || w.i_lo < 0 || w.i_lo > qt ||
-        w.ntile != qt - w.i_lo || w.iters != p.group / split * w.ntile) {
+        w.ntile != qt - w.i_lo || w.iters != p.group / split * w.ntile ||
+        (w.ntile && w.row0(w.ntile - 1) != (qt - 1) * bm)) {
       bad++;
       continue;
     }
     /* the first query tile: the first that sees a key of the tile's first (lowest) position */
     int first = 0;
-    while (first < qt && !tile_sees(p, first, w.n0)) first++;
+    while (first < qt && !tile_sees(p, first, w.n0, bm)) first++;
     if (w.i_lo != (p.causal ? first : 0)) bad++;
     for (int j = 0; j < p.group / split; j++) { /* (no query tile sees the keys: the CTA owns them, adds nothing) */
       const int h = w.ntile ? w.head(j * w.ntile) : w.h0 + j;
@@ -89,10 +92,22 @@ static void check_cover(const cb_attn_params &p, int batch, int split, int secti
   int wrong = 0;
   for (size_t i = 0; i < cells; i++) wrong += seen[i] != 1;
   CHECK(bad == 0 && wrong == 0,
-        "heads %d/%d, S %d x %d, causal %d, batch %d, split %d, sections %d: %d bad CTAs, %d cells not swept once",
-        p.heads, p.kv_heads, p.q_len, p.kv_len, p.causal, batch, split, sections, bad, wrong);
+        "heads %d/%d, S %d x %d, causal %d, batch %d, split %d, sections %d, %d-row tiles: %d bad CTAs, %d cells not "
+        "swept once",
+        p.heads, p.kv_heads, p.q_len, p.kv_len, p.causal, batch, split, sections, bm, bad, wrong);
   CHECK(order_bad == 0, "causal CTAs not launched longest first (%d inversions)", order_bad);
   free(seen);
+}
+
+/* the cover of one shape (2 kv heads x group, 2 x split units at batch 1): plain, a ring step's
+ * offsets (the queries after the keys, or half-way through them) and zigzag blocks (two runs each,
+ * the second far after the first) */
+template <int BM>
+static void check_covers(int q_len, int kv_len, int causal, int group, int split, int sections) {
+  check_cover<BM>(shape(2 * group, 2, q_len, kv_len, causal, 0, 0), 2, split, 2 * sections - 1);
+  check_cover<BM>(shape(2 * group, 2, q_len, kv_len, causal, kv_len, 0), 1, split, sections);
+  check_cover<BM>(shape(2 * group, 2, q_len, kv_len, causal, kv_len / 2, 0), 1, split, sections);
+  check_cover<BM>(zigzag(2 * group, 2, q_len, kv_len, causal), 1, split, sections);
 }
 
 /* cb_sm90_order: every (rank, pair) once; section after section, rank-major within one; the
@@ -139,13 +154,9 @@ int main(void) {
     for (const auto &l : lens)
       for (int group = 1; group <= 8; group *= 2)
         for (int split = 1; split <= group; split *= 2)
-          for (int sections = 1; sections <= 2 * split; sections++) { /* 2 kv heads x split units (batch 1) */
-            check_cover(shape(2 * group, 2, l[0], l[1], causal, 0, 0), 2, split, 2 * sections - 1);
-            /* a ring step's offsets: the queries after the keys, or half-way through them */
-            check_cover(shape(2 * group, 2, l[0], l[1], causal, l[1], 0), 1, split, sections);
-            check_cover(shape(2 * group, 2, l[0], l[1], causal, l[1] / 2, 0), 1, split, sections);
-            /* zigzag blocks: two runs each, the second far after the first */
-            check_cover(zigzag(2 * group, 2, l[0], l[1], causal), 1, split, sections);
+          for (int sections = 1; sections <= 2 * split; sections++) { /* both head dims' query tiles */
+            check_covers<cb_bwd_block_m(64)>(l[0], l[1], causal, group, split, sections);
+            check_covers<cb_bwd_block_m(128)>(l[0], l[1], causal, group, split, sections);
           }
 
   long free_at[CB_BWD_MODEL_SMS];
@@ -154,7 +165,7 @@ int main(void) {
   const cb_attn_params g16 = shape(16, 2, 4096, 4096, 0, 0, 0);
   static const int splits[] = {1, 2, 4, 8}, finish[] = {514, 258, 260, 264};
   for (int i = 0; i < 4; i++) {
-    const cb_bwd_sm90_grid g = {1, splits[i], 1};
+    const cb_bwd_sm90_grid g = {1, splits[i], 1, 64};
     CHECK_EQ_INT(cb_bwd_sm90_makespan(g16, g, 132, free_at), finish[i]);
   }
   const size_t l2 = 50 << 20; /* an H200's */
@@ -163,7 +174,7 @@ int main(void) {
    * longest (key tile 0) 2 x 64 + 2 = 130 tiles; split 2: 128 CTAs, at most one per SM, the
    * longest 64 + 2 = 66 */
   const cb_attn_params c4 = shape(4, 2, 4096, 4096, 1, 0, 0);
-  const cb_bwd_sm90_grid c4_one = {1, 1, 1}, c4_two = {1, 2, 1};
+  const cb_bwd_sm90_grid c4_one = {1, 1, 1, 64}, c4_two = {1, 2, 1, 64};
   CHECK_EQ_INT(cb_bwd_sm90_makespan(c4, c4_one, 132, free_at), 130);
   CHECK_EQ_INT(cb_bwd_sm90_makespan(c4, c4_two, 132, free_at), 66);
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(c4, 1, 128, 132, l2, free_at).split, 2);
@@ -185,6 +196,15 @@ int main(void) {
   /* causal: at most two query heads per CTA, however large */
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 8, 32768, 32768, 1, 0, 0), 4, 128, 132, l2, free_at).split, 2);
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(24, 8, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split, 3);
+  /* D 64's 128-row tiles: the model's costs stay in 64-row tiles (16 / 2 heads, 4K, split 2: 128
+   * CTAs of 4 heads x 32 tiles of 128 rows = 256, + 2) */
+  const cb_bwd_sm90_grid g128 = {1, 2, 1, 128};
+  CHECK_EQ_INT(cb_bwd_sm90_makespan(g16, g128, 132, free_at), 258);
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 64, 132, l2, free_at).block_m, 128);
+  CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 132, l2, free_at).block_m, 64);
+  /* causal, 128-row tiles: key tile 0 of 4 / 2 heads at 4K sees 32 tiles x 2 = 64 of work, + 2 */
+  const cb_bwd_sm90_grid c4_128 = {1, 2, 1, 128};
+  CHECK_EQ_INT(cb_bwd_sm90_makespan(c4, c4_128, 132, free_at), 66);
   CHECK_EQ_INT(cb_fwd_wgs(64, 0, 4096, 32, 132), 2);  /* 6 waves x 192 rows against 8 x 128 / 0.958 */
   CHECK_EQ_INT(cb_fwd_wgs(64, 0, 8192, 32, 132), 3);  /* 11 x 192 = 2112 against 16 x 133.6 = 2138 */
   CHECK_EQ_INT(cb_fwd_wgs(64, 1, 4096, 32, 132), 3);  /* causal: longest first, the default */
