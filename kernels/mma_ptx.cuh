@@ -47,7 +47,8 @@ __device__ __forceinline__ float cb_ex2(float x) {
   return y;
 }
 
-/* Per-dtype pieces: the mma instruction and fp32 pair -> packed 16-bit pair (low half = lo). */
+/* Per-dtype pieces: the mma instruction, fp32 pair -> packed 16-bit pair (low half = lo) and
+ * back. */
 #define CB_MMA_16816(ab)                                                                         \
   "mma.sync.aligned.m16n8k16.row.col.f32." ab "." ab ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, " \
   "{%8, %9}, {%0, %1, %2, %3};\n"
@@ -73,11 +74,9 @@ struct cb_mma_op {
   /* the two values of a pack()ed pair, as floats */
   static __device__ __forceinline__ float2 unpack(uint32_t u) {
     if constexpr (bf16) return make_float2(__uint_as_float(u << 16), __uint_as_float(u & 0xffff0000u));
-    else {
-      __half2 v;
-      memcpy(&v, &u, 4);
-      return __half22float2(v);
-    }
+    else
+      return make_float2(__half2float(__ushort_as_half((unsigned short)(u & 0xffffu))),
+                         __half2float(__ushort_as_half((unsigned short)(u >> 16))));
   }
   static __device__ __forceinline__ void mma(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
     if constexpr (bf16) asm volatile(CB_MMA_16816("bf16") CB_MMA_16816_OPERANDS);

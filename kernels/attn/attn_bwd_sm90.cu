@@ -2,8 +2,8 @@
  * of attn_bwd.h. Its arguments are checked by cb_attn_bwd_check_args (attn_bwd_args.cu: the
  * backward's buffers, then the forward's rules on the same shape); TMA maps of Q, dO (boxes of
  * the head dim's query tile), K, V (128-row boxes) and dq (64-row boxes) (sm90_tma.h). sm_90
- * only: elsewhere, or where TMA cannot take the tensors, the call is refused with the reason ("not supported: ..."),
- * which the ring's rows carry. */
+ * only: elsewhere, or where TMA cannot take the tensors, the call is refused with the reason
+ * ("not supported: ..."), which the ring's rows carry. */
 #include <cuda.h>
 #include <limits.h>
 #include <stdio.h>

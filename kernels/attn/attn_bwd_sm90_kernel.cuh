@@ -6,8 +6,8 @@
  *
  * Work split. One CTA per (tile of BLOCK_N = 128 keys, kv head, batch, part of the query heads);
  * each consumer warpgroup owns 64 of the keys and keeps their dK and dV (64 x D fp32 each) in
- * registers for the whole sweep, over its query heads that read this kv head and every 64-row
- * query tile that sees a key of the tile (causal: the tiles above the diagonal are never loaded).
+ * registers for the whole sweep, over its query heads that read this kv head and every query
+ * tile (64 rows; 128 at D = 64) that sees a key of the tile (causal: the tiles above the diagonal are never loaded).
  * With all of the group's query heads in one CTA, dK and dV need no atomics (no other CTA writes
  * these rows); grouped shapes with too few CTAs for the GPU split the heads
  * (attn_bwd_sm90_schedule.h has the split and the launch order). dQ, which every key tile

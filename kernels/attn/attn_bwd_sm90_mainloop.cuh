@@ -4,15 +4,16 @@
  *   S^T = K Q^T, dP^T = V dO^T        (wgmma, both operands K-major from shared memory; two
  *                                      commit groups, so that P^T starts once S^T is in)
  *   P^T = exp2(S^T * scale log2 e - lse log2 e)   (masked as the forward)
- *   dV += P^T dO                      (issued at once: it runs while dS^T is computed)
- *   dS^T = P^T * (dP^T - delta)       (once dP^T is in; D = 64 P^T from its 16-bit pairs)
+ *   dV += P^T dO                      (D = 128 issued at once: it runs while dS^T is computed)
+ *   dS^T = P^T * (dP^T - delta)       (once dP^T is in; D = 64 P^T from its 16-bit pairs, and dV
+ *                                      issued after it: it runs under dS^T's store and dQ)
  *   dS^T (16-bit) -> shared memory; both warpgroups' halves complete (named barrier 1), then
  *   dQ_tile = dS K over the CTA's 128 keys (wgmma, both operands MN-major from shared memory;
  *   each warpgroup its own 64 x 64 block: D = 128 half of the columns, D = 64 half of the rows),
  *   handed to the epilogue's TMA reductions (attn_bwd_sm90_epilogue.cuh) while
  *   dK += dS^T Q                      (issued after dQ; P^T / dS^T from registers, dO / Q MN-major)
- *   runs, and behind it the next tile's S^T, so that it starts before this tile's dK is in
- *   (attn_sm90_tile.h says where it is issued and why). Each of these overlaps was measured on
+ *   runs, and behind it the next tile's S^T (D = 64: before this tile's dK is in; D = 128 once
+ *   it is: attn_sm90_tile.h says why). Each of these overlaps was measured on
  *   the H200 against the form before it (docs/decisions/attention-hopper.md has the numbers and
  *   the variants that lost).
  *
@@ -135,11 +136,14 @@ __device__ __forceinline__ void cb_bwd_sm90_probs(float (&st)[BM / 2], const cb_
                                                   const int (&kr)[2], const int (&kpos)[2], const float *sl, int q4) {
   /* BM = 64: the 8 pairs read up front (the measured kernel's code); BM = 128: each where it is
    * used (16 pairs up front are 32 registers at the tile's peak, beside S^T, dP^T, dK and dV) */
-  constexpr int kPre = BM == 64 ? BM / 8 : 1;
-  float2 l2[kPre];
+  constexpr int kPre = BM == 64 ? BM / 8 : 0;
+  float2 l2[kPre > 0 ? kPre : 1];
 #pragma unroll
   for (int j = 0; j < kPre; j++) l2[j] = *reinterpret_cast<const float2 *>(sl + 8 * j + 2 * q4);
-  auto lse2 = [&](int j) { return kPre > 1 ? l2[j] : *reinterpret_cast<const float2 *>(sl + 8 * j + 2 * q4); };
+  auto lse2 = [&](int j) {
+    if constexpr (kPre > 0) return l2[j];
+    else return *reinterpret_cast<const float2 *>(sl + 8 * j + 2 * q4);
+  };
   const float sc = p.scale_log2;
   if (!need_mask) {
 #pragma unroll
@@ -268,20 +272,28 @@ __device__ __forceinline__ void cb_bwd_sm90_consume(const cb_attn_bwd_params &bp
     cb_wgmma_wait<1>(); /* S^T is in; dP^T may still run */
     cb_wgmma_fence_operand(st);
 
-    /* P^T while dP^T runs; dV += P^T dO is issued as soon as P^T is packed, then dS^T once dP^T
-     * is in: D = 128 from P^T in fp32, D = 64 from its 16-bit pairs (its fp32 form, 64
-     * registers, dies at the packing: attn_sm90_tile.h) */
+    /* P^T while dP^T runs. D = 128: dV += P^T dO is issued as soon as P^T is packed, then dS^T
+     * once dP^T is in, from P^T in fp32. D = 64: dS^T from P^T's 16-bit pairs (its fp32 form, 64
+     * registers, dies at the packing: attn_sm90_tile.h), then dV: the pairs are dV's A operand,
+     * which no thread may read while a wgmma that uses it is in flight (PTX ISA) */
     const bool need_mask =
         w.n0 + CB_BWD_BLOCK_N > p.kv_len || (p.causal && cb_attn_row_keys(p, m0) < w.n0 + CB_BWD_BLOCK_N);
     uint32_t pa[BM / 16][4], dsa[BM / 16][4];
+    auto issue_dv = [&] {
+      cb_wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < BM / 16; kk++) /* dV += P^T dO: 16 query rows a step */
+        cb_wgmma_rs_tb<D>(dv, pa[kk], cb_wgmma_desc_add(dotd, s * kQBytes + kk * 2048), DT::bf16);
+      cb_wgmma_commit();
+    };
     cb_bwd_sm90_probs<BM>(st, p, m0, need_mask, kr, kpos, sl, q4);
     cb_sm90_pack_p<DT, BM>(st, pa);
-    cb_wgmma_fence();
-#pragma unroll
-    for (int kk = 0; kk < BM / 16; kk++) /* dV += P^T dO: 16 query rows a step */
-      cb_wgmma_rs_tb<D>(dv, pa[kk], cb_wgmma_desc_add(dotd, s * kQBytes + kk * 2048), DT::bf16);
-    cb_wgmma_commit();
-    cb_wgmma_wait<1>(); /* dP^T is in; dV may still run */
+    if constexpr (!kDsFrom16) {
+      issue_dv();
+      cb_wgmma_wait<1>(); /* dP^T is in; dV may still run */
+    } else {
+      cb_wgmma_wait<0>(); /* dP^T is in */
+    }
     cb_wgmma_fence_operand(dpt);
 #pragma unroll
     for (int j = 0; j < BM / 8; j++) { /* dS^T, delta read as float2 pairs */
@@ -294,6 +306,7 @@ __device__ __forceinline__ void cb_bwd_sm90_consume(const cb_attn_bwd_params &bp
       }
     }
     cb_sm90_pack_p<DT, BM>(dpt, dsa);
+    if constexpr (kDsFrom16) issue_dv(); /* runs under dS^T's store, the barrier and dQ's issue */
     cb_bwd_sm90_store_ds<BM>(ds_addr + (it & 1) * kDSBytes, dsa, c, wq, g, q4);
     cb_fence_proxy_async_smem();
     cb_named_bar_sync(1, kConsumers); /* both warpgroups' dS^T halves are in shared memory */

@@ -15,9 +15,9 @@
  * tile fastest, every CTA having the same work.
  *
  * The split is the one (a divisor of the group) whose model of the block scheduler finishes first:
- * CTAs in launch order each go to the SM that frees first and cost their query tiles plus a fixed
- * CB_BWD_CTA_COST for K and V, the pipeline's fill and the dK / dV write; ties go to the smaller
- * split. */
+ * CTAs in launch order each go to the SM that frees first and cost their query tiles (in 64-row
+ * units: a 128-row tile costs 2) plus a fixed CB_BWD_CTA_COST for K and V, the pipeline's fill
+ * and the dK / dV write; ties go to the smaller split. */
 #ifndef CB_ATTN_BWD_SM90_SCHEDULE_H
 #define CB_ATTN_BWD_SM90_SCHEDULE_H
 

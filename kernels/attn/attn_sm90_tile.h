@@ -84,7 +84,9 @@ static constexpr int CB_BWD_DQ_BOXES = CB_BWD_DQ_COLS / 32;
 static constexpr bool cb_bwd_next_st_after_dk(int D) { return D == 128; }
 /* D = 64: dS^T = P^T (dP^T - delta) takes P^T from its 16-bit pairs (the dV operand), so that
  * its fp32 form (64 registers) dies at the packing; holding both beside S^T, dP^T, dK and dV,
- * ptxas serialized every wgmma (C7512) */
+ * ptxas serialized every wgmma (C7512). dV is then issued after dS^T is packed: the PTX ISA
+ * forbids reading a wgmma's A registers while it is in flight, and with dS^T's fp32 form still
+ * live at the issue ptxas serialized the fp16 kernel's wgmma */
 static constexpr bool cb_bwd_ds_from_16bit_p(int D) { return D == 64; }
 
 /* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants

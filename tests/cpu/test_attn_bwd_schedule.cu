@@ -5,13 +5,14 @@
  *     within one, the sections' sizes within one of each other;
  *   - every (batch, query head, key tile) is swept by exactly one CTA, whose kv head reads that
  *     query head, for every split that divides the group and every count of sections, causal or
- *     not, with ring offsets;
+ *     not, with ring offsets, in query tiles of both heights (64 rows; 128 at D 64);
  *   - a CTA's first query tile is the first that sees one of its keys (checked row by row);
  *   - causal CTAs are launched longest first within a section;
  *   - the forward's consumer warpgroups: D 64 without a mask takes the 128-row tiles where their
  *     waves finish first (32 heads at 4K on 132 SMs), the 192-row ones elsewhere;
  *   - the split: 16 heads on 2 kv heads at S = 4K on 132 SMs (64 CTAs unsplit) splits in 2 (the
- *     model's finish times, worked out below), ungrouped and large shapes are not split.
+ *     model's finish times, worked out below, in 64-row tiles whatever the height), ungrouped and
+ *     large shapes are not split.
  * nvcc-compiled host code; no GPU needed. */
 #include <stdlib.h>
 #include <string.h>
@@ -160,7 +161,7 @@ int main(void) {
           }
 
   long free_at[CB_BWD_MODEL_SMS];
-  /* 16 / 2 heads, 4K, not causal, 132 SMs. Finish times (query tiles): unsplit 64 CTAs of
+  /* 16 / 2 heads, 4K, not causal, 132 SMs. Finish times (64-row query tiles): unsplit 64 CTAs of
    * 8 x 64 + 2 = 514; split 2: 128 of 258 = 258; 4: 256 of 130 on 132 SMs = 260; 8: 512 of 66 = 264 */
   const cb_attn_params g16 = shape(16, 2, 4096, 4096, 0, 0, 0);
   static const int splits[] = {1, 2, 4, 8}, finish[] = {514, 258, 260, 264};
@@ -197,9 +198,13 @@ int main(void) {
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(32, 8, 32768, 32768, 1, 0, 0), 4, 128, 132, l2, free_at).split, 2);
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(shape(24, 8, 4096, 4096, 1, 0, 0), 1, 128, 132, l2, free_at).split, 3);
   /* D 64's 128-row tiles: the model's costs stay in 64-row tiles (16 / 2 heads, 4K, split 2: 128
-   * CTAs of 4 heads x 32 tiles of 128 rows = 256, + 2) */
-  const cb_bwd_sm90_grid g128 = {1, 2, 1, 128};
+   * CTAs of 4 heads x 32 tiles x 2, + 2); at 4160 rows the heights differ: 33 key tiles x 2 x 2 =
+   * 132 CTAs, one wave, of 4 x 33 x 2 + 2 = 266 (128-row tiles) against 4 x 65 + 2 = 262 */
+  const cb_bwd_sm90_grid g128 = {1, 2, 1, 128}, g64 = {1, 2, 1, 64};
   CHECK_EQ_INT(cb_bwd_sm90_makespan(g16, g128, 132, free_at), 258);
+  const cb_attn_params g16_4160 = shape(16, 2, 4160, 4160, 0, 0, 0);
+  CHECK_EQ_INT(cb_bwd_sm90_makespan(g16_4160, g128, 132, free_at), 266);
+  CHECK_EQ_INT(cb_bwd_sm90_makespan(g16_4160, g64, 132, free_at), 262);
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 64, 132, l2, free_at).block_m, 128);
   CHECK_EQ_INT(cb_bwd_sm90_grid_of(g16, 1, 128, 132, l2, free_at).block_m, 64);
   /* causal, 128-row tiles: key tile 0 of 4 / 2 heads at 4K sees 32 tiles x 2 = 64 of work, + 2 */
