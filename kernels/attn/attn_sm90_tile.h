@@ -30,8 +30,8 @@
  * (64 keys x BLOCK_M queries fp32: BLOCK_M / 2 registers each) and P^T and dS^T as 16-bit A
  * operands (BLOCK_M / 4 each) besides dK and dV: D = 128: 128 + 32 + 32 + 16 + 16, D = 64:
  * 64 + 64 + 64 + 32 + 32 (P^T's fp32 form dies as it is packed: cb_bwd_ds_from_16bit_p); the
- * consumers fit either in their 240 without spilling (ptxas: the producer warp, at 24 registers,
- * keeps a loop invariant or two on the stack, 4 / 8 bytes reloaded once per tile). Shared
+ * consumers fit either in their 240 without spilling (ptxas: at D = 128 the producer warp, at 24
+ * registers, keeps one loop invariant on the stack, 4 bytes reloaded once per tile). Shared
  * memory: K, V 2 x 128 x D; Q, dO stages x 2 x BLOCK_M x D; dS^T 2 x 128 x BLOCK_M 16-bit; the dQ
  * buffers 2 x 64 x 64 fp32; the statistics: D = 128: 226.6 KB of 227, D = 64: 195 KB.
  * Why these: FlashAttention-3's shapes (D = 128: 64 x 128, D = 64: 128 x 128; two consumer
