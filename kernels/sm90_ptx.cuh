@@ -67,6 +67,14 @@ __device__ __forceinline__ void cb_mbar_wait(uint64_t *bar, uint32_t parity) {
   }
 }
 
+/* The same wait with no timeout of its own, for a wait that another thread's timed wait is
+ * certain to trap first if it never completes (a trap ends the whole grid). The timed wait's
+ * trap path, at the top of the forward's per-tile loop, made ptxas spill P's registers. */
+__device__ __forceinline__ void cb_mbar_wait_untimed(uint64_t *bar, uint32_t parity) {
+  while (!cb_mbar_try_wait(bar, parity)) {
+  }
+}
+
 /* Fetches a tensor map (a __grid_constant__ kernel parameter) into the descriptor cache. */
 __device__ __forceinline__ void cb_tma_prefetch_map(const void *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");

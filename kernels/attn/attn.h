@@ -77,8 +77,9 @@ int cb_attn_fwd_sm90_usable(const cb_attn_args_t *a, char *why, size_t n);
  * cb_attn_fwd. */
 int cb_attn_fwd_mma(const cb_attn_args_t *a, cudaStream_t s, char *why, size_t n);
 
-/* CTAs of one launch over q_rows query rows (one CTA per 128-row query tile, head and batch):
- * the kernel's grid, for callers that report how many SMs it occupies. */
+/* Query tiles of one launch over q_rows query rows (128-row tiles, per head and batch): capped at
+ * the GPU's SMs, the SMs the kernel occupies (the Hopper kernel's grid is one CTA per SM at
+ * most), for callers that report it. */
 int64_t cb_attn_fwd_ctas(int64_t q_rows, int heads, int batch);
 
 /* The argument checks both launchers run first (exported so a caller can validate a

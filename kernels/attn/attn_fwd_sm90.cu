@@ -45,6 +45,11 @@ static int cb_sm90_launch_w(const cb_attn_args_t *a, cb_attn_params p, int l2, i
              cb_sm90_map(&tv, a->v, bf16, D, a->kv_heads, a->kv_len, a->batch, CB_SM90_BLOCK_N, why, n)) {
     return -1;
   }
+  p.tiles = (int)ctas;
+  /* one scheduler slot per launch, drawn in turn: launches on other streams count apart */
+  static unsigned launches;
+  p.sched_slot = (int)(__atomic_fetch_add(&launches, 1u, __ATOMIC_RELAXED) % CB_FWD_SCHED_SLOTS);
+  const int grid = cb_fwd_grid(p.tiles, sms);
   const size_t smem = cb_attn_fwd_sm90_smem_bytes(D, W);
   auto kernel = cb_attn_fwd_sm90_kernel<T, D, W>;
   const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
@@ -53,7 +58,7 @@ static int cb_sm90_launch_w(const cb_attn_args_t *a, cb_attn_params p, int l2, i
              cudaGetErrorString(e));
     return -1;
   }
-  kernel<<<(unsigned)ctas, cb_fwd_threads(W), smem, s>>>(tq, tk, tv, p);
+  kernel<<<(unsigned)grid, cb_fwd_threads(W), smem, s>>>(tq, tk, tv, p);
   return 0;
 }
 

@@ -3,10 +3,17 @@
  * attn_sm90_tile.h; softmax and epilogue in attn_sm90_softmax.cuh / attn_fwd_sm90_epilogue.cuh).
  *
  * Roles. Warpgroup 0 is the producer: after giving most of its registers away (setmaxnreg) one
- * thread issues every TMA load of the CTA: Q once, then K and V tile by tile into a 2-stage ring.
- * Warpgroups 1 and 2 are consumers, 64 query rows each: S = Q K^T and O += P V on the tensor
- * cores (wgmma, Q / K / V read from shared memory by descriptor, P from registers) and the online
- * softmax in registers.
+ * thread issues every TMA load of the CTA: per query tile Q, then K and V tile by tile into a
+ * 2-stage ring. The consumer warpgroups (2 or 3), 64 query rows each: S = Q K^T and O += P V on
+ * the tensor cores (wgmma, Q / K / V read from shared memory by descriptor, P from registers) and
+ * the online softmax in registers.
+ *
+ * Tiles. The grid has one CTA per SM at most (cb_fwd_grid); a CTA takes query tiles until none is
+ * left: first tile blockIdx.x, then the next of a counter (cb_fwd_sm90_sched) that the producer
+ * draws while it still loads the current tile's keys. It decodes the tile and hands it to the
+ * consumers through a slot in shared memory with Q; Q of the next tile loads as soon as the last
+ * S of the current one is done, under the current tile's last P V and epilogue. The key ring's
+ * stage and parity run on across a CTA's tiles, and so do the consumers' turns.
  *
  * Barriers (mbarriers in shared memory, sm90_ptx.cuh), per stage s of the ring:
  *   k_full[s] / v_full[s]: the producer's arrival with the tile's byte count; complete when the
@@ -15,7 +22,10 @@
  *     the tile has completed (256 arrivals); the producer waits before overwriting the stage.
  *   K and V are separate so that S of the next tile can start while V of the current one is
  *     still in use, and K's slot is freed as soon as Q K^T is done.
- *   q_full: Q's bytes (once).
+ *   q_full: Q's bytes and the tile slot (the producer's arrival alone where the tile sees no
+ *     key, or where no tile is left); q_empty: every consumer thread arrives after its last
+ *     S = Q K^T of the tile (or on reading a tile with no key); the producer waits before the
+ *     next Q.
  * Keys are swept from the last tile down to the first, so the tiles that need a mask (the
  * partial last tile, the causal diagonal) come first, where the pipeline is filling anyway.
  *
@@ -31,7 +41,7 @@
  *
  * Shared memory (1024-byte aligned; tiles in TMA's 128-byte swizzle, sm90_wgmma.cuh): a row of
  * D 16-bit elements is D / 64 "halves" of 64 columns (128 bytes, the swizzle's width), stored
- * as separate [rows][64] tiles: Q [D/64][128][64], K and V [stage][D/64][BLOCK_N][64]. */
+ * as separate [rows][64] tiles: Q [D/64][BLOCK_M][64], K and V [stage][D/64][BLOCK_N][64]. */
 #ifndef CB_ATTN_SM90_KERNEL_CUH
 #define CB_ATTN_SM90_KERNEL_CUH
 
@@ -52,6 +62,12 @@
 /* named barriers 1 and 2: the consumer warpgroups' turns (ping-pong) */
 static constexpr int CB_SM90_BAR_TURN = 1;
 
+/* The tile scheduler's slots: [next tile past the first wave, CTAs done] per launch in flight;
+ * the launcher draws slots in turn (attn_fwd_sm90.cu) and the last CTA of a launch resets its
+ * slot, so launches on different streams use different counters. */
+#define CB_FWD_SCHED_SLOTS 64
+__device__ unsigned cb_fwd_sm90_sched[CB_FWD_SCHED_SLOTS][2];
+
 template <typename T, int D, int W>
 __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
     cb_attn_fwd_sm90_kernel(const __grid_constant__ CUtensorMap tq, const __grid_constant__ CUtensorMap tk,
@@ -71,26 +87,41 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
   unsigned char *sQ = smem, *sK = sQ + kQBytes, *sV = sK + S * kKVBytes;
   uint64_t *bars = reinterpret_cast<uint64_t *>(sV + S * kKVBytes);
   uint64_t *q_full = bars, *k_full = bars + 1, *k_empty = bars + 1 + S, *v_full = bars + 1 + 2 * S,
-           *v_empty = bars + 1 + 3 * S;
+           *v_empty = bars + 1 + 3 * S, *q_empty = bars + 1 + 4 * S;
+  /* the tiles the producer hands the consumers with Q, decoded (h, b, row0, nfull, ntiles; ntiles
+   * -1: none left), by parity of the CTA's tile count: slot n & 1 is written after q_empty of
+   * tile n - 1, so the consumers may read theirs again for the epilogue (tile n + 2 waits for
+   * them to start tile n + 1) */
+  volatile int(*s_tile)[8] = reinterpret_cast<volatile int(*)[8]>(bars + 2 + 4 * S);
 
-  /* one CTA per (query tile, head, batch), launched in this order: not causal, the tile fastest
-   * (a head's CTAs share its K and V in L2); causal, longest first (the last query tiles see the
-   * most keys) in sections of pairs whose K and V fit L2 (attn_sm90_order.h) */
-  const int qtiles = (p.q_len + kBlockM - 1) / kBlockM, pairs = gridDim.x / qtiles;
-  int qtile = (int)blockIdx.x % qtiles, pair = (int)blockIdx.x / qtiles;
-  if (p.causal) {
-    cb_sm90_order(blockIdx.x, qtiles, pairs, p.sections, &qtile, &pair);
-    qtile = qtiles - 1 - qtile;
-  }
-  const int h = pair % p.heads, b = pair / p.heads;
-  const int row0 = qtile * kBlockM;
-  const int rows = min(kBlockM, p.q_len - row0);
-  /* keys this tile sees: a prefix of nvis; the first nfull are visible to every row */
-  const int nvis = cb_attn_row_keys(p, row0 + rows - 1), nfull = cb_attn_row_keys(p, row0);
-  const int ntiles = (nvis + kBlockN - 1) / kBlockN;
+  /* The p.tiles (query tile, head, batch) units, in the order the scheduler hands them out: not
+   * causal, the tile fastest (a head's tiles share its K and V in L2); causal, longest first (the
+   * last query tiles see the most keys) in sections of pairs whose K and V fit L2
+   * (attn_sm90_order.h). */
+  const int qtiles = (p.q_len + kBlockM - 1) / kBlockM, pairs = p.tiles / qtiles;
+  struct tile_t {
+    int h, b, row0, nfull, ntiles;
+  };
+  auto tile_of = [&](int t) {
+    int qtile = t % qtiles, pair = t / qtiles;
+    if (p.causal) {
+      cb_sm90_order(t, qtiles, pairs, p.sections, &qtile, &pair);
+      qtile = qtiles - 1 - qtile;
+    }
+    tile_t f;
+    f.h = pair % p.heads, f.b = pair / p.heads;
+    f.row0 = qtile * kBlockM;
+    const int rows = min(kBlockM, p.q_len - f.row0);
+    /* keys this tile sees: a prefix of nvis; the first nfull are visible to every row */
+    const int nvis = cb_attn_row_keys(p, f.row0 + rows - 1);
+    f.nfull = cb_attn_row_keys(p, f.row0);
+    f.ntiles = (nvis + kBlockN - 1) / kBlockN;
+    return f;
+  };
 
   if (threadIdx.x == 0) {
     cb_mbar_init(q_full, 1);
+    cb_mbar_init(q_empty, kConsumers);
 #pragma unroll
     for (int s = 0; s < S; s++) {
       cb_mbar_init(&k_full[s], 1);
@@ -104,29 +135,59 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
 
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
-    /* ---- producer ---- */
+    /* ---- producer: per tile Q once its last one is no longer read, then K and V tile by tile;
+     * kv counts the key tiles over the CTA's query tiles (the ring's stage and parity) ---- */
     cb_setmaxnreg_dec<CB_SM90_PRODUCER_REGS>();
-    if (threadIdx.x != 0 || ntiles == 0) return;
-    const int hk = h / p.group;
+    if (threadIdx.x != 0) return;
     cb_tma_prefetch_map(&tq);
     cb_tma_prefetch_map(&tk);
     cb_tma_prefetch_map(&tv);
-    cb_mbar_arrive_expect_tx(q_full, kQBytes);
+    unsigned *sched = cb_fwd_sm90_sched[p.sched_slot];
+    /* t unsigned: gridDim.x plus the counter may pass INT_MAX near the largest grids */
+    unsigned t = blockIdx.x;
+    for (int kv = 0, nq = 0;; nq++) {
+      tile_t f;
+      if (t < (unsigned)p.tiles) f = tile_of((int)t); /* decoded while the consumers still read the last Q */
+      cb_mbar_wait(q_empty, (nq & 1) ^ 1);            /* the last tile's Q and slot are no longer read */
+      volatile int *slot = s_tile[nq & 1];
+      if (t >= (unsigned)p.tiles) {
+        slot[4] = -1;
+        cb_mbar_arrive(q_full);
+        break;
+      }
+      slot[0] = f.h, slot[1] = f.b, slot[2] = f.row0, slot[3] = f.nfull, slot[4] = f.ntiles;
+      const int hk = f.h / p.group;
+      if (f.ntiles == 0) {
+        cb_mbar_arrive(q_full);
+      } else {
+        cb_mbar_arrive_expect_tx(q_full, kQBytes);
 #pragma unroll
-    for (int hf = 0; hf < kHalves; hf++) cb_tma_load_4d(sQ + hf * kQHalf, &tq, q_full, 64 * hf, h, row0, b);
-    for (int it = 0; it < ntiles; it++) {
-      const int j = ntiles - 1 - it, s = it % S;
-      const uint32_t ph = (it / S) & 1;
-      cb_mbar_wait(&k_empty[s], ph ^ 1);
-      cb_mbar_arrive_expect_tx(&k_full[s], kKVBytes);
+        for (int hf = 0; hf < kHalves; hf++) cb_tma_load_4d(sQ + hf * kQHalf, &tq, q_full, 64 * hf, f.h, f.row0, f.b);
+      }
+      for (int it = 0; it < f.ntiles; it++, kv++) {
+        const int j = f.ntiles - 1 - it, s = kv % S;
+        const uint32_t ph = (kv / S) & 1;
+        cb_mbar_wait(&k_empty[s], ph ^ 1);
+        cb_mbar_arrive_expect_tx(&k_full[s], kKVBytes);
 #pragma unroll
-      for (int hf = 0; hf < kHalves; hf++)
-        cb_tma_load_4d(sK + s * kKVBytes + hf * kKVHalf, &tk, &k_full[s], 64 * hf, hk, j * kBlockN, b);
-      cb_mbar_wait(&v_empty[s], ph ^ 1);
-      cb_mbar_arrive_expect_tx(&v_full[s], kKVBytes);
+        for (int hf = 0; hf < kHalves; hf++)
+          cb_tma_load_4d(sK + s * kKVBytes + hf * kKVHalf, &tk, &k_full[s], 64 * hf, hk, j * kBlockN, f.b);
+        cb_mbar_wait(&v_empty[s], ph ^ 1);
+        cb_mbar_arrive_expect_tx(&v_full[s], kKVBytes);
 #pragma unroll
-      for (int hf = 0; hf < kHalves; hf++)
-        cb_tma_load_4d(sV + s * kKVBytes + hf * kKVHalf, &tv, &v_full[s], 64 * hf, hk, j * kBlockN, b);
+        for (int hf = 0; hf < kHalves; hf++)
+          cb_tma_load_4d(sV + s * kKVBytes + hf * kKVHalf, &tv, &v_full[s], 64 * hf, hk, j * kBlockN, f.b);
+      }
+      /* the next tile: the grid's CTAs start on the first gridDim.x, the rest go in order to
+       * whichever CTA frees up first (a CTA that starts late, behind another kernel, takes fewer) */
+      t = gridDim.x + atomicAdd(&sched[0], 1u);
+    }
+    /* the last CTA to leave resets the slot for the next launch that draws it */
+    __threadfence();
+    if (atomicAdd(&sched[1], 1u) == gridDim.x - 1) {
+      __threadfence();
+      atomicExch(&sched[0], 0u);
+      atomicExch(&sched[1], 0u);
     }
     return;
   }
@@ -134,22 +195,7 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
   /* ---- consumers ---- */
   cb_setmaxnreg_inc<cb_fwd_consumer_regs(W)>();
   const int c = wg - 1, lane = threadIdx.x % 32, wq = (threadIdx.x / 32) % 4;
-  int row[2], lim[2];
-  row[0] = row0 + c * 64 + wq * 16 + lane / 4;
-  row[1] = row[0] + 8;
-#pragma unroll
-  for (int hh = 0; hh < 2; hh++) lim[hh] = row[hh] < p.q_len ? cb_attn_row_keys(p, row[hh]) : 0;
-
-  cb_sm90_softmax sm;
-  sm.init();
-  float o[D / 2];
-#pragma unroll
-  for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
-  if (ntiles == 0) {
-    cb_sm90_epilogue<T, DT, D>(p, sm, o, row, b, h);
-    return;
-  }
-  float s[kBlockN / 2];
+  float s[kBlockN / 2], o[D / 2];
   uint32_t pa[kBlockN / 16][4];
   float alpha[2];
 
@@ -178,55 +224,93 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
                              cb_wgmma_commit();
   };
   /* the turns go round the warpgroups: each turn barrier joins the warpgroup whose turn it is
-   * and the one before it (2 x 128 threads) */
+   * and the one before it (2 x 128 threads); they run on across the CTA's query tiles (every
+   * warpgroup takes one turn per key tile of each) */
   auto turn_wait = [&] { cb_named_bar_sync(CB_SM90_BAR_TURN + c, 256); };
   auto turn_pass = [&] { cb_named_bar_arrive(CB_SM90_BAR_TURN + (kWGs == 2 ? c ^ 1 : (c + 1) % kWGs), 256); };
   if (c == kWGs - 1) cb_named_bar_arrive(CB_SM90_BAR_TURN, 256); /* warpgroup 0 first */
 
-  cb_mbar_wait(q_full, 0);
-  /* the first tile (the last keys): S and its softmax alone */
-  turn_wait();
-  cb_mbar_wait(&k_full[0], 0);
-  qk(0);
-  turn_pass();
-  cb_wgmma_wait<0>();
-  cb_wgmma_fence_operand(s);
-  cb_mbar_arrive(&k_empty[0]);
-  if (ntiles * kBlockN > nfull) sm.mask(s, (ntiles - 1) * kBlockN, lim);
-  sm.update(s, p.scale_log2, alpha);
-  cb_sm90_pack_p<DT, kBlockN>(s, pa);
+  for (int kv = 0, nq = 0;; nq++) {
+    /* untimed: were Q or the tile never to come, the producer's timed wait on q_empty traps */
+    cb_mbar_wait_untimed(q_full, nq & 1);
+    tile_t f;
+    {
+      volatile int *slot = s_tile[nq & 1];
+      f.ntiles = slot[4];
+      if (f.ntiles < 0) break;
+      f.h = slot[0], f.b = slot[1], f.row0 = slot[2], f.nfull = slot[3];
+    }
+    const int ntiles = f.ntiles;
+    int row[2], lim[2];
+    row[0] = f.row0 + c * 64 + wq * 16 + lane / 4;
+    row[1] = row[0] + 8;
+#pragma unroll
+    for (int hh = 0; hh < 2; hh++) lim[hh] = row[hh] < p.q_len ? cb_attn_row_keys(p, row[hh]) : 0;
+    cb_sm90_softmax sm;
+    sm.init();
+#pragma unroll
+    for (int i = 0; i < D / 2; i++) o[i] = 0.0f;
+    if (ntiles == 0) {
+      cb_mbar_arrive(q_empty);
+      cb_sm90_epilogue<T, DT, D>(p, sm, o, row, f.b, f.h);
+      continue;
+    }
 
-  for (int it = 1; it < ntiles; it++) {
-    const int j = ntiles - 1 - it, st = it % S, sp = (it - 1) % S;
+    /* the first key tile (the last keys): S and its softmax alone */
     turn_wait();
-    cb_mbar_wait(&k_full[st], (it / S) & 1);
-    qk(st);
-    cb_mbar_wait(&v_full[sp], ((it - 1) / S) & 1);
-    pv(sp);
+    cb_mbar_wait(&k_full[kv % S], (kv / S) & 1);
+    qk(kv % S);
     turn_pass();
-    cb_wgmma_wait<1>(); /* S_i done, P V may still run */
+    cb_wgmma_wait<0>();
     cb_wgmma_fence_operand(s);
-    cb_mbar_arrive(&k_empty[st]);
-    if ((j + 1) * kBlockN > nfull) sm.mask(s, j * kBlockN, lim);
+    cb_mbar_arrive(&k_empty[kv % S]);
+    if (ntiles == 1) cb_mbar_arrive(q_empty); /* Q's last read is done: the next tile's may load */
+    if (ntiles * kBlockN > f.nfull) sm.mask(s, (ntiles - 1) * kBlockN, lim);
     sm.update(s, p.scale_log2, alpha);
-    cb_wgmma_wait<0>();
-    cb_wgmma_fence_operand(o);
-    cb_wgmma_fence_operand(pa);
-    cb_mbar_arrive(&v_empty[sp]);
-    cb_sm90_rescale_o(o, alpha);
     cb_sm90_pack_p<DT, kBlockN>(s, pa);
-  }
-  {
-    const int sp = (ntiles - 1) % S;
-    cb_mbar_wait(&v_full[sp], ((ntiles - 1) / S) & 1);
-    pv(sp);
-    cb_wgmma_wait<0>();
-    cb_wgmma_fence_operand(o);
-    cb_wgmma_fence_operand(pa);
-    cb_mbar_arrive(&v_empty[sp]);
+
+    for (int it = 1; it < ntiles; it++) {
+      const int j = ntiles - 1 - it, g = kv + it, st = g % S, sp = (g - 1) % S;
+      turn_wait();
+      cb_mbar_wait(&k_full[st], (g / S) & 1);
+      qk(st);
+      cb_mbar_wait(&v_full[sp], ((g - 1) / S) & 1);
+      pv(sp);
+      turn_pass();
+      cb_wgmma_wait<1>(); /* S_i done, P V may still run */
+      cb_wgmma_fence_operand(s);
+      cb_mbar_arrive(&k_empty[st]);
+      if (it == ntiles - 1) cb_mbar_arrive(q_empty);
+      if ((j + 1) * kBlockN > f.nfull) sm.mask(s, j * kBlockN, lim);
+      sm.update(s, p.scale_log2, alpha);
+      cb_wgmma_wait<0>();
+      cb_wgmma_fence_operand(o);
+      cb_wgmma_fence_operand(pa);
+      cb_mbar_arrive(&v_empty[sp]);
+      cb_sm90_rescale_o(o, alpha);
+      cb_sm90_pack_p<DT, kBlockN>(s, pa);
+    }
+    {
+      const int g = kv + ntiles - 1, sp = g % S;
+      cb_mbar_wait(&v_full[sp], (g / S) & 1);
+      pv(sp);
+      cb_wgmma_wait<0>();
+      cb_wgmma_fence_operand(o);
+      cb_wgmma_fence_operand(pa);
+      cb_mbar_arrive(&v_empty[sp]);
+    }
+    kv += ntiles;
+    {
+      /* the epilogue's place read again from the slot, so that the compiler does not compute its
+       * 64-bit addresses above the mainloop and keep them live through it */
+      volatile int *slot = s_tile[nq & 1];
+      int rowe[2];
+      rowe[0] = slot[2] + c * 64 + wq * 16 + lane / 4;
+      rowe[1] = rowe[0] + 8;
+      cb_sm90_epilogue<T, DT, D>(p, sm, o, rowe, slot[1], slot[0]);
+    }
   }
   if (c == 0) cb_named_bar_sync(CB_SM90_BAR_TURN, 256); /* the extra arrival */
-  cb_sm90_epilogue<T, DT, D>(p, sm, o, row, b, h);
 }
 
 #endif

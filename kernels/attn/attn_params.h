@@ -22,6 +22,9 @@ struct cb_attn_params {
   float scale_log2;               /* scale * log2(e) */
   int causal, first, final;
   int sections; /* the Hopper forward's causal launch order: sections of (head, batch) pairs (attn_sm90_order.h) */
+  /* the Hopper forward's (query tile, head, batch) units, and its scheduler's counter slot
+   * (attn_fwd_sm90_kernel.cuh: cb_fwd_sm90_sched) */
+  int tiles, sched_slot;
 };
 
 static inline cb_attn_params cb_attn_params_of(const cb_attn_args_t *a) {

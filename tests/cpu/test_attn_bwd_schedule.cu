@@ -9,7 +9,8 @@
  *   - a CTA's first query tile is the first that sees one of its keys (checked row by row);
  *   - causal CTAs are launched longest first within a section;
  *   - the forward's consumer warpgroups: D 64 without a mask takes the 128-row tiles where their
- *     waves finish first (32 heads at 4K on 132 SMs), the 192-row ones elsewhere;
+ *     waves finish first (32 heads at 4K on 132 SMs), the 192-row ones elsewhere; its grid is
+ *     one CTA per SM at most (one per tile where there are fewer tiles or no SM count);
  *   - the split: 16 heads on 2 kv heads at S = 4K on 132 SMs (64 CTAs unsplit) splits in 2 (the
  *     model's finish times, worked out below, in 64-row tiles whatever the height), ungrouped and
  *     large shapes are not split.
@@ -214,5 +215,8 @@ int main(void) {
   CHECK_EQ_INT(cb_fwd_wgs(64, 0, 8192, 32, 132), 3);  /* 11 x 192 = 2112 against 16 x 133.6 = 2138 */
   CHECK_EQ_INT(cb_fwd_wgs(64, 1, 4096, 32, 132), 3);  /* causal: longest first, the default */
   CHECK_EQ_INT(cb_fwd_wgs(128, 0, 4096, 32, 132), 2); /* D 128: two warpgroups always */
+  CHECK_EQ_INT(cb_fwd_grid(1024, 132), 132);          /* one CTA per SM, taking tiles in turn */
+  CHECK_EQ_INT(cb_fwd_grid(40, 132), 40);             /* fewer tiles than SMs: one each */
+  CHECK_EQ_INT(cb_fwd_grid(1024, 0), 1024);           /* no SM count known: one CTA per tile */
   return cb_test_finish("test_attn_bwd_schedule");
 }
