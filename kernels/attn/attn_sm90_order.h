@@ -1,5 +1,6 @@
-/* Launch order of the causal Hopper attention kernels' CTAs (forward, attn_fwd_sm90_kernel.cuh;
- * backward, attn_bwd_sm90_schedule.h): longest first, in sections that fit in L2.
+/* Launch order of the causal Hopper attention kernels' work (forward, attn_fwd_sm90_kernel.cuh,
+ * whose CTAs take query tiles in this order from its scheduler; backward,
+ * attn_bwd_sm90_schedule.h, one CTA each): longest first, in sections that fit in L2.
  *
  * A causal CTA's work depends on its tile: the forward's last query tiles see the most keys, the
  * backward's first key tiles the most queries. Launched longest first, the short CTAs fill in
