@@ -65,8 +65,12 @@ static constexpr int CB_SM90_BAR_TURN = 1;
 /* The tile scheduler's slots: [next tile past the first wave, CTAs done] per launch in flight;
  * the launcher draws slots in turn (attn_fwd_sm90.cu) and the last CTA of a launch resets its
  * slot, so launches on different streams use different counters. */
-#define CB_FWD_SCHED_SLOTS 64
+static constexpr int CB_FWD_SCHED_SLOTS = 64;
 __device__ unsigned cb_fwd_sm90_sched[CB_FWD_SCHED_SLOTS][2];
+
+/* a tile slot's fields (CB_FWD_SLOT_INTS ints; ntiles -1: no tile left) */
+enum { CB_FWD_SLOT_H, CB_FWD_SLOT_B, CB_FWD_SLOT_ROW0, CB_FWD_SLOT_NFULL, CB_FWD_SLOT_NTILES };
+static_assert(CB_FWD_SLOT_NTILES < CB_FWD_SLOT_INTS, "a tile slot holds its fields");
 
 template <typename T, int D, int W>
 __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
@@ -88,11 +92,10 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
   uint64_t *bars = reinterpret_cast<uint64_t *>(sV + S * kKVBytes);
   uint64_t *q_full = bars, *k_full = bars + 1, *k_empty = bars + 1 + S, *v_full = bars + 1 + 2 * S,
            *v_empty = bars + 1 + 3 * S, *q_empty = bars + 1 + 4 * S;
-  /* the tiles the producer hands the consumers with Q, decoded (h, b, row0, nfull, ntiles; ntiles
-   * -1: none left), by parity of the CTA's tile count: slot n & 1 is written after q_empty of
-   * tile n - 1, so the consumers may read theirs again for the epilogue (tile n + 2 waits for
-   * them to start tile n + 1) */
-  volatile int(*s_tile)[8] = reinterpret_cast<volatile int(*)[8]>(bars + 2 + 4 * S);
+  /* the tiles the producer hands the consumers with Q, decoded (CB_FWD_SLOT_*), by parity of
+   * the CTA's tile count: slot n & 1 is written after q_empty of tile n - 1, so the consumers may
+   * read theirs again for the epilogue (tile n + 2 waits for them to start tile n + 1) */
+  volatile int(*s_tile)[CB_FWD_SLOT_INTS] = reinterpret_cast<volatile int(*)[CB_FWD_SLOT_INTS]>(bars + 2 + 4 * S);
 
   /* The p.tiles (query tile, head, batch) units, in the order the scheduler hands them out: not
    * causal, the tile fastest (a head's tiles share its K and V in L2); causal, longest first (the
@@ -151,11 +154,12 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
       cb_mbar_wait(q_empty, (nq & 1) ^ 1);            /* the last tile's Q and slot are no longer read */
       volatile int *slot = s_tile[nq & 1];
       if (t >= (unsigned)p.tiles) {
-        slot[4] = -1;
+        slot[CB_FWD_SLOT_NTILES] = -1;
         cb_mbar_arrive(q_full);
         break;
       }
-      slot[0] = f.h, slot[1] = f.b, slot[2] = f.row0, slot[3] = f.nfull, slot[4] = f.ntiles;
+      slot[CB_FWD_SLOT_H] = f.h, slot[CB_FWD_SLOT_B] = f.b, slot[CB_FWD_SLOT_ROW0] = f.row0,
+      slot[CB_FWD_SLOT_NFULL] = f.nfull, slot[CB_FWD_SLOT_NTILES] = f.ntiles;
       const int hk = f.h / p.group;
       if (f.ntiles == 0) {
         cb_mbar_arrive(q_full);
@@ -236,9 +240,10 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
     tile_t f;
     {
       volatile int *slot = s_tile[nq & 1];
-      f.ntiles = slot[4];
+      f.ntiles = slot[CB_FWD_SLOT_NTILES];
       if (f.ntiles < 0) break;
-      f.h = slot[0], f.b = slot[1], f.row0 = slot[2], f.nfull = slot[3];
+      f.h = slot[CB_FWD_SLOT_H], f.b = slot[CB_FWD_SLOT_B], f.row0 = slot[CB_FWD_SLOT_ROW0],
+      f.nfull = slot[CB_FWD_SLOT_NFULL];
     }
     const int ntiles = f.ntiles;
     int row[2], lim[2];
@@ -305,9 +310,9 @@ __global__ void __launch_bounds__(cb_fwd_threads(W), 1)
        * 64-bit addresses above the mainloop and keep them live through it */
       volatile int *slot = s_tile[nq & 1];
       int rowe[2];
-      rowe[0] = slot[2] + c * 64 + wq * 16 + lane / 4;
+      rowe[0] = slot[CB_FWD_SLOT_ROW0] + c * 64 + wq * 16 + lane / 4;
       rowe[1] = rowe[0] + 8;
-      cb_sm90_epilogue<T, DT, D>(p, sm, o, rowe, slot[1], slot[0]);
+      cb_sm90_epilogue<T, DT, D>(p, sm, o, rowe, slot[CB_FWD_SLOT_B], slot[CB_FWD_SLOT_H]);
     }
   }
   if (c == 0) cb_named_bar_sync(CB_SM90_BAR_TURN, 256); /* the extra arrival */

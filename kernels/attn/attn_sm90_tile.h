@@ -89,11 +89,13 @@ static constexpr bool cb_bwd_next_st_after_dk(int D) { return D == 128; }
  * live at the issue ptxas serialized the fp16 kernel's wgmma */
 static constexpr bool cb_bwd_ds_from_16bit_p(int D) { return D == 64; }
 
+/* Ints in each of the forward's two tile slots (by parity: the decoded tile the producer hands over). */
+static constexpr int CB_FWD_SLOT_INTS = 8;
 /* Dynamic shared memory of one CTA: 1024 bytes of alignment slack (the 128-byte swizzle wants
- * 1024-byte aligned tiles), the tiles, the mbarriers, then the two 32-byte tile slots. */
+ * 1024-byte aligned tiles), the tiles, the mbarriers, then the two tile slots. */
 static constexpr size_t cb_attn_fwd_sm90_smem_bytes(int D, int W) {
   return 1024 + (size_t)(cb_fwd_block_m(W) + 2 * CB_SM90_STAGES * CB_SM90_BLOCK_N) * D * 2 +
-         8 * (2 + 4 * CB_SM90_STAGES) + 64;
+         8 * (2 + 4 * CB_SM90_STAGES) + 2 * CB_FWD_SLOT_INTS * 4;
 }
 /* the backward's: K, V, the Q / dO ring, dS^T (2 x 128 keys x BLOCK_M 16-bit), the dQ buffers, the
  * statistics ([stage][lse, delta][BLOCK_M] fp32), then the mbarriers (kv_full, q_full and q_empty
